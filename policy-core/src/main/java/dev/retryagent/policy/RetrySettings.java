@@ -1,0 +1,244 @@
+package dev.retryagent.policy;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * The effective retry settings of the {@code defaults} block or of one rule, with every key resolved.
+ * Immutable; derive variants with {@link #toBuilder()}.
+ */
+public final class RetrySettings {
+    private final Mode mode;
+    private final int maxAttempts;
+    private final BackoffPolicy backoff;
+    private final long deadlineMillis;
+    private final StatusSet retryStatuses;
+    private final Set<FailureKind> retryFailures;
+    private final boolean[] retryFailureByOrdinal;
+    private final RetryAfterPolicy retryAfter;
+    private final Set<String> idempotentMethods;
+    private final List<String> idempotencyKeyHeaders;
+    private final BudgetPolicy budget;
+
+    private RetrySettings(Builder b) {
+        if (b.maxAttempts < 1) {
+            throw new IllegalArgumentException("maxAttempts must be at least 1");
+        }
+        if (b.deadlineMillis < 0) {
+            throw new IllegalArgumentException("deadline must not be negative");
+        }
+        this.mode = b.mode;
+        this.maxAttempts = b.maxAttempts;
+        this.backoff = require(b.backoff, "backoff");
+        this.deadlineMillis = b.deadlineMillis;
+        this.retryStatuses = require(b.retryStatuses, "retryOn.statuses");
+        EnumSet<FailureKind> failures = EnumSet.noneOf(FailureKind.class);
+        failures.addAll(require(b.retryFailures, "retryOn.failures"));
+        this.retryFailures = Collections.unmodifiableSet(failures);
+        this.retryFailureByOrdinal = new boolean[FailureKind.values().length];
+        for (FailureKind kind : retryFailures) {
+            retryFailureByOrdinal[kind.ordinal()] = kind != FailureKind.OTHER;
+        }
+        this.retryAfter = require(b.retryAfter, "retryAfter");
+        Set<String> methods = new LinkedHashSet<String>();
+        for (String method : require(b.idempotentMethods, "idempotentMethods")) {
+            methods.add(method.toUpperCase(Locale.ROOT));
+        }
+        this.idempotentMethods = Collections.unmodifiableSet(methods);
+        this.idempotencyKeyHeaders = Collections.unmodifiableList(
+                new ArrayList<String>(require(b.idempotencyKeyHeaders, "idempotencyKeyHeaders")));
+        this.budget = require(b.budget, "budget");
+    }
+
+    private static <T> T require(T value, String key) {
+        if (value == null) {
+            throw new IllegalArgumentException(key + " is required");
+        }
+        return value;
+    }
+
+    /** The built-in {@code defaults} of SPEC section 3. */
+    public static RetrySettings builtIn() {
+        return new Builder()
+                .maxAttempts(3)
+                .backoff(new BackoffPolicy(100, 2000, 2.0, Jitter.FULL))
+                .deadlineMillis(10_000)
+                .retryStatuses(StatusSet.of(408, 429, 502, 503, 504))
+                .retryFailures(EnumSet.of(FailureKind.CONNECT, FailureKind.RESET, FailureKind.TIMEOUT))
+                .retryAfter(new RetryAfterPolicy(true, 30_000, 0.5))
+                .idempotentMethods(Arrays.asList("GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"))
+                .idempotencyKeyHeaders(Collections.singletonList("Idempotency-Key"))
+                .budget(new BudgetPolicy(0.1, 10))
+                .build();
+    }
+
+    /** This rule's own mode, or null when it inherits the policy's. */
+    public Mode mode() {
+        return mode;
+    }
+
+    public int maxAttempts() {
+        return maxAttempts;
+    }
+
+    public BackoffPolicy backoff() {
+        return backoff;
+    }
+
+    public long deadlineMillis() {
+        return deadlineMillis;
+    }
+
+    public StatusSet retryStatuses() {
+        return retryStatuses;
+    }
+
+    public Set<FailureKind> retryFailures() {
+        return retryFailures;
+    }
+
+    public boolean retriesFailure(FailureKind kind) {
+        return retryFailureByOrdinal[kind.ordinal()];
+    }
+
+    public RetryAfterPolicy retryAfter() {
+        return retryAfter;
+    }
+
+    /** Upper-case method names. */
+    public Set<String> idempotentMethods() {
+        return idempotentMethods;
+    }
+
+    public boolean isIdempotentMethod(String method) {
+        return idempotentMethods.contains(method)
+                || idempotentMethods.contains(method.toUpperCase(Locale.ROOT));
+    }
+
+    public List<String> idempotencyKeyHeaders() {
+        return idempotencyKeyHeaders;
+    }
+
+    public BudgetPolicy budget() {
+        return budget;
+    }
+
+    public Builder toBuilder() {
+        return new Builder(this);
+    }
+
+    @Override
+    public String toString() {
+        return "{mode: " + (mode == null ? "(policy's)" : mode.configName())
+                + ", maxAttempts: " + maxAttempts
+                + ", backoff: " + backoff
+                + ", deadline: " + Durations.format(deadlineMillis)
+                + ", retryOn: {statuses: " + retryStatuses + ", failures: " + retryFailures + "}"
+                + ", retryAfter: " + retryAfter
+                + ", idempotentMethods: " + idempotentMethods
+                + ", idempotencyKeyHeaders: " + idempotencyKeyHeaders
+                + ", budget: " + budget + "}";
+    }
+
+    /** Builds settings; {@link #toBuilder()} starts from existing ones so a rule overrides key by key. */
+    public static final class Builder {
+        private Mode mode;
+        private int maxAttempts;
+        private BackoffPolicy backoff;
+        private long deadlineMillis;
+        private StatusSet retryStatuses;
+        private Set<FailureKind> retryFailures;
+        private RetryAfterPolicy retryAfter;
+        private List<String> idempotentMethods;
+        private List<String> idempotencyKeyHeaders;
+        private BudgetPolicy budget;
+
+        public Builder() {
+        }
+
+        private Builder(RetrySettings s) {
+            mode = s.mode;
+            maxAttempts = s.maxAttempts;
+            backoff = s.backoff;
+            deadlineMillis = s.deadlineMillis;
+            retryStatuses = s.retryStatuses;
+            retryFailures = s.retryFailures;
+            retryAfter = s.retryAfter;
+            idempotentMethods = new ArrayList<String>(s.idempotentMethods);
+            idempotencyKeyHeaders = s.idempotencyKeyHeaders;
+            budget = s.budget;
+        }
+
+        public Builder mode(Mode value) {
+            mode = value;
+            return this;
+        }
+
+        public Builder maxAttempts(int value) {
+            maxAttempts = value;
+            return this;
+        }
+
+        public Builder backoff(BackoffPolicy value) {
+            backoff = value;
+            return this;
+        }
+
+        public Builder deadlineMillis(long value) {
+            deadlineMillis = value;
+            return this;
+        }
+
+        public Builder retryStatuses(StatusSet value) {
+            retryStatuses = value;
+            return this;
+        }
+
+        public Builder retryFailures(Set<FailureKind> value) {
+            retryFailures = value;
+            return this;
+        }
+
+        public Builder retryAfter(RetryAfterPolicy value) {
+            retryAfter = value;
+            return this;
+        }
+
+        public Builder idempotentMethods(List<String> value) {
+            idempotentMethods = new ArrayList<String>(value);
+            return this;
+        }
+
+        public Builder idempotencyKeyHeaders(List<String> value) {
+            idempotencyKeyHeaders = new ArrayList<String>(value);
+            return this;
+        }
+
+        public Builder budget(BudgetPolicy value) {
+            budget = value;
+            return this;
+        }
+
+        public BackoffPolicy backoff() {
+            return backoff;
+        }
+
+        public RetryAfterPolicy retryAfter() {
+            return retryAfter;
+        }
+
+        public BudgetPolicy budget() {
+            return budget;
+        }
+
+        public RetrySettings build() {
+            return new RetrySettings(this);
+        }
+    }
+}
