@@ -1,0 +1,24 @@
+package dev.retryagent.engine;
+
+import dev.retryagent.policy.FailureKind;
+import java.io.IOException;
+
+/**
+ * One client's way of making an asynchronous attempt. {@link #send} must not block: it hands the
+ * attempt to the client's own dispatcher or reactor, which reports back through the callback.
+ *
+ * @param <R> the client's response type
+ */
+public interface AsyncExchange<R> {
+    /** Starts attempt {@code attempt}; {@code marker} is the marker header value, or null for none. */
+    void send(int attempt, String marker, AttemptCallback<R> callback);
+
+    Outcome outcome(R response);
+
+    FailureKind classify(IOException failure);
+
+    void discard(R response);
+
+    /** True once the application cancelled the call: no further attempt is made. */
+    boolean isCancelled();
+}

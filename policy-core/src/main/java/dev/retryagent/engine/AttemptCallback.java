@@ -1,0 +1,10 @@
+package dev.retryagent.engine;
+
+import java.io.IOException;
+
+/** Receives how an attempt, or a whole call, ended: exactly one of the two methods, exactly once. */
+public interface AttemptCallback<R> {
+    void onResponse(R response);
+
+    void onFailure(IOException failure);
+}

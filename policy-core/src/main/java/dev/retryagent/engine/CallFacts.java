@@ -1,0 +1,78 @@
+package dev.retryagent.engine;
+
+/**
+ * What the engine needs to know about one call, in client-neutral terms. An adapter builds one per
+ * call from its client's request. {@code path} carries no query string.
+ */
+public final class CallFacts {
+    private final String client;
+    private final String method;
+    private final String scheme;
+    private final String host;
+    private final int port;
+    private final String path;
+    private final boolean idempotencyKeyPresent;
+    private final boolean bodyReplayable;
+    private final boolean markerPresent;
+
+    /**
+     * @param client                one of {@code httpurlconnection}, {@code okhttp}, {@code apache-httpclient5}
+     * @param method                upper-case HTTP method
+     * @param idempotencyKeyPresent the request carries one of the policy's idempotency-key headers
+     * @param bodyReplayable        the request has no body, or one that can be sent again byte for byte
+     * @param markerPresent         the request already carried the marker header when the agent first saw it
+     */
+    public CallFacts(String client, String method, String scheme, String host, int port, String path,
+                     boolean idempotencyKeyPresent, boolean bodyReplayable, boolean markerPresent) {
+        this.client = client;
+        this.method = method;
+        this.scheme = scheme;
+        this.host = host;
+        this.port = port;
+        this.path = path == null || path.isEmpty() ? "/" : path;
+        this.idempotencyKeyPresent = idempotencyKeyPresent;
+        this.bodyReplayable = bodyReplayable;
+        this.markerPresent = markerPresent;
+    }
+
+    public String client() {
+        return client;
+    }
+
+    public String method() {
+        return method;
+    }
+
+    public String scheme() {
+        return scheme;
+    }
+
+    public String host() {
+        return host;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public String path() {
+        return path;
+    }
+
+    public boolean idempotencyKeyPresent() {
+        return idempotencyKeyPresent;
+    }
+
+    public boolean bodyReplayable() {
+        return bodyReplayable;
+    }
+
+    public boolean markerPresent() {
+        return markerPresent;
+    }
+
+    @Override
+    public String toString() {
+        return "client=" + client + " method=" + method + " host=" + host + " path=" + path;
+    }
+}

@@ -1,0 +1,72 @@
+package dev.retryagent.engine;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+
+/** One (scheme, host, port): its retry budget, shared by all clients, and its counters per client. */
+public final class Destination {
+    private final String scheme;
+    private final String host;
+    private final int port;
+    final RetryBudget budget;
+    /** Copy-on-write: new clients are rare, lookups are on every call. */
+    private volatile RetryCounters[] counters = new RetryCounters[0];
+
+    Destination(String scheme, String host, int port, long nowNanos) {
+        this.scheme = scheme;
+        this.host = host;
+        this.port = port;
+        this.budget = new RetryBudget(nowNanos);
+    }
+
+    public String scheme() {
+        return scheme;
+    }
+
+    public String host() {
+        return host;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    boolean is(String scheme, int port) {
+        return this.port == port && this.scheme.equals(scheme);
+    }
+
+    RetryCounters countersFor(String client) {
+        RetryCounters[] current = counters;
+        for (RetryCounters c : current) {
+            if (c.client().equals(client)) {
+                return c;
+            }
+        }
+        return addCounters(client);
+    }
+
+    private synchronized RetryCounters addCounters(String client) {
+        for (RetryCounters c : counters) {
+            if (c.client().equals(client)) {
+                return c;
+            }
+        }
+        RetryCounters added = new RetryCounters(client);
+        RetryCounters[] grown = Arrays.copyOf(counters, counters.length + 1);
+        grown[grown.length - 1] = added;
+        counters = grown;
+        return added;
+    }
+
+    /** The counters of every client seen at this destination. */
+    public List<RetryCounters> counters() {
+        return Collections.unmodifiableList(new ArrayList<RetryCounters>(Arrays.asList(counters)));
+    }
+
+    @Override
+    public String toString() {
+        return scheme + "://" + host + ":" + port;
+    }
+}

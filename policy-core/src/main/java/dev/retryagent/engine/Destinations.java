@@ -1,0 +1,99 @@
+package dev.retryagent.engine;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Every destination the JVM has called, JVM-wide and shared by all clients. Looked up by host without
+ * building a key, so the lookup allocates nothing once a destination is known. Memory stays bounded:
+ * when the table grows past {@link #SWEEP_ABOVE} hosts, destinations with no call for
+ * {@link #IDLE_NANOS} are dropped; past {@link #MAX_HOSTS}, new hosts share one overflow destination.
+ */
+final class Destinations {
+    static final int SWEEP_ABOVE = 1024;
+    static final int MAX_HOSTS = 10_000;
+    static final long IDLE_NANOS = TimeUnit.MINUTES.toNanos(10);
+
+    private final ConcurrentHashMap<String, Destination[]> byHost = new ConcurrentHashMap<String, Destination[]>();
+    private final Clock clock;
+    private volatile Destination overflow;
+
+    Destinations(Clock clock) {
+        this.clock = clock;
+    }
+
+    Destination get(String scheme, String host, int port) {
+        Destination[] known = byHost.get(host);
+        if (known != null) {
+            for (Destination d : known) {
+                if (d.is(scheme, port)) {
+                    return d;
+                }
+            }
+        }
+        return add(scheme, host, port);
+    }
+
+    private synchronized Destination add(String scheme, String host, int port) {
+        Destination[] known = byHost.get(host);
+        if (known != null) {
+            for (Destination d : known) {
+                if (d.is(scheme, port)) {
+                    return d;
+                }
+            }
+        }
+        long now = clock.nanoTime();
+        if (known == null && byHost.size() >= SWEEP_ABOVE) {
+            dropIdle(now);
+            if (byHost.size() >= MAX_HOSTS) {
+                return overflow(now);
+            }
+        }
+        Destination added = new Destination(scheme.toLowerCase(Locale.ROOT), host, port, now);
+        Destination[] grown = known == null ? new Destination[1] : Arrays.copyOf(known, known.length + 1);
+        grown[grown.length - 1] = added;
+        byHost.put(host, grown);
+        return added;
+    }
+
+    private Destination overflow(long now) {
+        if (overflow == null) {
+            overflow = new Destination("*", "(other hosts)", 0, now);
+        }
+        return overflow;
+    }
+
+    private void dropIdle(long now) {
+        for (java.util.Map.Entry<String, Destination[]> entry : byHost.entrySet()) {
+            boolean anyActive = false;
+            for (Destination d : entry.getValue()) {
+                anyActive |= d.budget.seenWithin(now, IDLE_NANOS);
+            }
+            if (!anyActive) {
+                byHost.remove(entry.getKey(), entry.getValue());
+            }
+        }
+    }
+
+    int size() {
+        return byHost.size();
+    }
+
+    List<Destination> all() {
+        List<Destination> all = new ArrayList<Destination>();
+        Collection<Destination[]> values = byHost.values();
+        for (Destination[] ds : values) {
+            all.addAll(Arrays.asList(ds));
+        }
+        if (overflow != null) {
+            all.add(overflow);
+        }
+        return all;
+    }
+}

@@ -1,0 +1,23 @@
+package dev.retryagent.engine;
+
+/** Why a retryable outcome went back to the caller without a retry (SPEC 5). */
+public enum GiveUpReason {
+    ATTEMPTS("attempts"),
+    DEADLINE("deadline"),
+    BUDGET("budget"),
+    RETRY_AFTER_TOO_LONG("retry-after-too-long"),
+    NOT_IDEMPOTENT("not-idempotent"),
+    BODY_NOT_REPLAYABLE("body-not-replayable"),
+    NESTED("nested");
+
+    private final String logName;
+
+    GiveUpReason(String logName) {
+        this.logName = logName;
+    }
+
+    /** The word used in log lines and metrics. */
+    public String logName() {
+        return logName;
+    }
+}

@@ -1,0 +1,69 @@
+package dev.retryagent.engine;
+
+import dev.retryagent.policy.FailureKind;
+
+/** How one attempt ended: a status (with its Retry-After, if any) or a failure without a response. */
+public final class Outcome {
+    private static final Outcome[] STATUSES = new Outcome[600];
+    private static final Outcome[] FAILURES = new Outcome[FailureKind.values().length];
+
+    static {
+        for (int code = 0; code < STATUSES.length; code++) {
+            STATUSES[code] = new Outcome(code, null, null);
+        }
+        for (FailureKind kind : FailureKind.values()) {
+            FAILURES[kind.ordinal()] = new Outcome(0, null, kind);
+        }
+    }
+
+    private final int status;
+    private final String retryAfter;
+    private final FailureKind failure;
+
+    private Outcome(int status, String retryAfter, FailureKind failure) {
+        this.status = status;
+        this.retryAfter = retryAfter;
+        this.failure = failure;
+    }
+
+    /** A response; {@code retryAfter} is the raw header value or null. Shared instances when it is null. */
+    public static Outcome status(int status, String retryAfter) {
+        if (retryAfter == null && status >= 0 && status < STATUSES.length) {
+            return STATUSES[status];
+        }
+        return new Outcome(status, retryAfter, null);
+    }
+
+    public static Outcome failure(FailureKind kind) {
+        return FAILURES[kind.ordinal()];
+    }
+
+    public boolean isFailure() {
+        return failure != null;
+    }
+
+    /** The status code, or 0 for a failure. */
+    public int status() {
+        return status;
+    }
+
+    /** The raw Retry-After value, or null. */
+    public String retryAfter() {
+        return retryAfter;
+    }
+
+    /** The failure kind, or null for a response. */
+    public FailureKind failure() {
+        return failure;
+    }
+
+    /** {@code status:503} or {@code failure:reset}, as log lines write the cause. */
+    public String cause() {
+        return failure != null ? "failure:" + failure.configName() : "status:" + status;
+    }
+
+    @Override
+    public String toString() {
+        return cause();
+    }
+}

@@ -1,0 +1,108 @@
+package dev.retryagent.engine;
+
+import dev.retryagent.policy.BudgetPolicy;
+import java.util.concurrent.atomic.AtomicLongArray;
+
+/**
+ * The retry budget of one destination (SPEC 4.7): over the last {@link BudgetPolicy#WINDOW_SECONDS}
+ * seconds, counted in one-second buckets, retries are at most {@code ratio} times the first attempts
+ * plus {@code minPerSecond * 10}.
+ *
+ * <p>First attempts are the hot path: one compare-and-set on a packed (second, count) bucket, no lock.
+ * Retries are rare, so taking one checks and spends under this object's monitor, held only for the
+ * arithmetic, never across a call.
+ */
+final class RetryBudget {
+    private static final int SLOTS = BudgetPolicy.WINDOW_SECONDS;
+    private static final int COUNT_BITS = 24;
+    private static final long COUNT_MASK = (1L << COUNT_BITS) - 1;
+    private static final long NANOS_PER_SECOND = 1_000_000_000L;
+
+    private final long originNanos;
+    /** Per slot: (second since origin) << COUNT_BITS | first attempts in that second. */
+    private final AtomicLongArray firsts = new AtomicLongArray(SLOTS);
+    /** Same packing, for retries; guarded by {@code this}. */
+    private final long[] retries = new long[SLOTS];
+
+    RetryBudget(long nowNanos) {
+        // Seconds are counted from one second before creation so that every stamp is >= 1 and an
+        // empty slot (0) never looks current.
+        this.originNanos = nowNanos - NANOS_PER_SECOND;
+    }
+
+    private long second(long nowNanos) {
+        long second = (nowNanos - originNanos) / NANOS_PER_SECOND;
+        return second < 1 ? 1 : second;
+    }
+
+    private static long stamp(long packed) {
+        return packed >>> COUNT_BITS;
+    }
+
+    private static long count(long packed) {
+        return packed & COUNT_MASK;
+    }
+
+    void recordFirstAttempt(long nowNanos) {
+        long second = second(nowNanos);
+        int slot = (int) (second % SLOTS);
+        while (true) {
+            long current = firsts.get(slot);
+            long next;
+            if (stamp(current) >= second) {
+                if (count(current) == COUNT_MASK) {
+                    return;
+                }
+                next = current + 1;
+            } else {
+                next = (second << COUNT_BITS) | 1;
+            }
+            if (firsts.compareAndSet(slot, current, next)) {
+                return;
+            }
+        }
+    }
+
+    /** Spends one retry if the budget allows it now. */
+    synchronized boolean tryAcquireRetry(long nowNanos, BudgetPolicy policy) {
+        long second = second(nowNanos);
+        long firstAttempts = sumWindow(second, true);
+        long retriesInWindow = sumWindow(second, false);
+        if (retriesInWindow >= policy.allowedRetries(firstAttempts)) {
+            return false;
+        }
+        int slot = (int) (second % SLOTS);
+        long current = retries[slot];
+        retries[slot] = stamp(current) >= second ? current + 1 : (second << COUNT_BITS) | 1;
+        return true;
+    }
+
+    /** Whether a retry would be allowed now, without spending it (observe mode). */
+    synchronized boolean wouldAllowRetry(long nowNanos, BudgetPolicy policy) {
+        long second = second(nowNanos);
+        return sumWindow(second, false) < policy.allowedRetries(sumWindow(second, true));
+    }
+
+    private long sumWindow(long second, boolean ofFirsts) {
+        long sum = 0;
+        for (int slot = 0; slot < SLOTS; slot++) {
+            long packed = ofFirsts ? firsts.get(slot) : retries[slot];
+            long stamp = stamp(packed);
+            if (stamp > second - SLOTS && stamp <= second) {
+                sum += count(packed);
+            }
+        }
+        return sum;
+    }
+
+    /** Whether any first attempt was recorded within {@code idleNanos} before {@code nowNanos}. */
+    boolean seenWithin(long nowNanos, long idleNanos) {
+        long oldest = second(nowNanos - idleNanos);
+        for (int slot = 0; slot < SLOTS; slot++) {
+            if (stamp(firsts.get(slot)) >= oldest) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

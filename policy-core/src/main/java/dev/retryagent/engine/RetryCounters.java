@@ -1,0 +1,52 @@
+package dev.retryagent.engine;
+
+import java.util.concurrent.atomic.LongAdder;
+
+/** The counters of SPEC 5 for one client and one destination. Attempts are calls plus retries. */
+public final class RetryCounters {
+    private final String client;
+    final LongAdder calls = new LongAdder();
+    final LongAdder retries = new LongAdder();
+    final LongAdder successesAfterRetry = new LongAdder();
+    final LongAdder wouldRetry = new LongAdder();
+    final LongAdder[] giveUps = new LongAdder[GiveUpReason.values().length];
+
+    RetryCounters(String client) {
+        this.client = client;
+        for (int i = 0; i < giveUps.length; i++) {
+            giveUps[i] = new LongAdder();
+        }
+    }
+
+    public String client() {
+        return client;
+    }
+
+    public long calls() {
+        return calls.sum();
+    }
+
+    public long attempts() {
+        return calls.sum() + retries.sum();
+    }
+
+    public long retries() {
+        return retries.sum();
+    }
+
+    public long successesAfterRetry() {
+        return successesAfterRetry.sum();
+    }
+
+    public long wouldRetry() {
+        return wouldRetry.sum();
+    }
+
+    public long giveUps(GiveUpReason reason) {
+        return giveUps[reason.ordinal()].sum();
+    }
+
+    public long budgetRefusals() {
+        return giveUps(GiveUpReason.BUDGET);
+    }
+}

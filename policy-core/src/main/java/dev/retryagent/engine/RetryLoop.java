@@ -1,0 +1,84 @@
+package dev.retryagent.engine;
+
+import dev.retryagent.policy.Mode;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+
+/**
+ * The one synchronous retry loop, shared by every client: make an attempt, ask the engine, wait on
+ * the calling thread, make the next. Fails open: if the engine itself fails, the attempt in hand goes
+ * back to the caller as the client produced it.
+ */
+public final class RetryLoop {
+    private final RetryEngine engine;
+    private final Clock clock;
+    private final Sleeper sleeper;
+
+    public RetryLoop(RetryEngine engine, Clock clock, Sleeper sleeper) {
+        this.engine = engine;
+        this.clock = clock;
+        this.sleeper = sleeper;
+    }
+
+    public RetryEngine engine() {
+        return engine;
+    }
+
+    public <R> R execute(CallFacts call, Exchange<R> exchange) throws IOException {
+        String marker;
+        try {
+            if (engine.modeFor(call) == Mode.OFF) {
+                return exchange.send(1, null);
+            }
+            marker = engine.markerHeaderFor(call);
+        } catch (RuntimeException e) {
+            RetryLog.internalError("retry-loop.start", e);
+            return exchange.send(1, null);
+        }
+        long startNanos = clock.nanoTime();
+        long previousWaitMillis = 0;
+        for (int attempt = 1; ; attempt++) {
+            R response = null;
+            IOException failure = null;
+            try {
+                response = exchange.send(attempt, marker == null ? null : Integer.toString(attempt));
+            } catch (IOException e) {
+                failure = e;
+            }
+            RetryDecision decision;
+            try {
+                Outcome outcome;
+                outcome = failure != null ? Outcome.failure(exchange.classify(failure)) : exchange.outcome(response);
+                long elapsedMillis = (clock.nanoTime() - startNanos) / 1_000_000L;
+                decision = engine.decide(call, attempt, outcome, elapsedMillis, previousWaitMillis);
+                RetryLog.decision(call, outcome, decision);
+            } catch (RuntimeException e) {
+                RetryLog.internalError("retry-loop.decide", e);
+                decision = RetryDecision.done();
+            }
+            if (!decision.shouldRetry()) {
+                if (failure != null) {
+                    throw failure;
+                }
+                return response;
+            }
+            if (response != null) {
+                // Released before the wait: a response held across it would pin a pooled connection.
+                exchange.discard(response);
+            }
+            try {
+                sleeper.sleep(decision.waitMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                if (failure != null) {
+                    throw failure;
+                }
+                InterruptedIOException interrupted = new InterruptedIOException(
+                        "retry-agent: interrupted while waiting to retry; the last response was released");
+                interrupted.initCause(e);
+                throw interrupted;
+            }
+            previousWaitMillis = decision.waitMillis();
+        }
+    }
+}
