@@ -1,0 +1,74 @@
+package dev.retryagent.it.harness;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.Collections;
+import java.util.List;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+/**
+ * The client library sets a forked application can run with, each a directory of jars (the client and its
+ * transitive dependencies) that {@code maven-dependency-plugin} fills in {@code pre-integration-test}:
+ * {@code target/client-libs/<set>/}, passed in as system property {@code retry.agent.it.libs.<set>}.
+ */
+public enum ClientLibs {
+    /** No library: the JDK's own HttpURLConnection. */
+    NONE(null),
+    OKHTTP_4("okhttp-4.12"),
+    OKHTTP_5("okhttp-5"),
+    HTTPCLIENT5_OLDEST("httpclient5-5.2"),
+    HTTPCLIENT5_NEWEST("httpclient5-5.6");
+
+    private final String setName;
+
+    ClientLibs(String setName) {
+        this.setName = setName;
+    }
+
+    /** The directory name under {@code target/client-libs/}, e.g. {@code okhttp-5}; null for {@link #NONE}. */
+    public String setName() {
+        return setName;
+    }
+
+    /** The version of the client library in this set, e.g. {@code 5.5.1}; null for {@link #NONE}. */
+    public String version() {
+        return setName == null ? null : System.getProperty("retry.agent.it.version." + setName);
+    }
+
+    public Path dir() {
+        if (setName == null) {
+            return null;
+        }
+        String configured = System.getProperty("retry.agent.it.libs." + setName);
+        return configured != null && !configured.isBlank()
+                ? Paths.get(configured)
+                : Paths.get("target", "client-libs", setName).toAbsolutePath();
+    }
+
+    /** The jars of this set, sorted by name; fails if the set has not been prepared. */
+    public List<Path> jars() {
+        if (setName == null) {
+            return Collections.emptyList();
+        }
+        Path dir = dir();
+        List<Path> jars;
+        try (Stream<Path> files = Files.list(dir)) {
+            jars = files.filter(p -> p.getFileName().toString().endsWith(".jar")).sorted().collect(Collectors.toList());
+        } catch (IOException e) {
+            throw new IllegalStateException("client library set " + setName + " not found at " + dir
+                    + " (maven-dependency-plugin copies it in pre-integration-test: run mvn verify)", e);
+        }
+        if (jars.isEmpty()) {
+            throw new IllegalStateException("client library set " + setName + " at " + dir + " has no jars");
+        }
+        return jars;
+    }
+
+    @Override
+    public String toString() {
+        return setName == null ? "jdk" : setName;
+    }
+}
