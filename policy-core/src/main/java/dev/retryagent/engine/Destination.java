@@ -33,8 +33,9 @@ public final class Destination {
         return port;
     }
 
+    /** Schemes are case-insensitive (RFC 3986): {@code HTTPS} and {@code https} are one destination. */
     boolean is(String scheme, int port) {
-        return this.port == port && this.scheme.equals(scheme);
+        return this.port == port && this.scheme.equalsIgnoreCase(scheme);
     }
 
     RetryCounters countersFor(String client) {

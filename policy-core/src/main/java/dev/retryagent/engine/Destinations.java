@@ -2,7 +2,6 @@ package dev.retryagent.engine;
 
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.ConcurrentHashMap;
@@ -10,7 +9,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Every destination the JVM has called, JVM-wide and shared by all clients. Looked up by host without
- * building a key, so the lookup allocates nothing once a destination is known. Memory stays bounded:
+ * building a key, so the lookup allocates nothing once a destination is known. Host names are
+ * case-insensitive: a destination is stored under its lower-case host, and a host spelled otherwise
+ * (HttpURLConnection keeps the case of the URL, OkHttp lower-cases) is added as an alias of the same
+ * destinations on its first lookup, so that every client shares one budget. Memory stays bounded:
  * when the table grows past {@link #SWEEP_ABOVE} hosts, destinations with no call for
  * {@link #IDLE_NANOS} are dropped; past {@link #MAX_HOSTS}, new hosts share one overflow destination.
  */
@@ -40,10 +42,12 @@ final class Destinations {
     }
 
     private synchronized Destination add(String scheme, String host, int port) {
-        Destination[] known = byHost.get(host);
+        String key = host.toLowerCase(Locale.ROOT);
+        Destination[] known = byHost.get(key);
         if (known != null) {
             for (Destination d : known) {
                 if (d.is(scheme, port)) {
+                    alias(host, key, known);
                     return d;
                 }
             }
@@ -55,11 +59,23 @@ final class Destinations {
                 return overflow(now);
             }
         }
-        Destination added = new Destination(scheme.toLowerCase(Locale.ROOT), host, port, now);
+        Destination added = new Destination(scheme.toLowerCase(Locale.ROOT), key, port, now);
         Destination[] grown = known == null ? new Destination[1] : Arrays.copyOf(known, known.length + 1);
         grown[grown.length - 1] = added;
-        byHost.put(host, grown);
+        byHost.put(key, grown);
+        alias(host, key, grown);
         return added;
+    }
+
+    /**
+     * Lets {@code host}, a spelling of {@code key} in another case, find {@code destinations} without
+     * the lock. An alias that falls behind (its key gained a scheme or port since) only sends lookups
+     * back here, where they are answered from {@code key} and the alias is brought up to date.
+     */
+    private void alias(String host, String key, Destination[] destinations) {
+        if (!host.equals(key)) {
+            byHost.put(host, destinations);
+        }
     }
 
     private Destination overflow(long now) {
@@ -87,9 +103,12 @@ final class Destinations {
 
     List<Destination> all() {
         List<Destination> all = new ArrayList<Destination>();
-        Collection<Destination[]> values = byHost.values();
-        for (Destination[] ds : values) {
-            all.addAll(Arrays.asList(ds));
+        for (java.util.Map.Entry<String, Destination[]> entry : byHost.entrySet()) {
+            Destination[] ds = entry.getValue();
+            // Aliases (the same host in another case) list nothing of their own.
+            if (ds.length > 0 && ds[0].host().equals(entry.getKey())) {
+                all.addAll(Arrays.asList(ds));
+            }
         }
         if (overflow != null) {
             all.add(overflow);

@@ -173,7 +173,7 @@ public final class RetryEngine {
     /** The counters of {@code client} at a destination, or null when it has none yet. */
     public RetryCounters counters(String client, String scheme, String host, int port) {
         for (Destination d : destinations.all()) {
-            if (d.host().equals(host) && d.is(scheme, port)) {
+            if (d.host().equalsIgnoreCase(host) && d.is(scheme, port)) {
                 for (RetryCounters c : d.counters()) {
                     if (c.client().equals(client)) {
                         return c;
