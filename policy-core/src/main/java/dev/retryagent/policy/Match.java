@@ -42,6 +42,31 @@ public final class Match {
         return ANY;
     }
 
+    /** The host glob, or null when any host matches. */
+    public Glob host() {
+        return host;
+    }
+
+    /** The port, or -1 when any port matches. */
+    public int port() {
+        return port;
+    }
+
+    /** The path glob, or null when any path matches. */
+    public Glob path() {
+        return path;
+    }
+
+    /** Upper-case methods; empty when any method matches. */
+    public Set<String> methods() {
+        return methods;
+    }
+
+    /** The client name, or null when any client matches. */
+    public String client() {
+        return client;
+    }
+
     public boolean matches(String client, String method, String host, int port, String path) {
         return (this.client == null || this.client.equals(client))
                 && (this.port < 0 || this.port == port)
