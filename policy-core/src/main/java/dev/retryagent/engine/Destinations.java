@@ -15,15 +15,22 @@ import java.util.concurrent.TimeUnit;
  * destinations on its first lookup, so that every client shares one budget. Memory stays bounded:
  * when the table grows past {@link #SWEEP_ABOVE} hosts, destinations with no call for
  * {@link #IDLE_NANOS} are dropped; past {@link #MAX_HOSTS}, new hosts share one overflow destination.
+ * A sweep walks the whole table under the lock, so it runs at most once per {@link #SWEEP_EVERY_NANOS}:
+ * a JVM that talks to thousands of hosts does not pay a full walk for each new one, nor for every call
+ * to a host that lives in the overflow destination.
  */
 final class Destinations {
     static final int SWEEP_ABOVE = 1024;
     static final int MAX_HOSTS = 10_000;
     static final long IDLE_NANOS = TimeUnit.MINUTES.toNanos(10);
+    static final long SWEEP_EVERY_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private final ConcurrentHashMap<String, Destination[]> byHost = new ConcurrentHashMap<String, Destination[]>();
     private final Clock clock;
     private volatile Destination overflow;
+    /** Guarded by {@code this}. */
+    private int sweeps;
+    private long lastSweepNanos;
 
     Destinations(Clock clock) {
         this.clock = clock;
@@ -54,7 +61,11 @@ final class Destinations {
         }
         long now = clock.nanoTime();
         if (known == null && byHost.size() >= SWEEP_ABOVE) {
-            dropIdle(now);
+            if (sweeps == 0 || now - lastSweepNanos >= SWEEP_EVERY_NANOS) {
+                sweeps++;
+                lastSweepNanos = now;
+                dropIdle(now);
+            }
             if (byHost.size() >= MAX_HOSTS) {
                 return overflow(now);
             }
@@ -95,6 +106,11 @@ final class Destinations {
                 byHost.remove(entry.getKey(), entry.getValue());
             }
         }
+    }
+
+    /** How many times the table was swept for idle destinations. */
+    synchronized int sweeps() {
+        return sweeps;
     }
 
     int size() {

@@ -95,8 +95,15 @@ final class RetryBudget {
         return sum;
     }
 
-    /** Whether any first attempt was recorded within {@code idleNanos} before {@code nowNanos}. */
+    /**
+     * Whether any first attempt was recorded within {@code idleNanos} before {@code nowNanos}, or the
+     * budget itself is that recent: a destination just created for a call has not recorded its first
+     * attempt yet, and must not be dropped from under it.
+     */
     boolean seenWithin(long nowNanos, long idleNanos) {
+        if (originNanos + NANOS_PER_SECOND - (nowNanos - idleNanos) > 0) {
+            return true;
+        }
         long oldest = second(nowNanos - idleNanos);
         for (int slot = 0; slot < SLOTS; slot++) {
             if (stamp(firsts.get(slot)) >= oldest) {
