@@ -63,6 +63,21 @@ class GlobAndMatchTest {
         assertFalse(g.matches("/V1/sync/a"), "paths are case-sensitive");
         assertTrue(Glob.path("/**").matches("/any/thing/at/all"));
         assertTrue(Glob.path("/a/**/z").matches("/a/b/c/z"));
+        assertTrue(Glob.path("/a/**/z").matches("/a/z"), "** also matches no segment");
+        assertFalse(Glob.path("/a/**/z").matches("/a/b/c/y"));
+        assertTrue(g.matches("/v1/sync"), "/v1/sync/** covers /v1/sync itself");
+        assertTrue(Glob.path("/**/x/**/y").matches("/a/x/b/x/c/y"), "backtracks past an early x");
+    }
+
+    @Test
+    void wildcardHeavyPatternsMatchWithoutBacktrackingBlowUp() {
+        // With naive recursive backtracking this pair takes seconds; the two-pointer walk is linear-ish.
+        String label = "a".repeat(200);
+        assertFalse(Glob.host("a*a*a*a*a*a*a*a*a*b").matches(label + ".example"));
+        assertTrue(Glob.host("a*a*a*a*a*a*a*a*a*a.example").matches(label + ".example"));
+        String deepPath = "/a".repeat(200);
+        assertFalse(Glob.path("/**/a/**/a/**/a/**/a/**/b").matches(deepPath));
+        assertTrue(Glob.path("/**/a/**/a/**/a/**/a/**").matches(deepPath));
     }
 
     @Test
