@@ -230,8 +230,39 @@ public final class ForkedApp {
         }
     }
 
+    /**
+     * The command line a run would use, without starting it (the run directory and policy file are
+     * written); for checking how options turn into JVM arguments.
+     */
+    public List<String> commandLine() {
+        return prepare().command;
+    }
+
     /** Starts the JVM and returns at once, for tests that interact with a running application. */
     public Running start() {
+        Launch launch = prepare();
+        try {
+            return new Running(launch.builder.start(), launch.command, launch.runDir, launch.policyFile, timeout);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start " + launch.command, e);
+        }
+    }
+
+    private static final class Launch {
+        final ProcessBuilder builder;
+        final List<String> command;
+        final Path runDir;
+        final Path policyFile;
+
+        Launch(ProcessBuilder builder, List<String> command, Path runDir, Path policyFile) {
+            this.builder = builder;
+            this.command = command;
+            this.runDir = runDir;
+            this.policyFile = policyFile;
+        }
+    }
+
+    private Launch prepare() {
         Path runDir;
         try {
             Files.createDirectories(workRoot());
@@ -281,10 +312,10 @@ public final class ForkedApp {
         environment.putAll(env);
         try {
             Files.writeString(runDir.resolve("command.txt"), String.join(" ", command) + "\n", StandardCharsets.UTF_8);
-            return new Running(pb.start(), command, runDir, policyFile, timeout);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot start " + command, e);
+            throw new UncheckedIOException(e);
         }
+        return new Launch(pb, Collections.unmodifiableList(command), runDir, policyFile);
     }
 
     /** A started application JVM. Closing it kills the JVM if it still runs. */

@@ -1,0 +1,305 @@
+package dev.retryagent.it.apps;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import okhttp3.Call;
+import okhttp3.Callback;
+import okhttp3.MediaType;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.RequestBody;
+import okhttp3.Response;
+import okhttp3.ResponseBody;
+import okio.BufferedSink;
+
+/**
+ * A "legacy" OkHttp application: it makes calls the ordinary way and prints what it saw. It knows nothing
+ * about the agent. Compiled against OkHttp 4.12; runs unchanged with OkHttp 5.x (same {@code okhttp3} API).
+ *
+ * <pre>
+ * --url URL                  required
+ * --method GET|POST|...      default GET (POST/PUT/PATCH without --body send an empty body)
+ * --body TEXT | --body-size N
+ * --content-type TYPE        default text/plain; charset=utf-8
+ * --header Name:value        repeatable
+ * --mode sync|async          Call.execute or Call.enqueue (default sync)
+ * --one-shot                 the RequestBody is one-shot (isOneShot() = true, backed by a stream)
+ * --cancel-after-ms N        Call.cancel() from another thread after N ms
+ * --interrupt-after-ms N     interrupt the calling thread after N ms (sync)
+ * --repeat N                 calls in sequence (default 1); --pause-ms N between them
+ * --client new|builder|newBuilder   new OkHttpClient() / new OkHttpClient.Builder()...build() /
+ *                            new OkHttpClient().newBuilder()...build() (default builder)
+ * --connect-timeout-ms N, --read-timeout-ms N, --call-timeout-ms N, --retry-on-connection-failure true|false
+ * --print-header Name        repeatable: adds h.Name=value to the RESULT line
+ * --async-wait-ms N          how long to wait for an async callback (default 60000)
+ * </pre>
+ *
+ * <p>Prints {@code APP ...}, then per call {@code RESULT seq=N status=.. message=.. body=.. elapsedMs=..
+ * bodyWrites=.. thread=.. interrupted=..} or {@code RESULT seq=N failure=CLASS message=.. stage=execute|body
+ * ...}, for async {@code CALLBACKS seq=N count=..}, then {@code POOL idle=.. total=..} and {@code DONE}.
+ */
+public final class OkHttpScenario {
+
+    private static final Set<String> OPTIONS = new HashSet<>(Arrays.asList("url", "method", "body", "body-size",
+            "content-type", "header", "mode", "cancel-after-ms", "interrupt-after-ms", "repeat", "pause-ms",
+            "client", "connect-timeout-ms", "read-timeout-ms", "call-timeout-ms", "retry-on-connection-failure",
+            "print-header", "async-wait-ms"));
+    private static final Set<String> FLAGS = new HashSet<>(Arrays.asList("one-shot"));
+
+    public static void main(String[] argv) {
+        Args args;
+        OkHttpClient client;
+        try {
+            args = Args.parse(argv, OPTIONS, FLAGS);
+            args.required("url");
+            client = client(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println("usage error: " + e.getMessage());
+            System.exit(2);
+            return;
+        }
+        Report.line("APP", "client", "okhttp", "version", okHttpVersion(), "java", System.getProperty("java.version"));
+        ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "scenario-timer");
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            int repeat = args.getInt("repeat", 1);
+            for (int seq = 1; seq <= repeat; seq++) {
+                if (seq > 1 && args.has("pause-ms")) {
+                    Thread.sleep(args.getLong("pause-ms", 0));
+                }
+                if ("async".equals(args.get("mode", "sync"))) {
+                    callAsync(client, args, seq, timers);
+                } else {
+                    callSync(client, args, seq, timers);
+                }
+            }
+            Report.line("POOL", "idle", client.connectionPool().idleConnectionCount(),
+                    "total", client.connectionPool().connectionCount());
+            Report.line("DONE");
+            System.exit(0);
+        } catch (Throwable t) {
+            System.err.println("scenario failed unexpectedly:");
+            t.printStackTrace();
+            System.exit(1);
+        }
+    }
+
+    private static OkHttpClient client(Args args) {
+        String kind = args.get("client", "builder");
+        boolean tuned = args.has("connect-timeout-ms") || args.has("read-timeout-ms") || args.has("call-timeout-ms")
+                || args.has("retry-on-connection-failure");
+        OkHttpClient.Builder builder;
+        switch (kind) {
+            case "new":
+                if (tuned) {
+                    throw new IllegalArgumentException("--client new cannot take timeouts or retry settings");
+                }
+                return new OkHttpClient();
+            case "builder":
+                builder = new OkHttpClient.Builder();
+                break;
+            case "newBuilder":
+                builder = new OkHttpClient().newBuilder();
+                break;
+            default:
+                throw new IllegalArgumentException("--client new|builder|newBuilder, got " + kind);
+        }
+        if (args.has("connect-timeout-ms")) {
+            builder.connectTimeout(args.getLong("connect-timeout-ms", 0), TimeUnit.MILLISECONDS);
+        }
+        if (args.has("read-timeout-ms")) {
+            builder.readTimeout(args.getLong("read-timeout-ms", 0), TimeUnit.MILLISECONDS);
+        }
+        if (args.has("call-timeout-ms")) {
+            builder.callTimeout(args.getLong("call-timeout-ms", 0), TimeUnit.MILLISECONDS);
+        }
+        if (args.has("retry-on-connection-failure")) {
+            builder.retryOnConnectionFailure(Boolean.parseBoolean(args.get("retry-on-connection-failure", "true")));
+        }
+        return builder.build();
+    }
+
+    private static Request request(Args args, AtomicInteger bodyWrites) {
+        String method = args.get("method", "GET").toUpperCase();
+        byte[] bytes = args.body();
+        if (bytes == null && (method.equals("POST") || method.equals("PUT") || method.equals("PATCH"))) {
+            bytes = new byte[0];
+        }
+        RequestBody body = bytes == null ? null
+                : new ScenarioBody(bytes, args.get("content-type", "text/plain; charset=utf-8"),
+                        args.has("one-shot"), bodyWrites);
+        Request.Builder builder = new Request.Builder().url(args.required("url")).method(method, body);
+        for (String h : args.all("header")) {
+            String[] kv = Args.splitHeader(h);
+            builder.addHeader(kv[0], kv[1]);
+        }
+        return builder.build();
+    }
+
+    private static void callSync(OkHttpClient client, Args args, int seq, ScheduledExecutorService timers) {
+        AtomicInteger bodyWrites = new AtomicInteger();
+        Call call = client.newCall(request(args, bodyWrites));
+        Thread caller = Thread.currentThread();
+        if (args.has("cancel-after-ms")) {
+            timers.schedule(call::cancel, args.getLong("cancel-after-ms", 0), TimeUnit.MILLISECONDS);
+        }
+        if (args.has("interrupt-after-ms")) {
+            timers.schedule(caller::interrupt, args.getLong("interrupt-after-ms", 0), TimeUnit.MILLISECONDS);
+        }
+        long start = System.nanoTime();
+        String stage = "execute";
+        Integer status = null;
+        try (Response response = call.execute()) {
+            status = response.code();
+            stage = "body";
+            ResponseBody body = response.body();
+            String text = body == null ? "" : body.string();
+            report(seq, response, text, start, bodyWrites, args.all("print-header"));
+        } catch (IOException | RuntimeException e) {
+            reportFailure(seq, e, stage, status, start, bodyWrites);
+        }
+        Thread.interrupted(); // the flag has been reported; do not let it leak into the next call's sleep
+    }
+
+    private static void callAsync(OkHttpClient client, Args args, int seq, ScheduledExecutorService timers)
+            throws InterruptedException {
+        AtomicInteger bodyWrites = new AtomicInteger();
+        AtomicInteger callbacks = new AtomicInteger();
+        CountDownLatch done = new CountDownLatch(1);
+        Call call = client.newCall(request(args, bodyWrites));
+        if (args.has("cancel-after-ms")) {
+            timers.schedule(call::cancel, args.getLong("cancel-after-ms", 0), TimeUnit.MILLISECONDS);
+        }
+        long start = System.nanoTime();
+        List<String> printHeaders = args.all("print-header");
+        call.enqueue(new Callback() {
+            @Override
+            public void onFailure(Call c, IOException e) {
+                callbacks.incrementAndGet();
+                reportFailure(seq, e, "execute", null, start, bodyWrites);
+                done.countDown();
+            }
+
+            @Override
+            public void onResponse(Call c, Response response) {
+                callbacks.incrementAndGet();
+                try (Response r = response) {
+                    ResponseBody body = r.body();
+                    String text;
+                    try {
+                        text = body == null ? "" : body.string();
+                    } catch (IOException e) {
+                        reportFailure(seq, e, "body", r.code(), start, bodyWrites);
+                        return;
+                    }
+                    report(seq, r, text, start, bodyWrites, printHeaders);
+                } finally {
+                    done.countDown();
+                }
+            }
+        });
+        boolean called = done.await(args.getLong("async-wait-ms", 60_000), TimeUnit.MILLISECONDS);
+        // let anything still running on the dispatcher finish, so a second callback would be counted
+        long idleDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while ((client.dispatcher().runningCallsCount() > 0 || client.dispatcher().queuedCallsCount() > 0)
+                && System.nanoTime() < idleDeadline) {
+            Thread.sleep(10);
+        }
+        Report.line("CALLBACKS", "seq", seq, "count", callbacks.get(), "timedOut", !called);
+    }
+
+    private static void report(int seq, Response response, String body, long start, AtomicInteger bodyWrites,
+            List<String> printHeaders) {
+        Object[] base = {"seq", seq, "status", response.code(), "message", response.message(), "body", body,
+                "elapsedMs", elapsedMs(start), "bodyWrites", bodyWrites.get(),
+                "thread", Thread.currentThread().getName(), "interrupted", Thread.currentThread().isInterrupted()};
+        Object[] all = Arrays.copyOf(base, base.length + 2 * printHeaders.size());
+        int i = base.length;
+        for (String name : printHeaders) {
+            all[i++] = "h." + name;
+            all[i++] = response.header(name);
+        }
+        Report.line("RESULT", all);
+    }
+
+    private static void reportFailure(int seq, Throwable e, String stage, Integer status, long start,
+            AtomicInteger bodyWrites) {
+        Throwable cause = e.getCause();
+        Report.line("RESULT", "seq", seq, "failure", e.getClass().getName(), "message", e.getMessage(),
+                "cause", cause == null ? null : cause.getClass().getName(), "stage", stage,
+                "status", status, "elapsedMs", elapsedMs(start), "bodyWrites", bodyWrites.get(),
+                "thread", Thread.currentThread().getName(), "interrupted", Thread.currentThread().isInterrupted());
+    }
+
+    private static long elapsedMs(long start) {
+        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+    }
+
+    /** okhttp3.OkHttp.VERSION, read at run time (the compiler would inline the 4.12 constant). */
+    private static String okHttpVersion() {
+        try {
+            return String.valueOf(Class.forName("okhttp3.OkHttp").getField("VERSION").get(null));
+        } catch (ReflectiveOperationException | LinkageError e) {
+            return "unknown";
+        }
+    }
+
+    /** A body of fixed bytes; a one-shot body reads them from a stream, so a second write sends nothing. */
+    private static final class ScenarioBody extends RequestBody {
+        private final byte[] bytes;
+        private final MediaType contentType;
+        private final boolean oneShot;
+        private final AtomicInteger writes;
+        private final InputStream stream;
+
+        ScenarioBody(byte[] bytes, String contentType, boolean oneShot, AtomicInteger writes) {
+            this.bytes = bytes;
+            this.contentType = MediaType.parse(contentType);
+            this.oneShot = oneShot;
+            this.writes = writes;
+            this.stream = new ByteArrayInputStream(bytes);
+        }
+
+        @Override
+        public MediaType contentType() {
+            return contentType;
+        }
+
+        @Override
+        public long contentLength() {
+            return bytes.length;
+        }
+
+        @Override
+        public boolean isOneShot() {
+            return oneShot;
+        }
+
+        @Override
+        public void writeTo(BufferedSink sink) throws IOException {
+            writes.incrementAndGet();
+            if (!oneShot) {
+                sink.write(bytes);
+                return;
+            }
+            byte[] chunk = new byte[8192];
+            int n;
+            while ((n = stream.read(chunk)) > 0) {
+                sink.write(chunk, 0, n);
+            }
+        }
+    }
+}
