@@ -2,6 +2,7 @@ package dev.retryagent.engine;
 
 import dev.retryagent.policy.Mode;
 import java.io.IOException;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The asynchronous form of {@link RetryLoop}: each attempt's callback asks the engine, and a retry is
@@ -51,18 +52,35 @@ public final class AsyncRetryLoop {
             this.startNanos = startNanos;
         }
 
-        void start(final int attempt, final long previousWaitMillis) {
-            exchange.send(attempt, marker == null ? null : Integer.toString(attempt), new AttemptCallback<R>() {
-                @Override
-                public void onResponse(R response) {
-                    ended(attempt, previousWaitMillis, response, null);
-                }
+        /**
+         * Sends attempt {@code attempt}. An exception that the client throws from send before it has
+         * called back is the client's own for the first attempt and propagates, as it would without the
+         * agent; for a retry it is returned, so that the caller can still be called back.
+         */
+        RuntimeException start(final int attempt, final long previousWaitMillis) {
+            final AtomicBoolean calledBack = new AtomicBoolean();
+            try {
+                exchange.send(attempt, marker == null ? null : Integer.toString(attempt), new AttemptCallback<R>() {
+                    @Override
+                    public void onResponse(R response) {
+                        calledBack.set(true);
+                        ended(attempt, previousWaitMillis, response, null);
+                    }
 
-                @Override
-                public void onFailure(IOException failure) {
-                    ended(attempt, previousWaitMillis, null, failure);
+                    @Override
+                    public void onFailure(IOException failure) {
+                        calledBack.set(true);
+                        ended(attempt, previousWaitMillis, null, failure);
+                    }
+                });
+            } catch (RuntimeException e) {
+                // Thrown after the callback ran inline, it came from the application's own callback.
+                if (attempt == 1 || calledBack.get()) {
+                    throw e;
                 }
-            });
+                return e;
+            }
+            return null;
         }
 
         private void ended(final int attempt, long previousWaitMillis, R response, IOException failure) {
@@ -82,21 +100,45 @@ public final class AsyncRetryLoop {
                 deliver(response, failure);
                 return;
             }
-            if (response != null) {
-                exchange.discard(response);
-            }
             final long waitMillis = decision.waitMillis();
             final IOException lastFailure = failure;
-            scheduler.schedule(new Runnable() {
-                @Override
-                public void run() {
-                    if (exchange.isCancelled()) {
-                        caller.onFailure(lastFailure != null ? lastFailure : new IOException("Canceled"));
-                        return;
+            try {
+                scheduler.schedule(new Runnable() {
+                    @Override
+                    public void run() {
+                        if (exchange.isCancelled()) {
+                            caller.onFailure(lastFailure != null ? lastFailure : new IOException("Canceled"));
+                            return;
+                        }
+                        RuntimeException notSent = start(attempt + 1, waitMillis);
+                        if (notSent != null) {
+                            // Fail open: the caller is still called back, once. The last response was
+                            // released before the wait, so a failure is all there is to give.
+                            RetryLog.internalError("async-retry-loop.send", notSent);
+                            IOException failed = lastFailure;
+                            if (failed == null) {
+                                failed = new IOException("retry-agent: the retry could not be sent");
+                                failed.initCause(notSent);
+                            }
+                            caller.onFailure(failed);
+                        }
                     }
-                    start(attempt + 1, waitMillis);
+                }, waitMillis);
+            } catch (RuntimeException e) {
+                // A scheduler that is shut down (or broken): the attempt in hand goes back to the caller.
+                RetryLog.internalError("async-retry-loop.schedule", e);
+                deliver(response, failure);
+                return;
+            }
+            if (response != null) {
+                // Released right after the retry is scheduled, not before: had scheduling failed, the
+                // caller would have got this response.
+                try {
+                    exchange.discard(response);
+                } catch (RuntimeException e) {
+                    RetryLog.internalError("async-retry-loop.discard", e);
                 }
-            }, waitMillis);
+            }
         }
 
         private void deliver(R response, IOException failure) {

@@ -64,7 +64,13 @@ public final class RetryLoop {
             }
             if (response != null) {
                 // Released before the wait: a response held across it would pin a pooled connection.
-                exchange.discard(response);
+                try {
+                    exchange.discard(response);
+                } catch (RuntimeException e) {
+                    // Fail open: the caller never sees this response, so a failure to release it
+                    // must not become the caller's exception; the retry goes ahead.
+                    RetryLog.internalError("retry-loop.discard", e);
+                }
             }
             try {
                 sleeper.sleep(decision.waitMillis());

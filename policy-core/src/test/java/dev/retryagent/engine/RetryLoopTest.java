@@ -1,0 +1,456 @@
+package dev.retryagent.engine;
+
+import static dev.retryagent.engine.TestPolicies.CLIENT;
+import static dev.retryagent.engine.TestPolicies.HOST;
+import static dev.retryagent.engine.TestPolicies.defaults;
+import static dev.retryagent.engine.TestPolicies.facts;
+import static dev.retryagent.engine.TestPolicies.get;
+import static dev.retryagent.engine.TestPolicies.host;
+import static dev.retryagent.engine.TestPolicies.noJitter;
+import static dev.retryagent.engine.TestPolicies.policy;
+import static dev.retryagent.engine.TestPolicies.rule;
+import static dev.retryagent.engine.TestPolicies.withMarker;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.retryagent.policy.BackoffPolicy;
+import dev.retryagent.policy.BudgetPolicy;
+import dev.retryagent.policy.FailureKind;
+import dev.retryagent.policy.Jitter;
+import dev.retryagent.policy.Mode;
+import dev.retryagent.policy.Policy;
+import dev.retryagent.policy.RetrySettings;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The synchronous loop, driven by a fake exchange that plays a script of outcomes; nothing sleeps. */
+class RetryLoopTest {
+    private final FakeClock clock = new FakeClock();
+    private final FakeRandom random = new FakeRandom(0.5);
+    private final FakeSleeper sleeper = new FakeSleeper(clock);
+
+    @AfterEach
+    void clearInterrupt() {
+        // Never leak an interrupt into the next test (and fail the test that left one).
+        Thread.interrupted();
+    }
+
+    private RetryEngine engine(Policy policy) {
+        return new RetryEngine(policy, clock, random);
+    }
+
+    private RetryLoop loop(RetryEngine engine) {
+        return new RetryLoop(engine, clock, sleeper);
+    }
+
+    private RetryLoop loop(Policy policy) {
+        return loop(engine(policy));
+    }
+
+    /** Built-in defaults without jitter: waits 100, 200, 400 ... ms. */
+    private static Policy exact() {
+        return policy(defaults(TestPolicies::noJitter));
+    }
+
+    private static Policy exact(int maxAttempts) {
+        return policy(defaults(b -> noJitter(b).maxAttempts(maxAttempts)));
+    }
+
+    /** An exchange that plays a script and records what the loop asked of it. */
+    static class FakeExchange implements Exchange<FakeResponse> {
+        final Script script;
+        final List<Integer> attempts = new ArrayList<>();
+        final List<String> markers = new ArrayList<>();
+        final List<FakeResponse> sent = new ArrayList<>();
+        final List<FakeResponse> discarded = new ArrayList<>();
+        final List<IOException> thrown = new ArrayList<>();
+        long attemptMillis;
+        FakeClock clock;
+        RuntimeException outcomeFailure;
+        RuntimeException classifyFailure;
+        RuntimeException discardFailure;
+        Runnable duringSend;
+
+        FakeExchange(Script script) {
+            this.script = script;
+        }
+
+        /** Each attempt takes {@code millis} of the fake clock's time. */
+        FakeExchange taking(FakeClock clock, long millis) {
+            this.clock = clock;
+            this.attemptMillis = millis;
+            return this;
+        }
+
+        @Override
+        public FakeResponse send(int attempt, String marker) throws IOException {
+            attempts.add(attempt);
+            markers.add(marker);
+            if (clock != null) {
+                clock.advanceMillis(attemptMillis);
+            }
+            if (duringSend != null) {
+                duringSend.run();
+            }
+            IOException failure = script.failureAt(attempt);
+            if (failure != null) {
+                thrown.add(failure);
+                throw failure;
+            }
+            FakeResponse response = script.responseAt(attempt);
+            sent.add(response);
+            return response;
+        }
+
+        @Override
+        public Outcome outcome(FakeResponse response) {
+            if (outcomeFailure != null) {
+                throw outcomeFailure;
+            }
+            return Outcome.status(response.status, response.retryAfter);
+        }
+
+        @Override
+        public FailureKind classify(IOException failure) {
+            if (classifyFailure != null) {
+                throw classifyFailure;
+            }
+            return script.kindOf(failure);
+        }
+
+        @Override
+        public void discard(FakeResponse response) {
+            discarded.add(response);
+            if (discardFailure != null) {
+                throw discardFailure;
+            }
+        }
+    }
+
+    @Test
+    void aFirstAttemptSuccessIsReturnedAsIs() throws IOException {
+        FakeExchange exchange = new FakeExchange(Script.of().status(200));
+        FakeResponse response = loop(exact()).execute(get(), exchange);
+        assertSame(exchange.sent.get(0), response);
+        assertEquals(Arrays.asList(1), exchange.attempts);
+        assertEquals(Arrays.asList("1"), exchange.markers);
+        assertTrue(exchange.discarded.isEmpty());
+        assertTrue(sleeper.sleeps().isEmpty());
+    }
+
+    @Test
+    void retriesUntilASuccessAndReturnsTheLastResponse() throws IOException {
+        RetryEngine engine = engine(exact());
+        FakeExchange exchange = new FakeExchange(Script.of().status(503).status(502).status(200));
+        FakeResponse response = loop(engine).execute(get(), exchange);
+
+        assertEquals(Arrays.asList(1, 2, 3), exchange.attempts);
+        assertEquals(Arrays.asList("1", "2", "3"), exchange.markers);
+        assertSame(exchange.sent.get(2), response);
+        assertEquals(200, response.status);
+        // Exactly the responses the caller never sees are released, each once.
+        assertEquals(Arrays.asList(exchange.sent.get(0), exchange.sent.get(1)), exchange.discarded);
+        assertEquals(Arrays.asList(100L, 200L), sleeper.sleeps());
+
+        RetryCounters c = engine.counters(CLIENT, "https", HOST, 443);
+        assertEquals(1, c.calls());
+        assertEquals(3, c.attempts());
+        assertEquals(2, c.retries());
+        assertEquals(1, c.successesAfterRetry());
+    }
+
+    @Test
+    void whenAttemptsRunOutTheLastResponseIsReturnedUndiscarded() throws IOException {
+        FakeExchange exchange = new FakeExchange(Script.of().status(503).status(503).status(503));
+        FakeResponse response = loop(exact()).execute(get(), exchange);
+        assertEquals(3, exchange.attempts.size());
+        assertSame(exchange.sent.get(2), response);
+        assertEquals(Arrays.asList(exchange.sent.get(0), exchange.sent.get(1)), exchange.discarded);
+        assertFalse(exchange.discarded.contains(response));
+    }
+
+    @Test
+    void theFinalFailureIsRethrownAsTheSameInstance() {
+        FakeExchange exchange = new FakeExchange(
+                Script.of().fail(FailureKind.CONNECT).fail(FailureKind.RESET).fail(FailureKind.TIMEOUT));
+        IOException thrown = assertThrows(IOException.class, () -> loop(exact()).execute(get(), exchange));
+        assertSame(exchange.thrown.get(2), thrown);
+        assertEquals(Arrays.asList(1, 2, 3), exchange.attempts);
+        assertEquals(Arrays.asList(100L, 200L), sleeper.sleeps());
+        assertTrue(exchange.discarded.isEmpty());
+    }
+
+    @Test
+    void aFailureThenASuccess() throws IOException {
+        FakeExchange exchange = new FakeExchange(Script.of().fail(FailureKind.RESET).status(204));
+        FakeResponse response = loop(exact()).execute(get(), exchange);
+        assertSame(exchange.sent.get(0), response);
+        assertEquals(204, response.status);
+        assertEquals(Arrays.asList("1", "2"), exchange.markers);
+    }
+
+    @Test
+    void aNonRetryableFailureIsRethrownAtOnce() {
+        FakeExchange exchange = new FakeExchange(Script.of().fail(FailureKind.OTHER).status(200));
+        IOException thrown = assertThrows(IOException.class, () -> loop(exact()).execute(get(), exchange));
+        assertSame(exchange.thrown.get(0), thrown);
+        assertEquals(Arrays.asList(1), exchange.attempts);
+        assertTrue(sleeper.sleeps().isEmpty());
+    }
+
+    @Test
+    void aNonRetryableResponseIsReturnedAtOnce() throws IOException {
+        FakeExchange exchange = new FakeExchange(Script.of().status(404).status(200));
+        assertEquals(404, loop(exact()).execute(get(), exchange).status);
+        assertEquals(1, exchange.attempts.size());
+        assertTrue(exchange.discarded.isEmpty());
+    }
+
+    @Test
+    void aBudgetRefusalReturnsTheLastFailure() {
+        Policy noBudget = policy(defaults(b -> noJitter(b).budget(new BudgetPolicy(0.0, 0))));
+        FakeExchange exchange = new FakeExchange(Script.of().fail(FailureKind.RESET).status(200));
+        IOException thrown = assertThrows(IOException.class, () -> loop(noBudget).execute(get(), exchange));
+        assertSame(exchange.thrown.get(0), thrown);
+        assertEquals(1, exchange.attempts.size());
+    }
+
+    @Test
+    void sleepsAreTheDecidedWaits() throws IOException {
+        // Full jitter with a draw of 0.5 waits e/2; a Retry-After of 2 s with spread 0.5 waits 2.5 s.
+        Policy jittered = policy(defaults(b -> b.maxAttempts(5).deadlineMillis(60_000)
+                .backoff(new BackoffPolicy(100, 2000, 2.0, Jitter.FULL))));
+        FakeExchange exchange = new FakeExchange(
+                Script.of().status(503).status(429, "2").fail(FailureKind.TIMEOUT).status(503).status(200));
+        List<Long> logged = new ArrayList<>();
+        Handler handler = captureWaits(logged);
+        try {
+            loop(jittered).execute(get(), exchange);
+        } finally {
+            RetryLog.logger().removeHandler(handler);
+        }
+        assertEquals(Arrays.asList(50L, 2500L, 200L, 400L), sleeper.sleeps());
+        assertEquals(sleeper.sleeps(), logged, "each sleep is the wait the engine decided and logged");
+    }
+
+    private static Handler captureWaits(List<Long> waits) {
+        Pattern retryLine = Pattern.compile("^retry-agent retry .* wait=(\\d+)ms$");
+        Handler handler = new Handler() {
+            @Override
+            public void publish(LogRecord record) {
+                Matcher m = retryLine.matcher(record.getMessage());
+                if (m.matches()) {
+                    waits.add(Long.parseLong(m.group(1)));
+                }
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        Logger logger = RetryLog.logger();
+        logger.setLevel(Level.INFO);
+        logger.addHandler(handler);
+        return handler;
+    }
+
+    @Test
+    void theWaitBeforeEachRetryIsPassedOnForDecorrelatedJitter() throws IOException {
+        Policy decorrelated = policy(defaults(b -> b.maxAttempts(4).deadlineMillis(60_000)
+                .backoff(new BackoffPolicy(100, 2000, 2.0, Jitter.DECORRELATED))));
+        FakeExchange exchange = new FakeExchange(Script.of().status(503).status(503).status(503).status(200));
+        loop(decorrelated).execute(get(), exchange);
+        // U(100, 300) -> 200; U(100, 600) -> 350; U(100, 1050) -> 575.
+        assertEquals(Arrays.asList(200L, 350L, 575L), sleeper.sleeps());
+    }
+
+    @Test
+    void elapsedTimeIncludesAttemptsAndWaitsSoTheDeadlineHolds() throws IOException {
+        Policy tight = policy(defaults(b -> noJitter(b).maxAttempts(10).deadlineMillis(1_000)));
+        FakeExchange exchange = new FakeExchange(
+                Script.of().status(503).status(503).status(503).status(503).status(200)).taking(clock, 150);
+        FakeResponse response = loop(tight).execute(get(), exchange);
+        // 150 + 100 + 150 + 200 + 150 = 750 ms elapsed after attempt 3; + 400 would reach 1150 ms.
+        assertEquals(Arrays.asList(100L, 200L), sleeper.sleeps());
+        assertEquals(3, exchange.attempts.size());
+        assertSame(exchange.sent.get(2), response);
+    }
+
+    @Test
+    void observeModeSendsOnceWithoutMarker() throws IOException {
+        RetryEngine engine = engine(policy(Mode.OBSERVE, RetrySettings.builtIn()));
+        FakeExchange exchange = new FakeExchange(Script.of().status(503).status(200));
+        FakeResponse response = loop(engine).execute(get(), exchange);
+        assertSame(exchange.sent.get(0), response);
+        assertEquals(1, exchange.attempts.size());
+        assertNull(exchange.markers.get(0));
+        assertTrue(exchange.discarded.isEmpty());
+        assertTrue(sleeper.sleeps().isEmpty());
+        assertEquals(1, engine.counters(CLIENT, "https", HOST, 443).wouldRetry());
+    }
+
+    @Test
+    void observeModeRethrowsTheFailure() {
+        FakeExchange exchange = new FakeExchange(Script.of().fail(FailureKind.RESET).status(200));
+        IOException thrown = assertThrows(IOException.class,
+                () -> loop(policy(Mode.OBSERVE, RetrySettings.builtIn())).execute(get(), exchange));
+        assertSame(exchange.thrown.get(0), thrown);
+    }
+
+    @Test
+    void offModeSendsOnceWithoutMarkerAndCountsNothing() throws IOException {
+        RetryEngine engine = engine(policy(Mode.OFF, RetrySettings.builtIn()));
+        FakeExchange exchange = new FakeExchange(Script.of().status(503).status(200));
+        FakeResponse response = loop(engine).execute(get(), exchange);
+        assertSame(exchange.sent.get(0), response);
+        assertEquals(Arrays.asList(1), exchange.attempts);
+        assertNull(exchange.markers.get(0));
+        assertNull(engine.counters(CLIENT, "https", HOST, 443));
+    }
+
+    @Test
+    void aRuleInOffModeLeavesItsCallsAlone() throws IOException {
+        RetrySettings defaults = RetrySettings.builtIn();
+        RetryLoop loop = loop(policy(defaults, rule(0, host("reports.internal"), defaults, b -> b.mode(Mode.OFF))));
+        FakeExchange exchange = new FakeExchange(Script.of().status(503).status(200));
+        assertEquals(503, loop.execute(TestPolicies.at("reports.internal", "/"), exchange).status);
+        assertNull(exchange.markers.get(0));
+    }
+
+    @Test
+    void aRequestAlreadyMarkedIsSentOnceWithoutAnotherMarker() throws IOException {
+        FakeExchange exchange = new FakeExchange(Script.of().status(503).status(200));
+        CallFacts nested = facts(CLIENT, "GET", HOST, "/", false, true, true);
+        assertEquals(503, loop(exact()).execute(nested, exchange).status);
+        assertEquals(1, exchange.attempts.size());
+        assertNull(exchange.markers.get(0));
+    }
+
+    @Test
+    void withTheMarkerDisabledRetriesCarryNone() throws IOException {
+        FakeExchange exchange = new FakeExchange(Script.of().status(503).status(200));
+        loop(withMarker(exact(), null)).execute(get(), exchange);
+        assertEquals(Arrays.asList(null, null), exchange.markers);
+    }
+
+    @Test
+    void anInterruptDuringTheWaitStopsAtOnceKeepingTheFlag() {
+        sleeper.interruptAt(1);
+        FakeExchange exchange = new FakeExchange(Script.of().status(503).status(200));
+        InterruptedIOException thrown = assertThrows(InterruptedIOException.class,
+                () -> loop(exact()).execute(get(), exchange));
+        assertTrue(Thread.interrupted(), "the interrupt flag is kept");
+        assertInstanceOf(InterruptedException.class, thrown.getCause());
+        assertEquals(1, exchange.attempts.size(), "no attempt after the interrupt");
+        assertEquals(Arrays.asList(exchange.sent.get(0)), exchange.discarded, "the held response was released");
+    }
+
+    @Test
+    void anInterruptDuringTheWaitAfterAFailureRethrowsThatFailure() {
+        sleeper.interruptAt(2);
+        FakeExchange exchange = new FakeExchange(Script.of().fail(FailureKind.RESET).fail(FailureKind.TIMEOUT).status(200));
+        IOException thrown = assertThrows(IOException.class, () -> loop(exact()).execute(get(), exchange));
+        assertTrue(Thread.interrupted(), "the interrupt flag is kept");
+        assertSame(exchange.thrown.get(1), thrown);
+        assertEquals(2, exchange.attempts.size());
+    }
+
+    @Test
+    void anInterruptThatArrivesDuringAnAttemptStopsTheRealSleeperAtOnce() {
+        // Thread.sleep with the flag already set throws at once: nothing really waits here.
+        FakeExchange exchange = new FakeExchange(Script.of().status(503).status(200));
+        exchange.duringSend = () -> Thread.currentThread().interrupt();
+        RetryLoop loop = new RetryLoop(engine(policy(defaults(b -> noJitter(b)
+                .backoff(new BackoffPolicy(60_000, 60_000, 1.0, Jitter.NONE)).deadlineMillis(3_600_000)))),
+                clock, Sleeper.SYSTEM);
+        long start = System.nanoTime();
+        assertThrows(InterruptedIOException.class, () -> loop.execute(get(), exchange));
+        assertTrue(System.nanoTime() - start < 30_000_000_000L, "did not wait the minute");
+        assertTrue(Thread.interrupted());
+        assertEquals(1, exchange.attempts.size());
+    }
+
+    @Test
+    void failOpenWhenTheOutcomeCannotBeRead() throws IOException {
+        FakeExchange exchange = new FakeExchange(Script.of().status(503).status(200));
+        exchange.outcomeFailure = new IllegalStateException("adapter bug");
+        FakeResponse response = loop(exact()).execute(get(), exchange);
+        assertSame(exchange.sent.get(0), response);
+        assertEquals(1, exchange.attempts.size());
+        assertTrue(exchange.discarded.isEmpty());
+    }
+
+    @Test
+    void failOpenWhenTheFailureCannotBeClassified() {
+        FakeExchange exchange = new FakeExchange(Script.of().fail(FailureKind.RESET).status(200));
+        exchange.classifyFailure = new NullPointerException("adapter bug");
+        IOException thrown = assertThrows(IOException.class, () -> loop(exact()).execute(get(), exchange));
+        assertSame(exchange.thrown.get(0), thrown);
+        assertEquals(1, exchange.attempts.size());
+    }
+
+    @Test
+    void failOpenWhenTheEngineFailsToDecide() throws IOException {
+        // A host the adapter could not read: the destination lookup fails inside the engine.
+        CallFacts broken = new CallFacts(CLIENT, "GET", "https", null, 443, "/", false, true, false);
+        FakeExchange exchange = new FakeExchange(Script.of().status(503).status(200));
+        FakeResponse response = loop(exact()).execute(broken, exchange);
+        assertSame(exchange.sent.get(0), response);
+        assertEquals(1, exchange.attempts.size());
+    }
+
+    @Test
+    void failOpenWhenTheEngineFailsBeforeTheFirstAttempt() throws IOException {
+        RetryEngine engine = engine(exact());
+        engine.setPolicy(null);
+        FakeExchange exchange = new FakeExchange(Script.of().status(503).status(200));
+        FakeResponse response = loop(engine).execute(get(), exchange);
+        assertSame(exchange.sent.get(0), response);
+        assertEquals(Arrays.asList(1), exchange.attempts);
+        assertNull(exchange.markers.get(0));
+    }
+
+    @Test
+    void aResponseThatFailsToBeReleasedDoesNotReachTheCallerAsAnError() throws IOException {
+        FakeExchange exchange = new FakeExchange(Script.of().status(503).status(200));
+        exchange.discardFailure = new IllegalStateException("closing the body failed");
+        FakeResponse response = loop(exact()).execute(get(), exchange);
+        assertSame(exchange.sent.get(1), response);
+        assertEquals(Arrays.asList(1, 2), exchange.attempts);
+    }
+
+    @Test
+    void maxAttemptsOneSendsOnce() throws IOException {
+        FakeExchange exchange = new FakeExchange(Script.of().status(503).status(200));
+        assertEquals(503, loop(exact(1)).execute(get(), exchange).status);
+        assertEquals(Arrays.asList("1"), exchange.markers);
+    }
+
+    @Test
+    void aPostWithoutKeyIsSentOnce() {
+        FakeExchange exchange = new FakeExchange(Script.of().fail(FailureKind.RESET).status(200));
+        IOException thrown = assertThrows(IOException.class, () -> loop(exact()).execute(TestPolicies.call("POST"), exchange));
+        assertSame(exchange.thrown.get(0), thrown);
+        assertEquals(Arrays.asList("1"), exchange.markers, "the marker is still sent on the one attempt");
+    }
+}
