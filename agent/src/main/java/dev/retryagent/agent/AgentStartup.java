@@ -1,0 +1,112 @@
+package dev.retryagent.agent;
+
+import dev.retryagent.agent.bootstrap.Hooks;
+import dev.retryagent.agent.bootstrap.RetryRuntime;
+import dev.retryagent.agent.instrument.ClientAdapters;
+import dev.retryagent.agent.instrument.ClientInstrumentation;
+import dev.retryagent.agent.instrument.HookPoint;
+import dev.retryagent.agent.instrument.HookTransformer;
+import dev.retryagent.agent.okhttp.OkHttpInstrumentation;
+import dev.retryagent.engine.RetryLog;
+import dev.retryagent.policy.Mode;
+import dev.retryagent.policy.Policy;
+import dev.retryagent.policy.PolicyError;
+import dev.retryagent.policy.PolicyException;
+import dev.retryagent.policy.PolicyLoader;
+import java.lang.instrument.Instrumentation;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.logging.Level;
+
+/**
+ * The agent's start-up, once the bootstrap jar is on the bootstrap search path ({@link RetryAgent}):
+ * configuration, logging, the policy, the shared runtime, then the class file transformer and the
+ * retransformation of hooked classes that are already loaded. Loads no Byte Buddy class beyond its ASM, and
+ * that only when a hooked class shows up.
+ */
+final class AgentStartup {
+    private AgentStartup() {
+    }
+
+    /** The clients the agent instruments. */
+    static List<ClientInstrumentation> clients() {
+        List<ClientInstrumentation> clients = new ArrayList<ClientInstrumentation>();
+        clients.add(new OkHttpInstrumentation());
+        return Collections.unmodifiableList(clients);
+    }
+
+    static void start(String agentArgs, Instrumentation inst, boolean attached) {
+        AgentConfig config = AgentConfig.resolve(agentArgs, System.getProperties(), System.getenv());
+        AgentLogging.install(config.logLevel());
+        for (String warning : config.warnings()) {
+            RetryLog.agent(Level.WARNING, warning);
+        }
+        Policy policy = loadPolicy(config.policy());
+        if (config.mode() != null) {
+            policy = policy.withModeOverride(config.mode());
+        }
+        RetryRuntime.install(policy);
+
+        List<ClientInstrumentation> clients = clients();
+        List<HookPoint> points = new ArrayList<HookPoint>();
+        StringBuilder names = new StringBuilder();
+        for (ClientInstrumentation client : clients) {
+            points.addAll(client.hookPoints());
+            names.append(names.length() == 0 ? "" : ",").append(client.name());
+        }
+        Hooks.install(new ClientAdapters(clients, inst));
+        HookTransformer transformer = new HookTransformer(points);
+        inst.addTransformer(transformer, true);
+        int retransformed = retransformLoaded(inst, transformer);
+
+        RetryLog.agent(Level.INFO, "started policy=" + policy.source()
+                + " mode=" + policy.mode().configName()
+                + " builtInRetries=" + policy.builtInRetries().configName()
+                + " clients=" + names
+                + (attached ? " attached=true retransformed=" + retransformed : ""));
+    }
+
+    /**
+     * The policy to run: the file's, or the built-in one. A file that cannot be used leaves the application
+     * running without retries (SPEC 4.11): every error is logged with its file, line and key, and the agent
+     * runs in mode {@code off}.
+     */
+    static Policy loadPolicy(String file) {
+        if (file == null) {
+            return Policy.builtIn();
+        }
+        try {
+            return PolicyLoader.load(Paths.get(file));
+        } catch (PolicyException e) {
+            for (PolicyError error : e.errors()) {
+                RetryLog.agent(Level.SEVERE, "policy-error " + error);
+            }
+            RetryLog.agent(Level.SEVERE, "policy-invalid file=" + file + " errors=" + e.errors().size()
+                    + "; the application runs without retries (mode off)");
+        } catch (RuntimeException e) {
+            RetryLog.agent(Level.SEVERE, "policy-invalid file=" + file + " error=" + e.getClass().getName()
+                    + "; the application runs without retries (mode off)");
+        }
+        return Policy.builtIn().withModeOverride(Mode.OFF);
+    }
+
+    /** Classes loaded before the transformer was added (another agent, an attach) are woven now. */
+    private static int retransformLoaded(Instrumentation inst, HookTransformer transformer) {
+        List<Class<?>> loaded = new ArrayList<Class<?>>();
+        for (Class<?> c : inst.getAllLoadedClasses()) {
+            if (transformer.isHooked(c.getName()) && inst.isModifiableClass(c)) {
+                loaded.add(c);
+            }
+        }
+        for (Class<?> c : loaded) {
+            try {
+                inst.retransformClasses(c);
+            } catch (Throwable t) {
+                RetryLog.internalError("retransform:" + c.getName(), t);
+            }
+        }
+        return loaded.size();
+    }
+}

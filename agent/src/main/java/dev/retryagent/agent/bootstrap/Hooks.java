@@ -1,0 +1,102 @@
+package dev.retryagent.agent.bootstrap;
+
+import dev.retryagent.engine.RetryLog;
+
+/**
+ * The one class instrumented client code calls. It lives on the bootstrap search path, so a hooked class in
+ * any class loader (the system loader, a web application's, {@code java.base}) can link to it; it names no
+ * client type. {@link dev.retryagent.agent.instrument.HookWeaver} inserts calls to {@link #enter} and
+ * {@link #exit}; each call is routed to the {@link Handler} of the hooked class's client and class loader.
+ *
+ * <p>Fail open (SPEC 4.11): an exception thrown by a handler is logged once and the hooked method runs as
+ * if the agent were absent, unless the handler wrapped it in {@link Propagate} to say that it came from the
+ * application's or the client's own code, which must see it unchanged.
+ */
+public final class Hooks {
+    private static volatile Resolver resolver;
+
+    private Hooks() {
+    }
+
+    /** A client's hook logic, loaded in the client's own class loader so that it can use the client's types. */
+    public interface Handler {
+        /**
+         * At the entry of hooked method {@code hook}.
+         *
+         * @param self the instance, or null for a static method or a constructor (not yet initialised)
+         * @param args the method's arguments
+         * @return true when the handler took the call over and a (void) hooked method must return at once
+         */
+        boolean onEnter(String hook, Object self, Object[] args);
+
+        /** Before every normal return of hooked method {@code hook}. */
+        void onExit(String hook, Object self, Object[] args);
+    }
+
+    /** Finds the handler for a hooked class: per client, per class loader. */
+    public interface Resolver {
+        /** The handler for hooks in {@code site}, or null when there is none. */
+        Handler handlerFor(Class<?> site);
+    }
+
+    /**
+     * Thrown by a handler to pass an exception of the application's or the client's own code through to the
+     * caller of the hooked method unchanged (it is not an agent error).
+     */
+    public static final class Propagate extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        public Propagate(Throwable cause) {
+            super(cause);
+        }
+    }
+
+    public static void install(Resolver r) {
+        resolver = r;
+    }
+
+    /** Called at the entry of a hooked method; true means "return at once" (see {@link Handler#onEnter}). */
+    public static boolean enter(String hook, Class<?> site, Object self, Object[] args) {
+        Resolver r = resolver;
+        if (r == null) {
+            return false;
+        }
+        try {
+            Handler handler = r.handlerFor(site);
+            return handler != null && handler.onEnter(hook, self, args);
+        } catch (Propagate p) {
+            throw Hooks.<RuntimeException>sneaky(p.getCause());
+        } catch (VirtualMachineError e) {
+            throw e;
+        } catch (Throwable t) {
+            RetryLog.internalError("hook:" + hook, t);
+            return false;
+        }
+    }
+
+    /** Called before every normal return of a hooked method. */
+    public static void exit(String hook, Class<?> site, Object self, Object[] args) {
+        Resolver r = resolver;
+        if (r == null) {
+            return;
+        }
+        try {
+            Handler handler = r.handlerFor(site);
+            if (handler != null) {
+                handler.onExit(hook, self, args);
+            }
+        } catch (Propagate p) {
+            throw Hooks.<RuntimeException>sneaky(p.getCause());
+        } catch (VirtualMachineError e) {
+            throw e;
+        } catch (Throwable t) {
+            RetryLog.internalError("hook:" + hook, t);
+        }
+    }
+
+    /** Rethrows {@code t} as it is, checked or not. */
+    @SuppressWarnings("unchecked")
+    public static <T extends Throwable> T sneaky(Throwable t) throws T {
+        throw (T) t;
+    }
+}

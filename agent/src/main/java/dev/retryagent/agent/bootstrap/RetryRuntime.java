@@ -1,0 +1,128 @@
+package dev.retryagent.agent.bootstrap;
+
+import dev.retryagent.engine.AsyncRetryLoop;
+import dev.retryagent.engine.Clock;
+import dev.retryagent.engine.RandomSource;
+import dev.retryagent.engine.RetryEngine;
+import dev.retryagent.engine.RetryLoop;
+import dev.retryagent.engine.Scheduler;
+import dev.retryagent.engine.Sleeper;
+import dev.retryagent.policy.BuiltInRetries;
+import dev.retryagent.policy.Mode;
+import dev.retryagent.policy.Policy;
+import dev.retryagent.policy.Rule;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The JVM-wide retry machinery every client adapter uses: one {@link RetryEngine} (so that budgets and
+ * counters are shared by all clients and class loaders), the sync and async loops, and the scheduler that
+ * async retries wait on. On the bootstrap search path, next to policy-core.
+ */
+public final class RetryRuntime {
+    /** The name of the one thread async retries wait on (SPEC 4.10: never a dispatcher thread). */
+    public static final String SCHEDULER_THREAD = "retry-agent-scheduler";
+
+    private static volatile RetryEngine engine;
+    private static volatile RetryLoop loop;
+    private static volatile AsyncRetryLoop asyncLoop;
+
+    private RetryRuntime() {
+    }
+
+    /** Starts the runtime with {@code policy}. Called once, by the agent's start-up. */
+    public static synchronized void install(Policy policy) {
+        RetryEngine e = new RetryEngine(policy, Clock.SYSTEM, RandomSource.THREAD_LOCAL);
+        loop = new RetryLoop(e, Clock.SYSTEM, Sleeper.SYSTEM);
+        asyncLoop = new AsyncRetryLoop(e, Clock.SYSTEM, DaemonScheduler.INSTANCE);
+        engine = e;
+    }
+
+    /** The engine, or null when the agent has not started (adapters then leave calls alone). */
+    public static RetryEngine engine() {
+        return engine;
+    }
+
+    public static RetryLoop loop() {
+        return loop;
+    }
+
+    public static AsyncRetryLoop asyncLoop() {
+        return asyncLoop;
+    }
+
+    /**
+     * True when the clients' own hidden retries must be switched off (SPEC 4.8): the policy says
+     * {@code builtInRetries: replace} and the agent retries something. Observe and off change no traffic, so
+     * they leave the clients' configuration alone too.
+     */
+    public static boolean replacesBuiltInRetries() {
+        RetryEngine e = engine;
+        if (e == null) {
+            return false;
+        }
+        Policy p = e.policy();
+        if (p.builtInRetries() != BuiltInRetries.REPLACE) {
+            return false;
+        }
+        if (p.effectiveMode(p.defaults()) == Mode.ENFORCE) {
+            return true;
+        }
+        for (Rule rule : p.rules()) {
+            if (p.effectiveMode(rule.settings()) == Mode.ENFORCE) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * One daemon thread, created at the first async retry, that only starts the next attempt when its wait
+     * is over; the attempt itself runs on the client's own threads.
+     */
+    private static final class DaemonScheduler implements Scheduler, ThreadFactory {
+        static final DaemonScheduler INSTANCE = new DaemonScheduler();
+
+        private volatile ScheduledThreadPoolExecutor executor;
+
+        @Override
+        public void schedule(final Runnable task, long delayMillis) {
+            executor().schedule(new Runnable() {
+                @Override
+                public void run() {
+                    try {
+                        task.run();
+                    } catch (Throwable t) {
+                        // An application callback failed on this thread; report it the way a thread would.
+                        Thread self = Thread.currentThread();
+                        self.getUncaughtExceptionHandler().uncaughtException(self, t);
+                    }
+                }
+            }, Math.max(0, delayMillis), TimeUnit.MILLISECONDS);
+        }
+
+        private ScheduledThreadPoolExecutor executor() {
+            ScheduledThreadPoolExecutor e = executor;
+            if (e == null) {
+                synchronized (this) {
+                    e = executor;
+                    if (e == null) {
+                        e = new ScheduledThreadPoolExecutor(1, this);
+                        e.setRemoveOnCancelPolicy(true);
+                        executor = e;
+                    }
+                }
+            }
+            return e;
+        }
+
+        @Override
+        public Thread newThread(Runnable r) {
+            Thread t = new Thread(r, SCHEDULER_THREAD);
+            t.setDaemon(true);
+            t.setContextClassLoader(null);
+            return t;
+        }
+    }
+}

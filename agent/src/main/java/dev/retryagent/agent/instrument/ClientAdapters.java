@@ -1,0 +1,85 @@
+package dev.retryagent.agent.instrument;
+
+import dev.retryagent.agent.bootstrap.Hooks;
+import dev.retryagent.engine.RetryLog;
+import java.lang.instrument.Instrumentation;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.logging.Level;
+
+/**
+ * Finds the {@link Hooks.Handler} for a hooked class: the handler of its client, loaded in the class loader
+ * that loaded the client. When the agent's own copy of the adapter classes sees the same client classes
+ * (the client is on the system class path), that copy serves; otherwise the adapter classes are defined in
+ * the client's loader ({@link ClassInjector}). Cached per hooked class; a loader that cannot be served is
+ * logged once and its calls run untouched.
+ */
+public final class ClientAdapters implements Hooks.Resolver {
+    private final Map<String, ClientInstrumentation> byHookedClass = new HashMap<String, ClientInstrumentation>();
+    private final ClassValue<Hooks.Handler> handlers = new ClassValue<Hooks.Handler>() {
+        @Override
+        protected Hooks.Handler computeValue(Class<?> site) {
+            return create(site);
+        }
+    };
+
+    /** @param inst used to open {@code java.lang} for defining adapter classes in other loaders (Java 9+) */
+    public ClientAdapters(List<ClientInstrumentation> clients, Instrumentation inst) {
+        ClassInjector.init(inst);
+        for (ClientInstrumentation client : clients) {
+            for (HookPoint point : client.hookPoints()) {
+                byHookedClass.put(point.className(), client);
+            }
+        }
+    }
+
+    @Override
+    public Hooks.Handler handlerFor(Class<?> site) {
+        return handlers.get(site);
+    }
+
+    private Hooks.Handler create(Class<?> site) {
+        ClientInstrumentation client = byHookedClass.get(site.getName());
+        if (client == null) {
+            return null;
+        }
+        try {
+            Class<?> handlerClass = handlerClass(site, client);
+            return (Hooks.Handler) handlerClass.getConstructor().newInstance();
+        } catch (Throwable t) {
+            if (t instanceof VirtualMachineError) {
+                throw (VirtualMachineError) t;
+            }
+            RetryLog.internalError("adapter:" + client.name(), t);
+            return null;
+        }
+    }
+
+    private static Class<?> handlerClass(Class<?> site, ClientInstrumentation client) throws Exception {
+        ClassLoader loader = site.getClassLoader();
+        if (loader == null) {
+            throw new IllegalStateException(site.getName() + " was loaded by the bootstrap class loader");
+        }
+        ClassLoader own = ClientAdapters.class.getClassLoader();
+        if (sameClassVisible(own, site)) {
+            return Class.forName(client.handlerClass(), true, own);
+        }
+        Class<?> handler = ClassInjector.inject(loader, client);
+        if (RetryLog.logger().isLoggable(Level.FINE)) {
+            RetryLog.agent(Level.FINE, "adapter client=" + client.name() + " defined-in=" + loader.getClass().getName());
+        }
+        return handler;
+    }
+
+    /** True when {@code loader} resolves {@code site}'s name to {@code site} itself. */
+    private static boolean sameClassVisible(ClassLoader loader, Class<?> site) {
+        try {
+            return Class.forName(site.getName(), false, loader) == site;
+        } catch (ClassNotFoundException e) {
+            return false;
+        } catch (LinkageError e) {
+            return false;
+        }
+    }
+}

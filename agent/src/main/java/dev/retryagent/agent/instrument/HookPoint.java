@@ -1,0 +1,95 @@
+package dev.retryagent.agent.instrument;
+
+/**
+ * One place in a client class where {@link HookWeaver} inserts a call to
+ * {@link dev.retryagent.agent.bootstrap.Hooks}: a method (by name and descriptor) of a class (by name), at its
+ * entry or before each of its normal returns. The inserted call passes the hook's name, the hooked class,
+ * {@code this} (null in static methods and at a constructor's entry) and the arguments as an
+ * {@code Object[]}; all logic lives in the client's {@link dev.retryagent.agent.bootstrap.Hooks.Handler}.
+ */
+public final class HookPoint {
+    /** Where in the method the call goes. */
+    public enum Where {
+        /** At the entry; the handler's answer is ignored. */
+        ENTRY,
+        /**
+         * At the entry of a void method; when the handler answers true, the method returns at once without
+         * running its body (the handler has done the work).
+         */
+        ENTRY_MAY_SKIP,
+        /** Before each normal return (not on exceptions). */
+        EXIT
+    }
+
+    private final String hook;
+    private final String className;
+    private final String internalName;
+    private final String methodName;
+    private final String descriptor;
+    private final Where where;
+
+    /**
+     * @param hook       the hook's name, passed to the handler (for example {@code okhttp.enqueue})
+     * @param className  the binary name of the class, for example {@code okhttp3.OkHttpClient$Builder}
+     * @param methodName the method, or {@code <init>} for a constructor
+     * @param descriptor the method descriptor, for example {@code (Lokhttp3/Callback;)V}
+     */
+    public HookPoint(String hook, String className, String methodName, String descriptor, Where where) {
+        if (where == Where.ENTRY_MAY_SKIP && (!descriptor.endsWith(")V") || "<init>".equals(methodName))) {
+            throw new IllegalArgumentException(hook + ": only a void method that is not a constructor can be skipped");
+        }
+        this.hook = hook;
+        this.className = className;
+        this.internalName = className.replace('.', '/');
+        this.methodName = methodName;
+        this.descriptor = descriptor;
+        this.where = where;
+    }
+
+    public static HookPoint entry(String hook, String className, String methodName, String descriptor) {
+        return new HookPoint(hook, className, methodName, descriptor, Where.ENTRY);
+    }
+
+    public static HookPoint entryMaySkip(String hook, String className, String methodName, String descriptor) {
+        return new HookPoint(hook, className, methodName, descriptor, Where.ENTRY_MAY_SKIP);
+    }
+
+    public static HookPoint exit(String hook, String className, String methodName, String descriptor) {
+        return new HookPoint(hook, className, methodName, descriptor, Where.EXIT);
+    }
+
+    public String hook() {
+        return hook;
+    }
+
+    /** The binary name, such as {@code okhttp3.OkHttpClient}. */
+    public String className() {
+        return className;
+    }
+
+    /** The internal name, such as {@code okhttp3/OkHttpClient}, as class file transformers see it. */
+    public String internalName() {
+        return internalName;
+    }
+
+    public String methodName() {
+        return methodName;
+    }
+
+    public String descriptor() {
+        return descriptor;
+    }
+
+    public Where where() {
+        return where;
+    }
+
+    boolean matches(String name, String desc) {
+        return methodName.equals(name) && descriptor.equals(desc);
+    }
+
+    @Override
+    public String toString() {
+        return hook + " " + where + " " + className + "." + methodName + descriptor;
+    }
+}

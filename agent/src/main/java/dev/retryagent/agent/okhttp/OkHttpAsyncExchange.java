@@ -1,0 +1,131 @@
+package dev.retryagent.agent.okhttp;
+
+import dev.retryagent.agent.bootstrap.Hooks;
+import dev.retryagent.engine.AsyncExchange;
+import dev.retryagent.engine.AttemptCallback;
+import dev.retryagent.engine.Outcome;
+import dev.retryagent.policy.FailureKind;
+import java.io.IOException;
+import okhttp3.Call;
+import okhttp3.Callback;
+import okhttp3.Response;
+
+/**
+ * One async OkHttp call ({@code Call.enqueue}) as the async retry loop sees it. Attempt 1 is the
+ * application's own call, enqueued as the application asked; every later attempt is a {@code clone()} of it,
+ * enqueued by the scheduler thread when the wait is over. Each attempt is registered with its marker so that
+ * {@link RetryInterceptor} runs it exactly once, on OkHttp's dispatcher, without retrying or waiting there.
+ * The application's callback fires once, with the application's call, from {@link Delivery}.
+ */
+final class OkHttpAsyncExchange implements AsyncExchange<Response> {
+    private final Call call;
+    private final String markerHeader;
+    /** The attempt in flight: the application's call, then each clone. */
+    private volatile Call inFlight;
+
+    OkHttpAsyncExchange(Call call, String markerHeader) {
+        this.call = call;
+        this.markerHeader = markerHeader;
+    }
+
+    @Override
+    public void send(int attempt, String marker, AttemptCallback<Response> callback) {
+        Call attemptCall = attempt == 1 ? call : call.clone();
+        OkHttpCalls.markAttempt(attemptCall, new OkHttpCalls.Attempt(markerHeader, marker));
+        inFlight = attemptCall;
+        AttemptListener listener = new AttemptListener(callback);
+        if (attempt == 1) {
+            // The application's own enqueue: whatever it throws ("Already Executed", ...) is the application's.
+            attemptCall.enqueue(listener);
+            return;
+        }
+        if (call.isCanceled()) {
+            // Cancelled between the scheduling and now; cancelInFlight() may not have seen this clone.
+            callback.onFailure(new IOException("Canceled"));
+            return;
+        }
+        try {
+            attemptCall.enqueue(listener);
+        } catch (RuntimeException e) {
+            // The dispatcher refused the clone: the application still gets exactly one callback.
+            callback.onFailure(new IOException("retry-agent: attempt " + attempt + " could not be enqueued", e));
+        }
+    }
+
+    @Override
+    public Outcome outcome(Response response) {
+        return Outcome.status(response.code(), response.header("Retry-After"));
+    }
+
+    @Override
+    public FailureKind classify(IOException failure) {
+        return OkHttpCalls.classify(failure, inFlight);
+    }
+
+    @Override
+    public void discard(Response response) {
+        OkHttpCalls.discard(response);
+    }
+
+    @Override
+    public boolean isCancelled() {
+        Call current = inFlight;
+        return call.isCanceled() || (current != null && current.isCanceled());
+    }
+
+    /** The application cancelled its call: cancel the clone in flight (the call itself is cancelled already). */
+    void cancelInFlight() {
+        Call current = inFlight;
+        if (current != null && current != call) {
+            current.cancel();
+        }
+    }
+
+    /** Hands each attempt's OkHttp callback to the loop. */
+    static final class AttemptListener implements Callback {
+        private final AttemptCallback<Response> target;
+
+        AttemptListener(AttemptCallback<Response> target) {
+            this.target = target;
+        }
+
+        @Override
+        public void onFailure(Call attemptCall, IOException e) {
+            target.onFailure(e);
+        }
+
+        @Override
+        public void onResponse(Call attemptCall, Response response) {
+            // An IOException of the application's callback passes through unchanged (see Delivery), and
+            // OkHttp reports it as it would have without the agent.
+            target.onResponse(response);
+        }
+    }
+
+    /** Delivers the call's final response or failure to the application's callback, with its own call. */
+    static final class Delivery implements AttemptCallback<Response> {
+        private final Call call;
+        private final Callback application;
+
+        Delivery(Call call, Callback application) {
+            this.call = call;
+            this.application = application;
+        }
+
+        @Override
+        public void onResponse(Response response) {
+            OkHttpCalls.finished(call);
+            try {
+                application.onResponse(call, response);
+            } catch (IOException e) {
+                throw Hooks.<RuntimeException>sneaky(e);
+            }
+        }
+
+        @Override
+        public void onFailure(IOException failure) {
+            OkHttpCalls.finished(call);
+            application.onFailure(call, failure);
+        }
+    }
+}

@@ -1,0 +1,173 @@
+package dev.retryagent.agent.okhttp;
+
+import dev.retryagent.engine.CallFacts;
+import dev.retryagent.policy.FailureKind;
+import dev.retryagent.policy.Policy;
+import dev.retryagent.policy.RetrySettings;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.net.ConnectException;
+import java.net.NoRouteToHostException;
+import java.net.SocketException;
+import java.net.SocketTimeoutException;
+import java.net.UnknownHostException;
+import java.util.Collections;
+import java.util.Locale;
+import java.util.Map;
+import java.util.WeakHashMap;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLHandshakeException;
+import okhttp3.Call;
+import okhttp3.HttpUrl;
+import okhttp3.Request;
+import okhttp3.RequestBody;
+import okhttp3.Response;
+import okhttp3.ResponseBody;
+
+/**
+ * OkHttp requests, responses and failures in the engine's terms, and the registry of the calls the async
+ * loop runs. Loaded in OkHttp's class loader (see {@link OkHttpInstrumentation#adapterClasses()}).
+ */
+final class OkHttpCalls {
+    static final String CLIENT = "okhttp";
+
+    /**
+     * The calls that are attempts of the async loop, with the marker to send: the interceptor runs each of
+     * them exactly once. Weak keys: an entry goes when its call is collected.
+     */
+    private static final Map<Call, Attempt> ATTEMPTS = Collections.synchronizedMap(new WeakHashMap<Call, Attempt>());
+    /** The application's async calls that the loop is running, until their callback has fired. */
+    private static final Map<Call, OkHttpAsyncExchange> RUNNING =
+            Collections.synchronizedMap(new WeakHashMap<Call, OkHttpAsyncExchange>());
+
+    private OkHttpCalls() {
+    }
+
+    /** The marker header of one attempt: name and value, or neither. */
+    static final class Attempt {
+        static final Attempt UNMARKED = new Attempt(null, null);
+
+        final String header;
+        final String value;
+
+        Attempt(String header, String value) {
+            this.header = header;
+            this.value = value;
+        }
+
+        Request apply(Request request) {
+            return header == null || value == null ? request : request.newBuilder().header(header, value).build();
+        }
+    }
+
+    /** What the engine needs to know about {@code request} under {@code policy}. */
+    static CallFacts facts(Request request, Policy policy) {
+        HttpUrl url = request.url();
+        String method = request.method().toUpperCase(Locale.ROOT);
+        String host = url.host();
+        int port = url.port();
+        String path = url.encodedPath(); // never the query
+        RetrySettings settings = policy.settingsFor(CLIENT, method, host, port, path);
+        boolean idempotencyKey = false;
+        for (String header : settings.idempotencyKeyHeaders()) {
+            if (request.header(header) != null) { // OkHttp compares header names case-insensitively
+                idempotencyKey = true;
+                break;
+            }
+        }
+        String marker = policy.markerHeader();
+        boolean markerPresent = marker != null && request.header(marker) != null;
+        return new CallFacts(CLIENT, method, url.scheme(), host, port, path, idempotencyKey,
+                isReplayable(request.body()), markerPresent);
+    }
+
+    /** No body, or one OkHttp can write again: neither one-shot nor duplex (SPEC 4.3). */
+    static boolean isReplayable(RequestBody body) {
+        return body == null || (!body.isOneShot() && !body.isDuplex());
+    }
+
+    /** A protocol upgrade (web socket): its response hands the connection over; never retried. */
+    static boolean isUpgrade(Request request) {
+        return request.header("Upgrade") != null;
+    }
+
+    /** How an attempt of {@code call} that failed with {@code failure} failed (SPEC 4.1). */
+    static FailureKind classify(IOException failure, Call call) {
+        if (call != null && call.isCanceled()) {
+            return FailureKind.OTHER; // the application cancelled: whatever the socket said, do not retry
+        }
+        return classify(failure);
+    }
+
+    static FailureKind classify(IOException failure) {
+        if (failure instanceof ConnectException || failure instanceof NoRouteToHostException) {
+            return FailureKind.CONNECT; // refused, unreachable
+        }
+        if (failure instanceof SocketTimeoutException) {
+            String message = failure.getMessage();
+            return message != null && message.toLowerCase(Locale.ROOT).contains("connect")
+                    ? FailureKind.CONNECT   // "Connect timed out"
+                    : FailureKind.TIMEOUT;  // "timeout" (okio), "Read timed out"
+        }
+        if (failure instanceof UnknownHostException || failure instanceof SSLHandshakeException) {
+            return FailureKind.OTHER;
+        }
+        if (failure instanceof SSLException) {
+            // A TLS record cut short by a reset is a reset; any other TLS error will not change on a retry.
+            Throwable cause = failure.getCause();
+            return cause instanceof SocketException || cause instanceof EOFException ? FailureKind.RESET : FailureKind.OTHER;
+        }
+        if (failure instanceof SocketException || failure instanceof EOFException) {
+            return FailureKind.RESET; // reset, broken pipe, aborted, closed before the response was complete
+        }
+        if (failure instanceof InterruptedIOException) {
+            return FailureKind.OTHER; // call timeout, interrupted
+        }
+        String type = failure.getClass().getName();
+        if (type.equals("okhttp3.internal.http2.StreamResetException")
+                || type.equals("okhttp3.internal.http2.ConnectionShutdownException")) {
+            return FailureKind.RESET;
+        }
+        String message = failure.getMessage();
+        if (message != null && message.startsWith("unexpected end of stream")) {
+            return FailureKind.RESET; // HTTP/1: the connection closed before a complete response
+        }
+        return FailureKind.OTHER; // "Canceled", protocol errors, ...
+    }
+
+    /** Releases a response the caller will never see: closing its body returns or closes the connection. */
+    static void discard(Response response) {
+        ResponseBody body = response.body();
+        if (body != null) {
+            body.close();
+        }
+    }
+
+    // ---- the async registry ----
+
+    static void markAttempt(Call call, Attempt attempt) {
+        ATTEMPTS.put(call, attempt);
+    }
+
+    /** The marker of {@code call} if it is an attempt of the async loop, else null. */
+    static Attempt attemptOf(Call call) {
+        return ATTEMPTS.get(call);
+    }
+
+    static void running(Call applicationCall, OkHttpAsyncExchange exchange) {
+        RUNNING.put(applicationCall, exchange);
+    }
+
+    static void finished(Call applicationCall) {
+        RUNNING.remove(applicationCall);
+    }
+
+    /** {@code call.cancel()} was called: if the loop runs it, cancel the attempt in flight too. */
+    static void cancelled(Call call) {
+        OkHttpAsyncExchange exchange = RUNNING.get(call);
+        if (exchange != null) {
+            exchange.cancelInFlight();
+        }
+    }
+}

@@ -1,0 +1,42 @@
+package dev.retryagent.agent.okhttp;
+
+import dev.retryagent.engine.Exchange;
+import dev.retryagent.engine.Outcome;
+import dev.retryagent.policy.FailureKind;
+import java.io.IOException;
+import okhttp3.Interceptor;
+import okhttp3.Request;
+import okhttp3.Response;
+
+/** One sync OkHttp call as the retry loop sees it: each attempt is a {@code chain.proceed()}. */
+final class OkHttpExchange implements Exchange<Response> {
+    private final Interceptor.Chain chain;
+    private final Request request;
+    private final String markerHeader;
+
+    OkHttpExchange(Interceptor.Chain chain, Request request, String markerHeader) {
+        this.chain = chain;
+        this.request = request;
+        this.markerHeader = markerHeader;
+    }
+
+    @Override
+    public Response send(int attempt, String marker) throws IOException {
+        return chain.proceed(new OkHttpCalls.Attempt(markerHeader, marker).apply(request));
+    }
+
+    @Override
+    public Outcome outcome(Response response) {
+        return Outcome.status(response.code(), response.header("Retry-After"));
+    }
+
+    @Override
+    public FailureKind classify(IOException failure) {
+        return OkHttpCalls.classify(failure, chain.call());
+    }
+
+    @Override
+    public void discard(Response response) {
+        OkHttpCalls.discard(response);
+    }
+}

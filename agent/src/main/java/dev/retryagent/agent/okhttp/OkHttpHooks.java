@@ -1,0 +1,113 @@
+package dev.retryagent.agent.okhttp;
+
+import dev.retryagent.agent.bootstrap.Hooks;
+import dev.retryagent.agent.bootstrap.RetryRuntime;
+import dev.retryagent.engine.AsyncRetryLoop;
+import dev.retryagent.engine.CallFacts;
+import dev.retryagent.engine.RetryEngine;
+import dev.retryagent.engine.RetryLog;
+import dev.retryagent.policy.Policy;
+import java.util.Iterator;
+import java.util.List;
+import okhttp3.Call;
+import okhttp3.Callback;
+import okhttp3.Interceptor;
+import okhttp3.OkHttpClient;
+
+/**
+ * The handler of OkHttp's hook points (see {@link OkHttpInstrumentation}), loaded in OkHttp's class loader.
+ * Fails open: its own errors are logged once and the hooked method runs untouched; exceptions of OkHttp or
+ * of the application's code reach the application unchanged ({@link Hooks.Propagate}).
+ */
+public final class OkHttpHooks implements Hooks.Handler {
+    public static final String CLIENT_INIT = "okhttp.client-init";
+    public static final String ENQUEUE = "okhttp.enqueue";
+    public static final String CANCEL = "okhttp.cancel";
+
+    @Override
+    public boolean onEnter(String hook, Object self, Object[] args) {
+        if (CLIENT_INIT.equals(hook)) {
+            clientInit((OkHttpClient.Builder) args[0]);
+            return false;
+        }
+        if (ENQUEUE.equals(hook)) {
+            return enqueue((Call) self, (Callback) args[0]);
+        }
+        return false;
+    }
+
+    @Override
+    public void onExit(String hook, Object self, Object[] args) {
+        if (CANCEL.equals(hook)) {
+            try {
+                OkHttpCalls.cancelled((Call) self);
+            } catch (RuntimeException e) {
+                throw new Hooks.Propagate(e); // from the clone's own cancel(): an event listener's exception
+            }
+        }
+    }
+
+    /**
+     * A client is being built from {@code builder}: the retry interceptor becomes its first application
+     * interceptor, exactly once ({@code newBuilder()} copies the list, so a copy may already hold it), and
+     * under {@code builtInRetries: replace} OkHttp's own silent resend is switched off.
+     */
+    static void clientInit(OkHttpClient.Builder builder) {
+        if (builder == null || RetryRuntime.engine() == null) {
+            return; // a null builder: OkHttp's own check reports it
+        }
+        List<Interceptor> interceptors = builder.interceptors();
+        for (Iterator<Interceptor> it = interceptors.iterator(); it.hasNext(); ) {
+            if (it.next() instanceof RetryInterceptor) {
+                it.remove();
+            }
+        }
+        interceptors.add(0, RetryInterceptor.INSTANCE);
+        if (RetryRuntime.replacesBuiltInRetries()) {
+            builder.retryOnConnectionFailure(false);
+        }
+    }
+
+    /**
+     * {@code call.enqueue(callback)}: true when the async loop took the call over (the original enqueue must
+     * not run), false to let it run as is: an attempt of the loop itself, a web socket, a call enqueued twice
+     * (OkHttp throws "Already Executed"), or the agent is not running.
+     */
+    static boolean enqueue(Call call, Callback callback) {
+        if (OkHttpCalls.attemptOf(call) != null) {
+            return false;
+        }
+        AsyncRetryLoop loop = RetryRuntime.asyncLoop();
+        RetryEngine engine = RetryRuntime.engine();
+        if (loop == null || engine == null || callback == null || call.isExecuted()) {
+            return false;
+        }
+        CallFacts facts;
+        OkHttpAsyncExchange exchange;
+        try {
+            // First of all: whatever happens next, the interceptor must never run this call's sync loop on a
+            // dispatcher thread.
+            OkHttpCalls.markAttempt(call, OkHttpCalls.Attempt.UNMARKED);
+            if (OkHttpCalls.isUpgrade(call.request())) {
+                return false;
+            }
+            Policy policy = engine.policy();
+            facts = OkHttpCalls.facts(call.request(), policy);
+            exchange = new OkHttpAsyncExchange(call, policy.markerHeader());
+        } catch (RuntimeException e) {
+            RetryLog.internalError("okhttp.enqueue", e);
+            return false;
+        }
+        OkHttpCalls.running(call, exchange);
+        try {
+            loop.execute(facts, exchange, new OkHttpAsyncExchange.Delivery(call, callback));
+        } catch (RuntimeException e) {
+            OkHttpCalls.finished(call);
+            throw new Hooks.Propagate(e);
+        } catch (Error e) {
+            OkHttpCalls.finished(call);
+            throw new Hooks.Propagate(e);
+        }
+        return true;
+    }
+}

@@ -1,0 +1,68 @@
+package dev.retryagent.agent.okhttp;
+
+import dev.retryagent.agent.instrument.ClientInstrumentation;
+import dev.retryagent.agent.instrument.HookPoint;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+
+/**
+ * What the agent hooks in OkHttp 4.12 and 5.x (the same names and descriptors in both; checked against the
+ * released jars by OkHttpInstrumentationTest):
+ *
+ * <ul>
+ *   <li>entry of {@code okhttp3.OkHttpClient(OkHttpClient.Builder)}: every client is built through this
+ *       constructor ({@code Builder.build()}, {@code new OkHttpClient()}, {@code newBuilder()...build()}), so
+ *       this is where {@link RetryInterceptor} is made the first application interceptor, exactly once however
+ *       the builder was made or copied, and where {@code retryOnConnectionFailure} is switched off under
+ *       {@code builtInRetries: replace}, even if the application set it after creating the builder;</li>
+ *   <li>entry of {@code okhttp3.internal.connection.RealCall.enqueue(Callback)}: an async call is taken over
+ *       by the async retry loop ({@link OkHttpAsyncExchange}), which never waits on a dispatcher thread;</li>
+ *   <li>exit of {@code RealCall.cancel()}: cancelling the application's call also cancels the attempt in
+ *       flight, which is a clone the application never sees.</li>
+ * </ul>
+ *
+ * Sync {@code Call.execute()} needs no hook of its own: the interceptor runs on the calling thread and drives
+ * the sync retry loop with {@code chain.proceed()}.
+ *
+ * <p>This class names no OkHttp type: it is loaded by the agent whether or not the application uses OkHttp.
+ * The classes listed in {@link #adapterClasses()} are the ones that do.
+ */
+public final class OkHttpInstrumentation implements ClientInstrumentation {
+    static final String OKHTTP_CLIENT = "okhttp3.OkHttpClient";
+    static final String REAL_CALL = "okhttp3.internal.connection.RealCall";
+
+    private static final String PACKAGE = "dev.retryagent.agent.okhttp.";
+
+    @Override
+    public String name() {
+        return OkHttpCalls.CLIENT;
+    }
+
+    @Override
+    public List<HookPoint> hookPoints() {
+        return Collections.unmodifiableList(Arrays.asList(
+                HookPoint.entry(OkHttpHooks.CLIENT_INIT, OKHTTP_CLIENT, "<init>", "(Lokhttp3/OkHttpClient$Builder;)V"),
+                HookPoint.entryMaySkip(OkHttpHooks.ENQUEUE, REAL_CALL, "enqueue", "(Lokhttp3/Callback;)V"),
+                HookPoint.exit(OkHttpHooks.CANCEL, REAL_CALL, "cancel", "()V")));
+    }
+
+    @Override
+    public String handlerClass() {
+        return PACKAGE + "OkHttpHooks";
+    }
+
+    @Override
+    public List<String> adapterClasses() {
+        // Names, not class literals: a literal would load the class here, in a loader that may not see OkHttp.
+        return Collections.unmodifiableList(Arrays.asList(
+                PACKAGE + "OkHttpCalls",
+                PACKAGE + "OkHttpCalls$Attempt",
+                PACKAGE + "RetryInterceptor",
+                PACKAGE + "OkHttpExchange",
+                PACKAGE + "OkHttpAsyncExchange",
+                PACKAGE + "OkHttpAsyncExchange$AttemptListener",
+                PACKAGE + "OkHttpAsyncExchange$Delivery",
+                PACKAGE + "OkHttpHooks"));
+    }
+}

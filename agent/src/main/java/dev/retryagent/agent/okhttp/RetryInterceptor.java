@@ -1,0 +1,60 @@
+package dev.retryagent.agent.okhttp;
+
+import dev.retryagent.agent.bootstrap.RetryRuntime;
+import dev.retryagent.engine.CallFacts;
+import dev.retryagent.engine.RetryLog;
+import dev.retryagent.engine.RetryLoop;
+import dev.retryagent.policy.Policy;
+import java.io.IOException;
+import okhttp3.Call;
+import okhttp3.Interceptor;
+import okhttp3.Request;
+import okhttp3.Response;
+
+/**
+ * The application interceptor the agent puts first in every OkHttpClient. Application interceptors may call
+ * {@code chain.proceed()} more than once, so a sync call ({@code Call.execute()}) is retried right here by
+ * the shared {@link RetryLoop}, on the caller's thread. An attempt of an async call (see
+ * {@link OkHttpAsyncExchange}) only gets its marker header and runs once: the async loop retries it, off the
+ * dispatcher thread.
+ */
+public final class RetryInterceptor implements Interceptor {
+    static final RetryInterceptor INSTANCE = new RetryInterceptor();
+
+    private RetryInterceptor() {
+    }
+
+    @Override
+    public Response intercept(Chain chain) throws IOException {
+        Request request = chain.request();
+        Call call = chain.call();
+        OkHttpCalls.Attempt attempt = OkHttpCalls.attemptOf(call);
+        if (attempt != null) {
+            return chain.proceed(attempt.apply(request));
+        }
+        RetryLoop loop = RetryRuntime.loop();
+        CallFacts facts = null;
+        String markerHeader = null;
+        if (loop != null) {
+            try {
+                if (!OkHttpCalls.isUpgrade(request)) {
+                    Policy policy = loop.engine().policy();
+                    facts = OkHttpCalls.facts(request, policy);
+                    markerHeader = policy.markerHeader();
+                }
+            } catch (RuntimeException e) {
+                RetryLog.internalError("okhttp.interceptor", e);
+                facts = null;
+            }
+        }
+        if (facts == null) {
+            return chain.proceed(request);
+        }
+        return loop.execute(facts, new OkHttpExchange(chain, request, markerHeader));
+    }
+
+    @Override
+    public String toString() {
+        return "retry-agent";
+    }
+}
