@@ -141,6 +141,17 @@ class HttpUrlConnectionBaselineIT {
         }
     }
 
+    /** A FIN before Content-Length is reached: HttpURLConnection hands over the truncated body silently. */
+    @Test
+    void aBodyTruncatedByTheServerIsReturnedWithoutAnError() {
+        try (ScriptedServer server = ScriptedServer.start(Step.closeMidBody().body("0123456789").cutAfter(4))) {
+            ReportLine result = app(server, "/t").run().assertExitCode(0).result();
+            assertEquals(200, result.getInt("status"), result.toString());
+            assertEquals("0123", result.get("body"));
+            assertEquals(1, server.requestCount());
+        }
+    }
+
     @Test
     void httpsWithTheTestCertificate() {
         TlsMaterial tls = TlsMaterial.shared();

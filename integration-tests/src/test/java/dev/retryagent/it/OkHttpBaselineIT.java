@@ -160,6 +160,13 @@ class OkHttpBaselineIT {
             assertEquals(200, result.getInt("status"));
             assertEquals(1, server.requestCount());
         }
+        // FIN before Content-Length is reached: reading the body fails
+        try (ScriptedServer server = ScriptedServer.start(Step.closeMidBody())) {
+            ReportLine result = app(libs, server, "/truncated").run().assertExitCode(0).result();
+            assertEquals("java.net.ProtocolException", result.get("failure"), result.toString());
+            assertEquals("body", result.get("stage"));
+            assertEquals(1, server.requestCount());
+        }
         // read timeout
         try (ScriptedServer server = ScriptedServer.start(Step.ok().delayMillis(1_000))) {
             ReportLine result = app(libs, server, "/slow", "--read-timeout-ms", "200").run().assertExitCode(0).result();
