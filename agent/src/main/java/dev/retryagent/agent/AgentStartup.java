@@ -59,13 +59,15 @@ final class AgentStartup {
         Hooks.install(new ClientAdapters(clients, inst));
         HookTransformer transformer = new HookTransformer(points);
         inst.addTransformer(transformer, true);
-        int retransformed = retransformLoaded(inst, transformer);
+        transformer.prepareInBackground(inst);
 
-        RetryLog.agent(Level.INFO, "started policy=" + policy.source()
-                + " mode=" + policy.mode().configName()
-                + " builtInRetries=" + policy.builtInRetries().configName()
-                + " clients=" + names
-                + (attached ? " attached=true retransformed=" + retransformed : ""));
+        if (RetryLog.logger().isLoggable(Level.FINE)) {
+            RetryLog.agent(Level.FINE, "started policy=" + policy.source()
+                    + " mode=" + policy.mode().configName()
+                    + " builtInRetries=" + policy.builtInRetries().configName()
+                    + " clients=" + names
+                    + (attached ? " attached=true" : ""));
+        }
     }
 
     /**
@@ -90,23 +92,5 @@ final class AgentStartup {
                     + "; the application runs without retries (mode off)");
         }
         return Policy.builtIn().withModeOverride(Mode.OFF);
-    }
-
-    /** Classes loaded before the transformer was added (another agent, an attach) are woven now. */
-    private static int retransformLoaded(Instrumentation inst, HookTransformer transformer) {
-        List<Class<?>> loaded = new ArrayList<Class<?>>();
-        for (Class<?> c : inst.getAllLoadedClasses()) {
-            if (transformer.isHooked(c.getName()) && inst.isModifiableClass(c)) {
-                loaded.add(c);
-            }
-        }
-        for (Class<?> c : loaded) {
-            try {
-                inst.retransformClasses(c);
-            } catch (Throwable t) {
-                RetryLog.internalError("retransform:" + c.getName(), t);
-            }
-        }
-        return loaded.size();
     }
 }

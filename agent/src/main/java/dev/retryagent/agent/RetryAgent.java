@@ -1,12 +1,13 @@
 package dev.retryagent.agent;
 
 import java.io.File;
-import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.lang.instrument.Instrumentation;
 import java.util.jar.JarFile;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipFile;
 
 /**
  * {@code Premain-Class} and {@code Agent-Class}. Deliberately tiny and linked to nothing but the JDK: before
@@ -46,19 +47,44 @@ public final class RetryAgent {
         }
     }
 
-    /** Copies the nested bootstrap jar to a private temporary file (deleted when the JVM exits). */
-    private static File extractBootstrapJar() throws IOException {
-        ClassLoader own = RetryAgent.class.getClassLoader();
-        InputStream in = own == null ? ClassLoader.getSystemResourceAsStream(BOOTSTRAP_JAR) : own.getResourceAsStream(BOOTSTRAP_JAR);
-        if (in == null) {
-            throw new IOException(BOOTSTRAP_JAR + " is missing from the agent jar");
+    /** Copies the nested bootstrap jar to a temporary file (deleted when the JVM exits). */
+    private static File extractBootstrapJar() throws Exception {
+        // Read from the agent jar directly: the class loader's resource lookup would first search every
+        // module of the runtime image (milliseconds of start-up), and the JDK shares the open jar's index.
+        File agentJar = new File(RetryAgent.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        ZipFile zip = new ZipFile(agentJar);
+        try {
+            ZipEntry entry = zip.getEntry(BOOTSTRAP_JAR);
+            if (entry == null) {
+                throw new IOException(BOOTSTRAP_JAR + " is missing from " + agentJar);
+            }
+            return copyToTemporaryFile(zip.getInputStream(entry));
+        } finally {
+            zip.close();
         }
+    }
+
+    private static File copyToTemporaryFile(InputStream in) throws IOException {
         File file;
         try {
-            // Files.createTempFile: readable by this user only, a name nobody can guess in advance.
-            file = java.nio.file.Files.createTempFile("retry-agent-bootstrap-", ".jar").toFile();
+            OutputStream out = null;
+            file = null;
+            // Not File/Files.createTempFile: their random names cost a SecureRandom, ~10 ms of start-up.
+            // CREATE_NEW (O_EXCL) never opens a file that exists, so a name known in advance is safe.
+            String base = "retry-agent-bootstrap-" + Long.toHexString(System.nanoTime());
+            File dir = new File(System.getProperty("java.io.tmpdir"));
+            for (int i = 0; out == null; i++) {
+                file = new File(dir, base + "-" + i + ".jar");
+                try {
+                    out = java.nio.file.Files.newOutputStream(file.toPath(),
+                            java.nio.file.StandardOpenOption.CREATE_NEW, java.nio.file.StandardOpenOption.WRITE);
+                } catch (java.nio.file.FileAlreadyExistsException e) {
+                    if (i >= 100) {
+                        throw e;
+                    }
+                }
+            }
             file.deleteOnExit();
-            OutputStream out = new FileOutputStream(file);
             try {
                 byte[] buffer = new byte[16384];
                 int n;

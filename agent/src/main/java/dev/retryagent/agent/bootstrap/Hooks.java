@@ -1,6 +1,8 @@
 package dev.retryagent.agent.bootstrap;
 
 import dev.retryagent.engine.RetryLog;
+import java.util.HashSet;
+import java.util.Set;
 
 /**
  * The one class instrumented client code calls. It lives on the bootstrap search path, so a hooked class in
@@ -13,7 +15,15 @@ import dev.retryagent.engine.RetryLog;
  * application's or the client's own code, which must see it unchanged.
  */
 public final class Hooks {
+    /**
+     * What a handler answers from {@link Handler#onEnterMayReplace} to let the hooked method run its own body;
+     * any other value (null included) is returned by the hooked method instead.
+     */
+    public static final Object PROCEED = new Object();
+
     private static volatile Resolver resolver;
+    /** The {@code ENTRY_MAY_REPLACE} hooks whose handler is running on this thread (see {@link #enterMayReplace}). */
+    private static final ThreadLocal<Set<String>> REPLACING = new ThreadLocal<Set<String>>();
 
     private Hooks() {
     }
@@ -31,6 +41,15 @@ public final class Hooks {
 
         /** Before every normal return of hooked method {@code hook}. */
         void onExit(String hook, Object self, Object[] args);
+
+        /**
+         * At the entry of hooked method {@code hook} of kind {@code ENTRY_MAY_REPLACE}.
+         *
+         * @return the value the hooked method returns at once, without running its body; or {@link #PROCEED}
+         */
+        default Object onEnterMayReplace(String hook, Object self, Object[] args) {
+            return PROCEED;
+        }
     }
 
     /** Finds the handler for a hooked class: per client, per class loader. */
@@ -71,6 +90,40 @@ public final class Hooks {
         } catch (Throwable t) {
             RetryLog.internalError("hook:" + hook, t);
             return false;
+        }
+    }
+
+    /**
+     * Called at the entry of a hooked method of kind {@code ENTRY_MAY_REPLACE}: the value it returns instead of
+     * running its body, or {@link #PROCEED}. Re-entrancy guard: while the handler of {@code hook} runs, a nested
+     * call of the same hook on the same thread (the handler calling the hooked method to make the real call)
+     * gets {@link #PROCEED} without reaching the handler, so the body runs.
+     */
+    public static Object enterMayReplace(String hook, Class<?> site, Object self, Object[] args) {
+        Resolver r = resolver;
+        if (r == null) {
+            return PROCEED;
+        }
+        Set<String> running = REPLACING.get();
+        if (running == null) {
+            running = new HashSet<String>(4);
+            REPLACING.set(running);
+        }
+        if (!running.add(hook)) {
+            return PROCEED;
+        }
+        try {
+            Handler handler = r.handlerFor(site);
+            return handler == null ? PROCEED : handler.onEnterMayReplace(hook, self, args);
+        } catch (Propagate p) {
+            throw Hooks.<RuntimeException>sneaky(p.getCause());
+        } catch (VirtualMachineError e) {
+            throw e;
+        } catch (Throwable t) {
+            RetryLog.internalError("hook:" + hook, t);
+            return PROCEED;
+        } finally {
+            running.remove(hook);
         }
     }
 

@@ -18,7 +18,14 @@ public final class HookPoint {
          */
         ENTRY_MAY_SKIP,
         /** Before each normal return (not on exceptions). */
-        EXIT
+        EXIT,
+        /**
+         * At the entry of a method that returns a reference type: when the handler answers a value other than
+         * {@link dev.retryagent.agent.bootstrap.Hooks#PROCEED}, the method returns that value at once without
+         * running its body (the handler has done the work, usually by calling the method again: such a nested
+         * call on the same thread runs the body, see {@link dev.retryagent.agent.bootstrap.Hooks#enterMayReplace}).
+         */
+        ENTRY_MAY_REPLACE
     }
 
     private final String hook;
@@ -38,6 +45,9 @@ public final class HookPoint {
         if (where == Where.ENTRY_MAY_SKIP && (!descriptor.endsWith(")V") || "<init>".equals(methodName))) {
             throw new IllegalArgumentException(hook + ": only a void method that is not a constructor can be skipped");
         }
+        if (where == Where.ENTRY_MAY_REPLACE && (!returnsReference(descriptor) || "<init>".equals(methodName))) {
+            throw new IllegalArgumentException(hook + ": only a method returning a reference type can have its result replaced");
+        }
         this.hook = hook;
         this.className = className;
         this.internalName = className.replace('.', '/');
@@ -56,6 +66,16 @@ public final class HookPoint {
 
     public static HookPoint exit(String hook, String className, String methodName, String descriptor) {
         return new HookPoint(hook, className, methodName, descriptor, Where.EXIT);
+    }
+
+    public static HookPoint entryMayReplace(String hook, String className, String methodName, String descriptor) {
+        return new HookPoint(hook, className, methodName, descriptor, Where.ENTRY_MAY_REPLACE);
+    }
+
+    private static boolean returnsReference(String descriptor) {
+        int close = descriptor.lastIndexOf(')');
+        return close >= 0 && close + 1 < descriptor.length()
+                && (descriptor.charAt(close + 1) == 'L' || descriptor.charAt(close + 1) == '[');
     }
 
     public String hook() {

@@ -19,10 +19,16 @@ import net.bytebuddy.jar.asm.Type;
  * ENTRY_MAY_SKIP:  if (Hooks.enter("hook", C.class, this, new Object[] {cb})) return;
  * EXIT:            Hooks.exit("hook", C.class, this, new Object[] {cb});   // before every return
  * </pre>
+ * and for {@code R execute(Request r)} ({@code R} a reference type):
+ * <pre>
+ * ENTRY_MAY_REPLACE:  Object o = Hooks.enterMayReplace("hook", C.class, this, new Object[] {r});
+ *                     if (o != Hooks.PROCEED) return (R) o;
+ * </pre>
  * {@code this} is null in static methods and at a constructor's entry (it is not initialised yet); primitive
  * arguments are boxed. The bytecode is the same for every client; everything else is plain Java in the
- * client's handler. Frames: only {@code ENTRY_MAY_SKIP} adds a branch, and so one stack map frame, which it
- * writes itself, so no class ever has to be loaded to compute frames during a transformation.
+ * client's handler. Frames: only {@code ENTRY_MAY_SKIP} and {@code ENTRY_MAY_REPLACE} add a branch, and so one
+ * stack map frame each, which they write themselves, so no class ever has to be loaded to compute frames during
+ * a transformation.
  */
 public final class HookWeaver {
     static final String HOOKS = "dev/retryagent/agent/bootstrap/Hooks";
@@ -30,6 +36,8 @@ public final class HookWeaver {
             "(Ljava/lang/String;Ljava/lang/Class;Ljava/lang/Object;[Ljava/lang/Object;)Z";
     static final String EXIT_DESCRIPTOR =
             "(Ljava/lang/String;Ljava/lang/Class;Ljava/lang/Object;[Ljava/lang/Object;)V";
+    static final String ENTER_MAY_REPLACE_DESCRIPTOR =
+            "(Ljava/lang/String;Ljava/lang/Class;Ljava/lang/Object;[Ljava/lang/Object;)Ljava/lang/Object;";
 
     private static final int ASM_API = Opcodes.ASM9;
     private static final int JAVA_5 = 49;
@@ -53,6 +61,17 @@ public final class HookWeaver {
         HookClassVisitor visitor = new HookClassVisitor(writer, points, major >= JAVA_6);
         reader.accept(visitor, ClassReader.EXPAND_FRAMES);
         return visitor.woven == 0 ? null : writer.toByteArray();
+    }
+
+    /** A class to weave, as bytes, to load and run ASM ahead of the first hooked class; never loaded. */
+    static final class Sample {
+        private long total;
+
+        void run(String name, long value, int[] values) {
+            if (name != null && values.length > 0) {
+                total += value;
+            }
+        }
     }
 
     private static final class HookClassVisitor extends ClassVisitor {
@@ -115,6 +134,10 @@ public final class HookWeaver {
             if (point.where() == HookPoint.Where.EXIT) {
                 return;
             }
+            if (point.where() == HookPoint.Where.ENTRY_MAY_REPLACE) {
+                visitEntryMayReplace();
+                return;
+            }
             // At a constructor's entry "this" is uninitialised and must not be touched.
             pushHookArguments(!isStatic && !isConstructor);
             super.visitMethodInsn(Opcodes.INVOKESTATIC, HOOKS, "enter", ENTER_DESCRIPTOR, false);
@@ -131,6 +154,27 @@ public final class HookWeaver {
             }
             // A frame of the original code may sit at its first instruction; keep it at another offset.
             super.visitInsn(Opcodes.NOP);
+        }
+
+        /**
+         * The hook's answer stays on the operand stack (no local variable is added): compared with
+         * {@code Hooks.PROCEED}, then either cast and returned, or popped before the original body runs.
+         */
+        private void visitEntryMayReplace() {
+            pushHookArguments(!isStatic); // never a constructor (HookPoint refuses one)
+            super.visitMethodInsn(Opcodes.INVOKESTATIC, HOOKS, "enterMayReplace", ENTER_MAY_REPLACE_DESCRIPTOR, false);
+            super.visitInsn(Opcodes.DUP);
+            super.visitFieldInsn(Opcodes.GETSTATIC, HOOKS, "PROCEED", "Ljava/lang/Object;");
+            Label body = new Label();
+            super.visitJumpInsn(Opcodes.IF_ACMPEQ, body);
+            super.visitTypeInsn(Opcodes.CHECKCAST, Type.getReturnType(point.descriptor()).getInternalName());
+            super.visitInsn(Opcodes.ARETURN);
+            super.visitLabel(body);
+            if (writeFrames) {
+                super.visitFrame(Opcodes.F_NEW, entryLocals().length, entryLocals(), 1, new Object[] {"java/lang/Object"});
+            }
+            // The POP keeps a frame of the original code at its first instruction at another offset than this one.
+            super.visitInsn(Opcodes.POP);
         }
 
         @Override
