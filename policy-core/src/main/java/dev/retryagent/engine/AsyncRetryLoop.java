@@ -87,10 +87,11 @@ public final class AsyncRetryLoop {
             RetryDecision decision;
             try {
                 Outcome outcome = failure != null ? Outcome.failure(exchange.classify(failure)) : exchange.outcome(response);
-                long elapsedMillis = (clock.nanoTime() - startNanos) / 1_000_000L;
+                long now = clock.nanoTime();
+                long elapsedMillis = (now - startNanos) / 1_000_000L;
                 decision = exchange.isCancelled()
                         ? RetryDecision.done()
-                        : engine.decide(call, attempt, outcome, elapsedMillis, previousWaitMillis);
+                        : engine.decideAt(call, attempt, outcome, elapsedMillis, previousWaitMillis, now);
                 RetryLog.decision(call, outcome, decision);
             } catch (RuntimeException e) {
                 RetryLog.internalError("async-retry-loop.decide", e);

@@ -14,6 +14,12 @@ public final class CallFacts {
     private final boolean idempotencyKeyPresent;
     private final boolean bodyReplayable;
     private final boolean markerPresent;
+    /**
+     * The engine's rule lookup for this call, remembered so that a call pays for one lookup, not one per
+     * question it asks; the engine checks that it was made under the current policy. Not part of the
+     * facts: a plain field, because a {@link Resolution} is immutable and safe to read through a race.
+     */
+    Resolution resolution;
 
     /**
      * @param client                one of {@code httpurlconnection}, {@code okhttp}, {@code apache-httpclient5}

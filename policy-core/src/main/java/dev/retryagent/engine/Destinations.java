@@ -37,6 +37,12 @@ final class Destinations {
     }
 
     Destination get(String scheme, String host, int port) {
+        Destination d = find(scheme, host, port);
+        return d != null ? d : add(scheme, host, port);
+    }
+
+    /** The destination if it is known (under this spelling of its host), or null; never adds one. */
+    Destination find(String scheme, String host, int port) {
         Destination[] known = byHost.get(host);
         if (known != null) {
             for (Destination d : known) {
@@ -45,7 +51,7 @@ final class Destinations {
                 }
             }
         }
-        return add(scheme, host, port);
+        return null;
     }
 
     private synchronized Destination add(String scheme, String host, int port) {

@@ -5,7 +5,6 @@ import dev.retryagent.policy.Policy;
 import dev.retryagent.policy.RetryAfterPolicy;
 import dev.retryagent.policy.RetrySettings;
 import java.util.List;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The one retry engine: given the facts of an attempt, it returns a {@link RetryDecision}. It never
@@ -18,34 +17,43 @@ import java.util.concurrent.ConcurrentHashMap;
  * retry refused for another reason never spends budget.
  */
 public final class RetryEngine {
+    static final int MEMO_MISSES_BEFORE_REPLACING = 64;
+
     private final Clock clock;
     private final RandomSource random;
     private final Destinations destinations;
-    private volatile Policy policy;
-    /** Backoffs are immutable per settings; cached so that deciding a retry builds none. */
-    private final ConcurrentHashMap<RetrySettings, Backoff> backoffs = new ConcurrentHashMap<RetrySettings, Backoff>();
+    /** The policy with its rules' settings, modes, markers and backoffs worked out once. */
+    private volatile Resolution.Policies policies;
 
     public RetryEngine(Policy policy, Clock clock, RandomSource random) {
-        this.policy = policy;
         this.clock = clock;
         this.random = random;
         this.destinations = new Destinations(clock);
+        setPolicy(policy);
     }
 
     public Policy policy() {
-        return policy;
+        Resolution.Policies p = policies;
+        return p == null ? null : p.policy;
     }
 
-    /** Replaces the policy; calls already running finish under the settings they started with. */
+    /** Replaces the policy; the next question about any call is answered under the new one. */
     public void setPolicy(Policy policy) {
-        this.policy = policy;
-        backoffs.clear();
+        // A null policy is kept as null, so that the next question fails and the loops fail open.
+        this.policies = policy == null ? null : new Resolution.Policies(policy);
     }
 
-    /** What the agent does with {@code call}: the mode of its rule (or the policy's). */
+    /**
+     * What the agent does with {@code call}: the mode of its rule (or the policy's). The loops ask this
+     * first, once per call; it looks the call's rule up (through the last lookup made for the call's
+     * destination, when the client, method, host, port and path are the same) and remembers it on
+     * {@code call}, so that {@link #markerHeaderFor} and {@link #decide} for the call need no lookup.
+     */
     public Mode modeFor(CallFacts call) {
-        Policy p = policy;
-        return p.effectiveMode(settingsFor(p, call));
+        Resolution.Policies p = policies;
+        Resolution r = lookUp(p, call);
+        call.resolution = r;
+        return r.mode;
     }
 
     /**
@@ -53,15 +61,46 @@ public final class RetryEngine {
      * is disabled, the mode is not {@code enforce}, or the request already carried one (SPEC 4.8, 4.12).
      */
     public String markerHeaderFor(CallFacts call) {
-        Policy p = policy;
-        if (call.markerPresent() || p.markerHeader() == null || p.effectiveMode(settingsFor(p, call)) != Mode.ENFORCE) {
+        if (call.markerPresent()) {
             return null;
         }
-        return p.markerHeader();
+        return resolve(policies, call).marker;
     }
 
-    private static RetrySettings settingsFor(Policy p, CallFacts call) {
-        return p.settingsFor(call.client(), call.method(), call.host(), call.port(), call.path());
+    /** The call's rule as remembered on it, when that was under the current policy; else looked up. */
+    private Resolution resolve(Resolution.Policies p, CallFacts call) {
+        Resolution r = call.resolution;
+        if (r != null && r.owner == p) {
+            return r;
+        }
+        r = lookUp(p, call);
+        call.resolution = r;
+        return r;
+    }
+
+    /**
+     * The rule lookup: {@link Policy#ruleFor}, unless the last lookup at the call's destination was for
+     * the same client, method, host, port and path under the same policy. Destinations are only found
+     * here, never added, so that calls the agent leaves alone leave no trace.
+     */
+    private Resolution lookUp(Resolution.Policies p, CallFacts call) {
+        Destination d = destinations.find(call.scheme(), call.host(), call.port());
+        if (d == null) {
+            return p.resolve(call);
+        }
+        Resolution.Memo memo = d.ruleMemo;
+        if (memo != null && memo.isFor(p, call)) {
+            return memo.resolution;
+        }
+        Resolution r = p.resolve(call);
+        // Calls whose paths never repeat (ids in the path) must not replace the memo on every call:
+        // that would allocate each time. It is replaced when it is missing or from an older policy, and
+        // otherwise after a run of misses, so that a destination whose common call changes follows it.
+        if (memo == null || memo.resolution.owner != p || ++d.ruleMemoMisses >= MEMO_MISSES_BEFORE_REPLACING) {
+            d.ruleMemoMisses = 0;
+            d.ruleMemo = new Resolution.Memo(r, call);
+        }
+        return r;
     }
 
     /**
@@ -74,13 +113,22 @@ public final class RetryEngine {
      */
     public RetryDecision decide(CallFacts call, int attempt, Outcome outcome, long elapsedMillis,
                                 long previousWaitMillis) {
-        Policy p = policy;
-        RetrySettings settings = settingsFor(p, call);
-        Mode mode = p.effectiveMode(settings);
+        return decideAt(call, attempt, outcome, elapsedMillis, previousWaitMillis, clock.nanoTime());
+    }
+
+    /**
+     * As {@link #decide(CallFacts, int, Outcome, long, long)}, given the engine clock's reading
+     * {@code now} that the loops take anyway to work out {@code elapsedMillis}: one clock read per
+     * attempt, not two.
+     */
+    RetryDecision decideAt(CallFacts call, int attempt, Outcome outcome, long elapsedMillis,
+                           long previousWaitMillis, long now) {
+        Resolution r = resolve(policies, call);
+        Mode mode = r.mode;
         if (mode == Mode.OFF) {
             return RetryDecision.done();
         }
-        long now = clock.nanoTime();
+        RetrySettings settings = r.settings;
         Destination destination = destinations.get(call.scheme(), call.host(), call.port());
         RetryCounters counters = destination.countersFor(call.client());
         if (attempt == 1) {
@@ -122,7 +170,7 @@ public final class RetryEngine {
             }
         }
         if (waitMillis < 0) {
-            waitMillis = backoffFor(settings).waitMillis(attempt, previousWaitMillis, random);
+            waitMillis = r.backoff().waitMillis(attempt, previousWaitMillis, random);
         }
         if (elapsedMillis + waitMillis >= settings.deadlineMillis()) {
             return giveUp(counters, GiveUpReason.DEADLINE, attempt, max);
@@ -151,18 +199,6 @@ public final class RetryEngine {
     private static RetryDecision giveUp(RetryCounters counters, GiveUpReason reason, int attempt, int max) {
         counters.giveUps[reason.ordinal()].increment();
         return RetryDecision.giveUp(reason, attempt, max);
-    }
-
-    private Backoff backoffFor(RetrySettings settings) {
-        Backoff backoff = backoffs.get(settings);
-        if (backoff == null) {
-            backoff = Backoff.of(settings.backoff());
-            Backoff raced = backoffs.putIfAbsent(settings, backoff);
-            if (raced != null) {
-                backoff = raced;
-            }
-        }
-        return backoff;
     }
 
     /** Every destination seen, with its counters per client (for JMX and tests). */

@@ -49,8 +49,9 @@ public final class RetryLoop {
             try {
                 Outcome outcome;
                 outcome = failure != null ? Outcome.failure(exchange.classify(failure)) : exchange.outcome(response);
-                long elapsedMillis = (clock.nanoTime() - startNanos) / 1_000_000L;
-                decision = engine.decide(call, attempt, outcome, elapsedMillis, previousWaitMillis);
+                long now = clock.nanoTime();
+                long elapsedMillis = (now - startNanos) / 1_000_000L;
+                decision = engine.decideAt(call, attempt, outcome, elapsedMillis, previousWaitMillis, now);
                 RetryLog.decision(call, outcome, decision);
             } catch (RuntimeException e) {
                 RetryLog.internalError("retry-loop.decide", e);

@@ -700,6 +700,96 @@ class RetryEngineTest {
         }
     }
 
+    /** The engine remembers rule lookups (on the call, and per destination); answers never change. */
+    @Nested
+    class RememberedLookups {
+        private final RetrySettings defaults = RetrySettings.builtIn();
+
+        @Test
+        void aCallAskedAgainAfterAPolicyChangeIsAnsweredUnderTheNewPolicy() {
+            RetryEngine engine = engine(policy(defaults, rule(0, host(HOST), defaults, b -> b.maxAttempts(2))));
+            CallFacts call = get();
+            assertEquals(Mode.ENFORCE, engine.modeFor(call));
+            assertEquals("Retry-Attempt", engine.markerHeaderFor(call));
+            assertRetry(engine.decide(call, 1, Outcome.status(503, null), 0, 0), 2, 2);
+
+            engine.setPolicy(withMarker(policy(Mode.OBSERVE, defaults(b -> b.maxAttempts(4))), null));
+            assertNull(engine.markerHeaderFor(call));
+            RetryDecision decision = engine.decide(call, 2, Outcome.status(503, null), 0, 0);
+            assertEquals(Action.WOULD_RETRY, decision.action());
+            assertEquals(4, decision.maxAttempts());
+            assertEquals(Mode.OBSERVE, engine.modeFor(call));
+        }
+
+        @Test
+        void callsToOneDestinationThatDifferInPathMethodOrClientGetTheirOwnRule() {
+            RetryEngine engine = engine(policy(defaults,
+                    rule(0, match(HOST, "/a/**"), defaults, b -> b.maxAttempts(2)),
+                    rule(1, match(HOST, null, "PUT"), defaults, b -> b.maxAttempts(4)),
+                    rule(2, new dev.retryagent.policy.Match(HOST, -1, null, java.util.Collections.emptySet(), "httpurlconnection"),
+                            defaults, b -> b.maxAttempts(5))));
+            CallFacts a = at(HOST, "/a/1");
+            CallFacts b = at(HOST, "/b/1");
+            CallFacts put = facts(CLIENT, "PUT", HOST, "/b/1", false, true, false);
+            CallFacts jdk = facts("httpurlconnection", "GET", HOST, "/b/1", false, true, false);
+            CallFacts[] calls = {a, b, put, jdk};
+            int[] max = {2, 3, 4, 5};
+            // Many rounds, so that the destination's remembered lookup is replaced several times over.
+            for (int round = 0; round < 300; round++) {
+                for (int i = 0; i < calls.length; i++) {
+                    // New facts every time, as every real call has; and the same ones asked again.
+                    CallFacts fresh = new CallFacts(calls[i].client(), calls[i].method(), "https", HOST, 443,
+                            calls[i].path(), false, true, false);
+                    for (CallFacts call : new CallFacts[] {fresh, calls[i]}) {
+                        engine.modeFor(call);
+                        RetryDecision decision = engine.decide(call, 2, Outcome.failure(FailureKind.RESET), 0, 0);
+                        assertEquals(max[i], decision.maxAttempts(), "round " + round + ": " + call);
+                    }
+                }
+            }
+        }
+
+        @Test
+        void callsToOneDestinationThatDifferInPortOrHostSpellingGetTheirOwnRule() {
+            RetryEngine engine = engine(policy(defaults,
+                    rule(0, new dev.retryagent.policy.Match(null, 8443, null, java.util.Collections.emptySet(), null),
+                            defaults, b -> b.maxAttempts(2))));
+            CallFacts p443 = get();
+            CallFacts p8443 = new CallFacts(CLIENT, "GET", "https", HOST, 8443, "/items", false, true, false);
+            for (int i = 0; i < 100; i++) {
+                assertEquals(3, engine.decide(p443, 2, Outcome.status(503, null), 0, 0).maxAttempts());
+                assertEquals(2, engine.decide(p8443, 1, Outcome.status(503, null), 0, 0).maxAttempts());
+            }
+            RetryEngine caseRules = engine(policy(defaults, rule(0, host("API.internal"), defaults, b -> b.maxAttempts(6))));
+            assertEquals(6, caseRules.decide(at("api.INTERNAL", "/"), 1, Outcome.status(503, null), 0, 0).maxAttempts());
+            assertEquals(6, caseRules.decide(at(HOST, "/"), 1, Outcome.status(503, null), 0, 0).maxAttempts());
+        }
+
+        @Test
+        void hostsSharingTheOverflowDestinationGetTheirOwnRule() {
+            RetryEngine engine = engine(policy(defaults, rule(0, host("special.example"), defaults, b -> b.maxAttempts(2))));
+            for (int i = 0; i < Destinations.MAX_HOSTS; i++) {
+                first(engine, at("h" + i + ".example", "/"), Outcome.status(200, null));
+            }
+            CallFacts special = at("special.example", "/");
+            CallFacts plain = at("plain.example", "/");
+            for (int i = 0; i < 100; i++) {
+                assertEquals(2, engine.decide(special, 1, Outcome.status(503, null), 0, 0).maxAttempts());
+                assertEquals(3, engine.decide(plain, 1, Outcome.status(503, null), 0, 0).maxAttempts());
+            }
+            assertNotNull(engine.counters(CLIENT, "*", "(other hosts)", 0), "both went to the overflow destination");
+        }
+
+        @Test
+        void askingAboutACallLeavesNoDestinationBehind() {
+            RetryEngine engine = engine(policy(Mode.OFF, defaults));
+            engine.modeFor(get());
+            engine.markerHeaderFor(get());
+            engine.decide(get(), 1, Outcome.status(503, null), 0, 0);
+            assertTrue(engine.destinations().isEmpty());
+        }
+    }
+
     @Nested
     class Counters {
         @Test

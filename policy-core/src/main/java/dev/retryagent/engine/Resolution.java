@@ -1,0 +1,111 @@
+package dev.retryagent.engine;
+
+import dev.retryagent.policy.Mode;
+import dev.retryagent.policy.Policy;
+import dev.retryagent.policy.RetrySettings;
+import dev.retryagent.policy.Rule;
+import java.util.List;
+
+/**
+ * What a policy says for the calls that one of its rules (or its defaults) covers, worked out once per
+ * policy instead of once per call: the settings, the effective mode, the marker header and the backoff.
+ * Immutable but for the backoff, which is built on first use and then only read; safe to share and to
+ * publish through a data race (every field a reader needs is final).
+ */
+final class Resolution {
+    final Policies owner;
+    final RetrySettings settings;
+    final Mode mode;
+    /** The marker header to send, or null: none configured, or the mode is not enforce. */
+    final String marker;
+    private volatile Backoff backoff;
+
+    private Resolution(Policies owner, Policy policy, RetrySettings settings) {
+        this.owner = owner;
+        this.settings = settings;
+        this.mode = policy.effectiveMode(settings);
+        this.marker = mode == Mode.ENFORCE ? policy.markerHeader() : null;
+    }
+
+    Backoff backoff() {
+        Backoff b = backoff;
+        if (b == null) {
+            // Racing threads may each build one; they are equal and immutable, so either will do.
+            b = Backoff.of(settings.backoff());
+            backoff = b;
+        }
+        return b;
+    }
+
+    /**
+     * A policy with a {@link Resolution} for its defaults and for each rule. Rule matching itself stays
+     * {@link Policy#ruleFor}'s; this only maps the rule found to its resolution.
+     */
+    static final class Policies {
+        final Policy policy;
+        private final Rule[] rules;
+        private final Resolution[] byRule;
+        private final Resolution defaults;
+
+        Policies(Policy policy) {
+            this.policy = policy;
+            List<Rule> list = policy.rules();
+            this.rules = list.toArray(new Rule[0]);
+            this.byRule = new Resolution[rules.length];
+            for (int i = 0; i < rules.length; i++) {
+                byRule[i] = new Resolution(this, policy, rules[i].settings());
+            }
+            this.defaults = new Resolution(this, policy, policy.defaults());
+        }
+
+        /** The resolution of the first rule that matches {@code call}, or of the defaults. */
+        Resolution resolve(CallFacts call) {
+            Rule rule = policy.ruleFor(call.client(), call.method(), call.host(), call.port(), call.path());
+            if (rule == null) {
+                return defaults;
+            }
+            for (int i = 0; i < rules.length; i++) {
+                if (rules[i] == rule) {
+                    return byRule[i];
+                }
+            }
+            // Not one of the policy's listed rules (cannot happen with Policy as it is): resolve it anew.
+            return new Resolution(this, policy, rule.settings());
+        }
+    }
+
+    /**
+     * The last rule lookup made for a destination, so that the next call with the same client, method,
+     * host, port and path (the only inputs of rule matching) skips the lookup. Immutable.
+     */
+    static final class Memo {
+        final Resolution resolution;
+        private final String client;
+        private final String method;
+        private final String host;
+        private final int port;
+        private final String path;
+
+        Memo(Resolution resolution, CallFacts call) {
+            this.resolution = resolution;
+            this.client = call.client();
+            this.method = call.method();
+            this.host = call.host();
+            this.port = call.port();
+            this.path = call.path();
+        }
+
+        boolean isFor(Policies policies, CallFacts call) {
+            return resolution.owner == policies
+                    && port == call.port()
+                    && same(path, call.path())
+                    && same(host, call.host())
+                    && same(method, call.method())
+                    && same(client, call.client());
+        }
+
+        private static boolean same(String a, String b) {
+            return a == b || a != null && a.equals(b);
+        }
+    }
+}
