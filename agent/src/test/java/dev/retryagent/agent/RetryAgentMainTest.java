@@ -1,0 +1,73 @@
+package dev.retryagent.agent;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class RetryAgentMainTest {
+    @TempDir
+    Path dir;
+
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+    private int run(String... args) {
+        return RetryAgentMain.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+    }
+
+    private String out() {
+        return out.toString(StandardCharsets.UTF_8);
+    }
+
+    private String err() {
+        return err.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void checkOfAValidPolicyExitsZeroAndExplainsEachRule() throws IOException {
+        Path policy = dir.resolve("ok.yaml");
+        Files.writeString(policy, "version: 1\n"
+                + "defaults:\n  maxAttempts: 7\n  backoff: { base: 100ms, cap: 1s, jitter: none }\n"
+                + "  retryOn: { statuses: [404, 503] }\n"
+                + "rules:\n  - match: { host: \"api.internal\" }\n    maxAttempts: 2\n");
+        assertEquals(0, run("check", policy.toString()), err());
+        String text = out();
+        assertTrue(text.contains("is valid"), text);
+        assertTrue(text.contains("defaults:"), text);
+        assertTrue(text.contains("rule #1"), text);
+        assertTrue(text.contains("most attempts per call: 7"), text);
+        assertTrue(text.contains("most attempts per call: 2"), text);
+        assertTrue(text.contains("longest 3500ms, median 3500ms"), text); // 100+200+400+800+1000+1000
+        assertTrue(text.contains("warning: jitter none"), text);
+        assertTrue(text.contains("warning: status 404"), text);
+        assertTrue(text.contains("warning: maxAttempts 7"), text);
+    }
+
+    @Test
+    void checkOfAnInvalidPolicyExitsTwoWithFileLineAndKey() throws IOException {
+        Path policy = dir.resolve("bad.yaml");
+        Files.writeString(policy, "version: 1\ndefaults:\n  maxAttempts: 0\n");
+        assertEquals(2, run("check", policy.toString()), out());
+        String text = err();
+        assertTrue(text.contains(policy + ":3: defaults.maxAttempts"), text);
+    }
+
+    @Test
+    void attachIsNotYetSupportedAndUsageErrorsExit64() {
+        assertEquals(64, run("attach", "123"));
+        assertTrue(err().contains("not yet supported"), err());
+        assertEquals(64, run());
+        assertEquals(64, run("frobnicate"));
+        assertEquals(64, run("check"));
+        assertEquals(0, run("--help"));
+    }
+}

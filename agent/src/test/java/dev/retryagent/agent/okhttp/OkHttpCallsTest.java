@@ -1,0 +1,114 @@
+package dev.retryagent.agent.okhttp;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.retryagent.engine.CallFacts;
+import dev.retryagent.policy.FailureKind;
+import dev.retryagent.policy.Policy;
+import dev.retryagent.policy.PolicyLoader;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.net.ConnectException;
+import java.net.NoRouteToHostException;
+import java.net.SocketException;
+import java.net.SocketTimeoutException;
+import java.net.UnknownHostException;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLHandshakeException;
+import okhttp3.MediaType;
+import okhttp3.Request;
+import okhttp3.RequestBody;
+import okhttp3.internal.http2.ErrorCode;
+import okhttp3.internal.http2.StreamResetException;
+import okio.BufferedSink;
+import org.junit.jupiter.api.Test;
+
+class OkHttpCallsTest {
+    @Test
+    void failuresAreClassifiedAsTheContractSays() {
+        assertEquals(FailureKind.CONNECT, OkHttpCalls.classify(new ConnectException("Failed to connect to /127.0.0.1:1")));
+        assertEquals(FailureKind.CONNECT, OkHttpCalls.classify(new NoRouteToHostException("No route to host")));
+        assertEquals(FailureKind.CONNECT, OkHttpCalls.classify(new SocketTimeoutException("Connect timed out")));
+        assertEquals(FailureKind.CONNECT, OkHttpCalls.classify(new SocketTimeoutException("connect timed out")));
+        assertEquals(FailureKind.TIMEOUT, OkHttpCalls.classify(new SocketTimeoutException("timeout")));
+        assertEquals(FailureKind.TIMEOUT, OkHttpCalls.classify(new SocketTimeoutException("Read timed out")));
+        assertEquals(FailureKind.RESET, OkHttpCalls.classify(new SocketException("Connection reset")));
+        assertEquals(FailureKind.RESET, OkHttpCalls.classify(new SocketException("Broken pipe")));
+        assertEquals(FailureKind.RESET, OkHttpCalls.classify(new EOFException("\\n not found: limit=0")));
+        assertEquals(FailureKind.RESET, OkHttpCalls.classify(
+                new IOException("unexpected end of stream on http://127.0.0.1:1/...", new EOFException())));
+        assertEquals(FailureKind.RESET, OkHttpCalls.classify(new StreamResetException(ErrorCode.REFUSED_STREAM)));
+        assertEquals(FailureKind.RESET, OkHttpCalls.classify(new SSLException("Connection reset", new SocketException("Connection reset"))));
+        assertEquals(FailureKind.OTHER, OkHttpCalls.classify(new UnknownHostException("nowhere.invalid")));
+        assertEquals(FailureKind.OTHER, OkHttpCalls.classify(new SSLHandshakeException("PKIX path building failed")));
+        assertEquals(FailureKind.OTHER, OkHttpCalls.classify(new SSLException("Unrecognized SSL message")));
+        assertEquals(FailureKind.OTHER, OkHttpCalls.classify(new IOException("Canceled")));
+        assertEquals(FailureKind.OTHER, OkHttpCalls.classify(new InterruptedIOException("timeout")));
+        assertEquals(FailureKind.OTHER, OkHttpCalls.classify(new IOException("something else")));
+    }
+
+    private static RequestBody body(boolean oneShot, boolean duplex) {
+        return new RequestBody() {
+            @Override
+            public MediaType contentType() {
+                return null;
+            }
+
+            @Override
+            public void writeTo(BufferedSink sink) {
+            }
+
+            @Override
+            public boolean isOneShot() {
+                return oneShot;
+            }
+
+            @Override
+            public boolean isDuplex() {
+                return duplex;
+            }
+        };
+    }
+
+    @Test
+    void factsComeFromTheRequestWithoutItsQuery() throws Exception {
+        Policy policy = PolicyLoader.parse("version: 1\n"
+                + "defaults:\n  idempotencyKeyHeaders: [Idempotency-Key, X-Request-Id]\n", "test.yaml");
+        Request get = new Request.Builder().url("http://API.example:8080/v1/items?secret=1").build();
+        CallFacts facts = OkHttpCalls.facts(get, policy);
+        assertEquals("okhttp", facts.client());
+        assertEquals("GET", facts.method());
+        assertEquals("http", facts.scheme());
+        assertEquals("api.example", facts.host());
+        assertEquals(8080, facts.port());
+        assertEquals("/v1/items", facts.path());
+        assertFalse(facts.idempotencyKeyPresent());
+        assertTrue(facts.bodyReplayable());
+        assertFalse(facts.markerPresent());
+
+        Request post = new Request.Builder().url("https://api.example/pay")
+                .header("x-request-id", "abc").header("retry-attempt", "1")
+                .post(RequestBody.create("{}", MediaType.get("application/json"))).build();
+        facts = OkHttpCalls.facts(post, policy);
+        assertEquals(443, facts.port());
+        assertTrue(facts.idempotencyKeyPresent(), "header names compare case-insensitively");
+        assertTrue(facts.bodyReplayable());
+        assertTrue(facts.markerPresent());
+
+        assertFalse(OkHttpCalls.facts(new Request.Builder().url("http://a/").post(body(true, false)).build(), policy)
+                .bodyReplayable());
+        assertFalse(OkHttpCalls.facts(new Request.Builder().url("http://a/").post(body(false, true)).build(), policy)
+                .bodyReplayable());
+    }
+
+    @Test
+    void theMarkerIsAddedOnlyWhenThereIsOne() {
+        Request request = new Request.Builder().url("http://a/").build();
+        assertEquals("2", new OkHttpCalls.Attempt("Retry-Attempt", "2").apply(request).header("Retry-Attempt"));
+        assertEquals(request, new OkHttpCalls.Attempt("Retry-Attempt", null).apply(request));
+        assertEquals(request, OkHttpCalls.Attempt.UNMARKED.apply(request));
+    }
+}

@@ -1,0 +1,183 @@
+package dev.retryagent.agent.okhttp;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.sun.net.httpserver.HttpServer;
+import dev.retryagent.agent.bootstrap.RetryRuntime;
+import dev.retryagent.policy.PolicyLoader;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import okhttp3.Call;
+import okhttp3.Callback;
+import okhttp3.Interceptor;
+import okhttp3.MediaType;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.RequestBody;
+import okhttp3.Response;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The OkHttp adapter in process, without instrumentation: the tests call the hooks' logic the way the woven
+ * OkHttp would ({@link OkHttpHooks#clientInit} when a client is built, {@link OkHttpHooks#enqueue} for
+ * {@code Call.enqueue}). The forked-JVM integration tests cover the real thing.
+ */
+class OkHttpRetryTest {
+    private HttpServer server;
+    private final List<Integer> script = new CopyOnWriteArrayList<>();
+    private final List<String> markers = new CopyOnWriteArrayList<>();
+    private final AtomicInteger requests = new AtomicInteger();
+
+    @BeforeEach
+    void start() throws Exception {
+        RetryRuntime.install(PolicyLoader.parse("version: 1\n"
+                + "defaults:\n  backoff: { base: 10ms, cap: 20ms }\n", "test.yaml"));
+        server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        server.createContext("/", exchange -> {
+            int n = requests.getAndIncrement();
+            markers.add(String.valueOf(exchange.getRequestHeaders().getFirst("Retry-Attempt")));
+            exchange.getRequestBody().readAllBytes();
+            int status = n < script.size() ? script.get(n) : 200;
+            byte[] body = ("r" + n).getBytes();
+            exchange.sendResponseHeaders(status, body.length);
+            exchange.getResponseBody().write(body);
+            exchange.close();
+        });
+        server.start();
+    }
+
+    @AfterEach
+    void stop() {
+        server.stop(0);
+    }
+
+    private String url() {
+        return "http://127.0.0.1:" + server.getAddress().getPort() + "/items";
+    }
+
+    private static OkHttpClient client(OkHttpClient.Builder builder) {
+        OkHttpHooks.clientInit(builder);
+        return builder.build();
+    }
+
+    @Test
+    void theInterceptorIsFirstAndThereExactlyOnceHoweverTheBuilderWasMade() {
+        Interceptor own = chain -> chain.proceed(chain.request());
+        OkHttpClient client = client(new OkHttpClient.Builder().addInterceptor(own));
+        assertEquals(List.of(RetryInterceptor.INSTANCE, own), client.interceptors());
+        assertFalse(client.retryOnConnectionFailure(), "builtInRetries: replace");
+
+        OkHttpClient.Builder copy = client.newBuilder(); // copies the list, the agent's interceptor included
+        copy.interceptors().add(0, chain -> chain.proceed(chain.request()));
+        OkHttpClient second = client(copy);
+        assertEquals(3, second.interceptors().size());
+        assertEquals(RetryInterceptor.INSTANCE, second.interceptors().get(0));
+        assertEquals(1, second.interceptors().stream().filter(i -> i instanceof RetryInterceptor).count());
+    }
+
+    @Test
+    void keepLeavesRetryOnConnectionFailureAlone() throws Exception {
+        RetryRuntime.install(PolicyLoader.parse("version: 1\nbuiltInRetries: keep\n", "keep.yaml"));
+        assertTrue(client(new OkHttpClient.Builder()).retryOnConnectionFailure());
+        RetryRuntime.install(PolicyLoader.parse("version: 1\nmode: observe\n", "observe.yaml"));
+        assertTrue(client(new OkHttpClient.Builder()).retryOnConnectionFailure(), "observe changes no traffic");
+    }
+
+    @Test
+    void aSyncCallIsRetriedWithTheMarkerOnEachAttempt() throws IOException {
+        script.addAll(List.of(503, 503));
+        OkHttpClient client = client(new OkHttpClient.Builder());
+        try (Response response = client.newCall(new Request.Builder().url(url()).build()).execute()) {
+            assertEquals(200, response.code());
+            assertEquals("r2", response.body().string());
+        }
+        assertEquals(List.of("1", "2", "3"), markers);
+        assertEquals(0, client.connectionPool().connectionCount() - client.connectionPool().idleConnectionCount());
+    }
+
+    @Test
+    void aPostWithoutKeyIsSentOnce() throws IOException {
+        script.add(503);
+        OkHttpClient client = client(new OkHttpClient.Builder());
+        Request post = new Request.Builder().url(url()).post(RequestBody.create("x", MediaType.get("text/plain"))).build();
+        try (Response response = client.newCall(post).execute()) {
+            assertEquals(503, response.code());
+        }
+        assertEquals(1, requests.get());
+    }
+
+    @Test
+    void anAsyncCallIsRetriedOffTheDispatcherAndCalledBackOnce() throws Exception {
+        script.addAll(List.of(503, 502));
+        OkHttpClient client = client(new OkHttpClient.Builder());
+        Call call = client.newCall(new Request.Builder().url(url()).build());
+        AtomicInteger callbacks = new AtomicInteger();
+        List<String> seen = new CopyOnWriteArrayList<>();
+        CountDownLatch done = new CountDownLatch(1);
+        Callback callback = new Callback() {
+            @Override
+            public void onFailure(Call c, IOException e) {
+                callbacks.incrementAndGet();
+                seen.add("failure " + e);
+                done.countDown();
+            }
+
+            @Override
+            public void onResponse(Call c, Response response) throws IOException {
+                callbacks.incrementAndGet();
+                seen.add((c == call) + " " + response.code() + " " + response.body().string());
+                response.close();
+                done.countDown();
+            }
+        };
+        assertTrue(OkHttpHooks.enqueue(call, callback), "the loop takes the call over");
+        assertTrue(done.await(10, TimeUnit.SECONDS));
+        Thread.sleep(200);
+        assertEquals(1, callbacks.get());
+        assertEquals(List.of("true 200 r2"), seen, "called back with the application's own call");
+        assertEquals(List.of("1", "2", "3"), markers);
+        assertTrue(call.isExecuted());
+    }
+
+    @Test
+    void cancellingTheApplicationsCallStopsTheRetries() throws Exception {
+        RetryRuntime.install(PolicyLoader.parse("version: 1\n"
+                + "defaults:\n  maxAttempts: 5\n  backoff: { base: 300ms, cap: 300ms, jitter: none }\n", "slow.yaml"));
+        script.addAll(List.of(503, 503, 503, 503));
+        OkHttpClient client = client(new OkHttpClient.Builder());
+        Call call = client.newCall(new Request.Builder().url(url()).build());
+        CountDownLatch done = new CountDownLatch(1);
+        List<String> seen = new CopyOnWriteArrayList<>();
+        OkHttpHooks.enqueue(call, new Callback() {
+            @Override
+            public void onFailure(Call c, IOException e) {
+                seen.add("failure " + e.getMessage());
+                done.countDown();
+            }
+
+            @Override
+            public void onResponse(Call c, Response response) {
+                seen.add("response " + response.code());
+                response.close();
+                done.countDown();
+            }
+        });
+        Thread.sleep(150); // attempt 1 answered, waiting for attempt 2
+        call.cancel();
+        OkHttpCalls.cancelled(call); // what the hook at the exit of RealCall.cancel() does
+        assertTrue(done.await(5, TimeUnit.SECONDS));
+        Thread.sleep(500);
+        assertEquals(List.of("failure Canceled"), seen);
+        assertEquals(1, requests.get());
+    }
+}
