@@ -2,6 +2,7 @@ package dev.retryagent.agent;
 
 import dev.retryagent.agent.bootstrap.Hooks;
 import dev.retryagent.agent.bootstrap.RetryRuntime;
+import dev.retryagent.agent.httpclient5.HttpClient5Instrumentation;
 import dev.retryagent.agent.instrument.ClientAdapters;
 import dev.retryagent.agent.instrument.ClientInstrumentation;
 import dev.retryagent.agent.instrument.HookPoint;
@@ -34,6 +35,7 @@ final class AgentStartup {
     static List<ClientInstrumentation> clients() {
         List<ClientInstrumentation> clients = new ArrayList<ClientInstrumentation>();
         clients.add(new OkHttpInstrumentation());
+        clients.add(new HttpClient5Instrumentation());
         return Collections.unmodifiableList(clients);
     }
 

@@ -1,0 +1,283 @@
+package dev.retryagent.agent.httpclient5;
+
+import dev.retryagent.engine.AsyncExchange;
+import dev.retryagent.engine.AttemptCallback;
+import dev.retryagent.engine.Outcome;
+import dev.retryagent.policy.FailureKind;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.hc.client5.http.async.AsyncExecCallback;
+import org.apache.hc.client5.http.async.AsyncExecChain;
+import org.apache.hc.core5.concurrent.CancellableDependency;
+import org.apache.hc.core5.http.EntityDetails;
+import org.apache.hc.core5.http.HttpException;
+import org.apache.hc.core5.http.HttpRequest;
+import org.apache.hc.core5.http.HttpResponse;
+import org.apache.hc.core5.http.nio.AsyncDataConsumer;
+import org.apache.hc.core5.http.nio.AsyncEntityProducer;
+import org.apache.hc.core5.http.nio.entity.DiscardingEntityConsumer;
+import org.apache.hc.core5.http.support.BasicRequestBuilder;
+
+/**
+ * One async HttpClient 5 call, as the async retry loop sees it, inside the client's async exec chain
+ * ({@link AsyncRetryHandler}). Each attempt is a {@code chain.proceed()} with a fresh copy of the request, the
+ * marker header set, and the call's entity producer, rewound between attempts ({@code releaseResources()}).
+ *
+ * <p>An attempt is reported to the loop when its response head arrives ({@link Head}), because that is when
+ * the exec chain needs to know who consumes the body: the application's consumer, when the loop delivers the
+ * head ({@link Delivery}), or a {@code DiscardingEntityConsumer}, when the loop retries. The next attempt is
+ * scheduled by the loop (on the agent's scheduler thread, never waiting on an I/O reactor thread), but starts
+ * only once the previous one has finished: its discarded body read to the end and its connection released to
+ * the pool, or its failure handled. When the wait is over first, the next attempt starts from the previous
+ * one's completion, as the client's own redirect handling does.
+ *
+ * <p>After the head went to the application, everything else of that attempt (body, completion, failure)
+ * passes straight through: the application's callback hears of exactly one response, or one failure.
+ */
+final class AsyncAttemptExchange implements AsyncExchange<AsyncAttemptExchange.Head> {
+    /** The state of an attempt whose exchange is over. */
+    private static final Object FINISHED = new Object();
+
+    private final HttpRequest request;
+    private final AsyncEntityProducer producer;
+    private final AsyncExecChain.Scope scope;
+    private final AsyncExecChain chain;
+    private final AsyncExecCallback application;
+    private final String markerHeader;
+    /** The attempt sent last. */
+    private volatile Attempt last;
+
+    AsyncAttemptExchange(HttpRequest request, AsyncEntityProducer producer, AsyncExecChain.Scope scope,
+                         AsyncExecChain chain, AsyncExecCallback application, String markerHeader) {
+        this.request = request;
+        this.producer = producer;
+        this.scope = scope;
+        this.chain = chain;
+        this.application = application;
+        this.markerHeader = markerHeader;
+    }
+
+    /** The loop's caller: the next element of the chain (towards the application). */
+    Delivery delivery() {
+        return new Delivery();
+    }
+
+    @Override
+    public void send(int attempt, String marker, AttemptCallback<Head> callback) {
+        Attempt current = new Attempt(callback);
+        Attempt previous = last;
+        last = current;
+        if (previous == null) {
+            // The application's own call, on its thread: whatever the chain throws is the client's, as without
+            // the agent (NotSent carries a checked exception out of the loop to AsyncRetryHandler).
+            proceed(current, attempt, marker);
+            return;
+        }
+        previous.whenFinished(new StartRetry(current, attempt, marker));
+    }
+
+    private void proceed(Attempt current, int attempt, String marker) {
+        HttpRequest copy = BasicRequestBuilder.copy(request).build();
+        if (markerHeader != null && marker != null) {
+            copy.setHeader(markerHeader, marker);
+        }
+        try {
+            chain.proceed(copy, producer, scope, current);
+        } catch (HttpException e) {
+            throw new NotSent(e);
+        } catch (IOException e) {
+            throw new NotSent(e);
+        }
+    }
+
+    /** Starts a retry, on the scheduler thread or from the completion of the attempt before. */
+    private final class StartRetry implements Runnable {
+        private final Attempt current;
+        private final int attempt;
+        private final String marker;
+
+        StartRetry(Attempt current, int attempt, String marker) {
+            this.current = current;
+            this.attempt = attempt;
+            this.marker = marker;
+        }
+
+        @Override
+        public void run() {
+            if (isCancelled()) {
+                current.failed(new InterruptedIOException("retry-agent: the call was cancelled"));
+                return;
+            }
+            try {
+                if (producer != null) {
+                    producer.releaseResources(); // rewinds a repeatable producer, as the client's own retry does
+                }
+                proceed(current, attempt, marker);
+            } catch (NotSent e) {
+                current.failed(e.original());
+            } catch (RuntimeException e) {
+                current.failed(e);
+            }
+        }
+    }
+
+    @Override
+    public Outcome outcome(Head head) {
+        return HttpClient5Calls.outcome(head.response);
+    }
+
+    @Override
+    public FailureKind classify(IOException failure) {
+        return isCancelled() ? FailureKind.OTHER : HttpClient5Calls.classify(failure);
+    }
+
+    /**
+     * Nothing to do here: an attempt whose head is not delivered hands the exec chain a
+     * {@code DiscardingEntityConsumer}, and releases its connection when the body has been read
+     * ({@link Attempt#completed}).
+     */
+    @Override
+    public void discard(Head head) {
+    }
+
+    @Override
+    public boolean isCancelled() {
+        CancellableDependency dependency = scope.cancellableDependency;
+        return dependency != null && dependency.isCancelled();
+    }
+
+    /** A response head as the loop sees it: status and headers; the body is still to come. */
+    static final class Head {
+        final Attempt attempt;
+        final HttpResponse response;
+        final EntityDetails details;
+
+        Head(Attempt attempt, HttpResponse response, EntityDetails details) {
+            this.attempt = attempt;
+            this.response = response;
+            this.details = details;
+        }
+    }
+
+    /** The exec chain's callback for one attempt. */
+    final class Attempt implements AsyncExecCallback {
+        private final AttemptCallback<Head> loop;
+        private final AtomicBoolean reported = new AtomicBoolean();
+        /** null while the exchange runs, then {@link #FINISHED}, or the retry that waits for it to finish. */
+        private final AtomicReference<Object> next = new AtomicReference<Object>();
+        private volatile boolean delivered;
+        // Written by deliver() and read by handleResponse() on the same thread, within handleResponse().
+        private AsyncDataConsumer applicationConsumer;
+        private Exception deliveryFailure;
+
+        Attempt(AttemptCallback<Head> loop) {
+            this.loop = loop;
+        }
+
+        @Override
+        public AsyncDataConsumer handleResponse(HttpResponse response, EntityDetails details)
+                throws HttpException, IOException {
+            if (!reported.compareAndSet(false, true)) {
+                return details == null ? null : new DiscardingEntityConsumer<Object>();
+            }
+            loop.onResponse(new Head(this, response, details)); // the loop delivers the head or retries
+            if (!delivered) {
+                return details == null ? null : new DiscardingEntityConsumer<Object>();
+            }
+            Exception failure = deliveryFailure;
+            if (failure instanceof HttpException) {
+                throw (HttpException) failure;
+            }
+            if (failure instanceof IOException) {
+                throw (IOException) failure;
+            }
+            return applicationConsumer;
+        }
+
+        /** The loop's final answer is this attempt's response: it goes to the application's callback. */
+        void deliver(Head head) {
+            delivered = true;
+            try {
+                applicationConsumer = application.handleResponse(head.response, head.details);
+            } catch (HttpException e) {
+                deliveryFailure = e;
+            } catch (IOException e) {
+                deliveryFailure = e;
+            }
+        }
+
+        @Override
+        public void handleInformationResponse(HttpResponse response) throws HttpException, IOException {
+            application.handleInformationResponse(response);
+        }
+
+        @Override
+        public void completed() {
+            if (delivered) {
+                application.completed();
+                return;
+            }
+            // A discarded response has been read to its end: the connection goes back to the pool now, not
+            // after the wait (the next attempt leases one again).
+            scope.execRuntime.releaseEndpoint();
+            finished();
+        }
+
+        @Override
+        public void failed(Exception cause) {
+            if (delivered) {
+                application.failed(cause);
+                return;
+            }
+            scope.execRuntime.discardEndpoint();
+            boolean first = reported.compareAndSet(false, true);
+            finished();
+            if (first) {
+                loop.onFailure(cause instanceof IOException ? (IOException) cause : new HttpClient5Calls.NotIo(cause));
+            }
+            // else: the body of a discarded response failed; the retry already scheduled goes ahead
+        }
+
+        private void finished() {
+            Object waiting = next.getAndSet(FINISHED);
+            if (waiting instanceof Runnable) {
+                ((Runnable) waiting).run();
+            }
+        }
+
+        /** Runs {@code start} once this attempt's exchange is over: now, or when it finishes. */
+        void whenFinished(Runnable start) {
+            if (!next.compareAndSet(null, start)) {
+                start.run();
+            }
+        }
+    }
+
+    /** Delivers the call's final response or failure to the rest of the chain, towards the application. */
+    final class Delivery implements AttemptCallback<Head> {
+        @Override
+        public void onResponse(Head head) {
+            head.attempt.deliver(head);
+        }
+
+        @Override
+        public void onFailure(IOException failure) {
+            application.failed(HttpClient5Calls.NotIo.unwrap(failure));
+        }
+    }
+
+    /** A checked exception the chain threw when an attempt was sent, carried out of the loop unchecked. */
+    static final class NotSent extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        NotSent(Exception cause) {
+            super(cause);
+        }
+
+        Exception original() {
+            return (Exception) getCause();
+        }
+    }
+}

@@ -1,0 +1,122 @@
+package dev.retryagent.agent.httpclient5;
+
+import dev.retryagent.engine.Exchange;
+import dev.retryagent.engine.Outcome;
+import dev.retryagent.policy.FailureKind;
+import java.io.IOException;
+import org.apache.hc.client5.http.classic.ExecChain;
+import org.apache.hc.client5.http.impl.classic.MinimalHttpClient;
+import org.apache.hc.core5.concurrent.CancellableDependency;
+import org.apache.hc.core5.http.ClassicHttpRequest;
+import org.apache.hc.core5.http.ClassicHttpResponse;
+import org.apache.hc.core5.http.HttpException;
+import org.apache.hc.core5.http.HttpHost;
+import org.apache.hc.core5.http.io.support.ClassicRequestBuilder;
+import org.apache.hc.core5.http.protocol.HttpContext;
+
+/**
+ * One classic HttpClient 5 call as the retry loop sees it. Every attempt sends a fresh copy of the request
+ * (the client's protocol stage adds headers to the request it is given, so the request itself stays
+ * pristine), with the marker header set; the entity is shared, which is why only repeatable entities are
+ * retried. Two ways to send: down the exec chain ({@link Chain}), or, for {@code MinimalHttpClient}, which
+ * has no exec chain, through the client's own {@code execute} ({@link Minimal}).
+ */
+abstract class ClassicExchange implements Exchange<ClassicHttpResponse> {
+    private final ClassicHttpRequest request;
+    private final String markerHeader;
+
+    ClassicExchange(ClassicHttpRequest request, String markerHeader) {
+        this.request = request;
+        this.markerHeader = markerHeader;
+    }
+
+    /** Sends one attempt: {@code attempt} is a copy of the request, the marker set. */
+    abstract ClassicHttpResponse proceed(ClassicHttpRequest attempt) throws IOException, HttpException;
+
+    /** True once the application aborted the call: no further attempt. */
+    abstract boolean isAborted();
+
+    @Override
+    public final ClassicHttpResponse send(int attempt, String marker) throws IOException {
+        ClassicHttpRequest copy = ClassicRequestBuilder.copy(request).build();
+        if (markerHeader != null && marker != null) {
+            copy.setHeader(markerHeader, marker);
+        }
+        try {
+            return proceed(copy);
+        } catch (HttpException e) {
+            throw new HttpClient5Calls.NotIo(e);
+        }
+    }
+
+    @Override
+    public final Outcome outcome(ClassicHttpResponse response) {
+        return HttpClient5Calls.outcome(response);
+    }
+
+    @Override
+    public final FailureKind classify(IOException failure) {
+        return isAborted() ? FailureKind.OTHER : HttpClient5Calls.classify(failure);
+    }
+
+    @Override
+    public final void discard(ClassicHttpResponse response) {
+        HttpClient5Calls.discard(response);
+    }
+
+    /**
+     * An exec chain call: each attempt is a {@code chain.proceed()} within the same scope, as the client's own
+     * {@code HttpRequestRetryExec} makes its attempts.
+     */
+    static final class Chain extends ClassicExchange {
+        private final ExecChain chain;
+        private final ExecChain.Scope scope;
+
+        Chain(ClassicHttpRequest request, String markerHeader, ExecChain chain, ExecChain.Scope scope) {
+            super(request, markerHeader);
+            this.chain = chain;
+            this.scope = scope;
+        }
+
+        @Override
+        ClassicHttpResponse proceed(ClassicHttpRequest attempt) throws IOException, HttpException {
+            return chain.proceed(attempt, scope);
+        }
+
+        @Override
+        boolean isAborted() {
+            return scope.execRuntime.isExecutionAborted();
+        }
+    }
+
+    /**
+     * A {@code MinimalHttpClient} call: each attempt is the client's own {@code execute(target, request, context)},
+     * which the re-entrancy guard of the hook lets through to the original {@code doExecute}.
+     */
+    static final class Minimal extends ClassicExchange {
+        private final MinimalHttpClient client;
+        private final HttpHost target;
+        private final HttpContext context;
+        private final ClassicHttpRequest original;
+
+        Minimal(MinimalHttpClient client, HttpHost target, ClassicHttpRequest request, HttpContext context,
+                String markerHeader) {
+            super(request, markerHeader);
+            this.client = client;
+            this.target = target;
+            this.original = request;
+            this.context = context;
+        }
+
+        @Override
+        ClassicHttpResponse proceed(ClassicHttpRequest attempt) throws IOException {
+            return client.execute(target, attempt, context);
+        }
+
+        @Override
+        boolean isAborted() {
+            // HttpUriRequestBase (HttpGet, HttpPost, ...) can be cancelled by the application
+            return original instanceof CancellableDependency && ((CancellableDependency) original).isCancelled();
+        }
+    }
+}

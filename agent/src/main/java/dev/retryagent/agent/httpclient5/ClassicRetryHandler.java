@@ -1,0 +1,115 @@
+package dev.retryagent.agent.httpclient5;
+
+import dev.retryagent.agent.bootstrap.Hooks;
+import dev.retryagent.agent.bootstrap.RetryRuntime;
+import dev.retryagent.engine.CallFacts;
+import dev.retryagent.engine.RetryLog;
+import dev.retryagent.engine.RetryLoop;
+import dev.retryagent.policy.Policy;
+import java.io.IOException;
+import org.apache.hc.client5.http.classic.ExecChain;
+import org.apache.hc.client5.http.classic.ExecChainHandler;
+import org.apache.hc.client5.http.config.Configurable;
+import org.apache.hc.client5.http.config.RequestConfig;
+import org.apache.hc.client5.http.impl.classic.MinimalHttpClient;
+import org.apache.hc.client5.http.protocol.HttpClientContext;
+import org.apache.hc.core5.http.ClassicHttpRequest;
+import org.apache.hc.core5.http.ClassicHttpResponse;
+import org.apache.hc.core5.http.HttpEntity;
+import org.apache.hc.core5.http.HttpException;
+import org.apache.hc.core5.http.HttpHost;
+import org.apache.hc.core5.http.protocol.HttpContext;
+
+/**
+ * The exec chain handler the agent adds to every classic client an {@code HttpClientBuilder} builds, just
+ * before the {@code PROTOCOL} element: where the client's own {@code HttpRequestRetryExec} sits, which it
+ * replaces under {@code builtInRetries: replace}. A call is retried right here by the shared {@link RetryLoop},
+ * on the caller's thread; every attempt is a {@code chain.proceed()}, and a discarded response is read to its
+ * end and closed, so its connection goes back to the pool before the wait.
+ *
+ * <p>Also serves {@code MinimalHttpClient}, which has no exec chain ({@link #executeMinimal}).
+ */
+public final class ClassicRetryHandler implements ExecChainHandler {
+    /** The name of the element in the client's exec chain. */
+    static final String NAME = "retry-agent";
+    static final ClassicRetryHandler INSTANCE = new ClassicRetryHandler();
+
+    private ClassicRetryHandler() {
+    }
+
+    @Override
+    public ClassicHttpResponse execute(ClassicHttpRequest request, ExecChain.Scope scope, ExecChain chain)
+            throws IOException, HttpException {
+        RetryLoop loop = RetryRuntime.loop();
+        CallFacts facts = null;
+        String markerHeader = null;
+        if (loop != null) {
+            try {
+                Policy policy = loop.engine().policy();
+                facts = HttpClient5Calls.facts(request, scope.route.getTargetHost(), isRepeatable(request), policy);
+                markerHeader = policy.markerHeader();
+            } catch (RuntimeException e) {
+                RetryLog.internalError("apache-httpclient5.classic", e);
+                facts = null;
+            }
+        }
+        if (facts == null) {
+            return chain.proceed(request, scope);
+        }
+        try {
+            return loop.execute(facts, new ClassicExchange.Chain(request, markerHeader, chain, scope));
+        } catch (HttpClient5Calls.NotIo e) {
+            throw (HttpException) e.original(); // the only checked exception the chain throws besides IOException
+        }
+    }
+
+    /**
+     * {@code MinimalHttpClient.doExecute(target, request, context)}: the whole call, retried, or
+     * {@link Hooks#PROCEED} to let the original method run it untouched (the agent is not running, or something
+     * about the call is not understood: the client reports its own errors).
+     */
+    static Object executeMinimal(MinimalHttpClient client, HttpHost target, ClassicHttpRequest request,
+                                 HttpContext context) throws IOException {
+        RetryLoop loop = RetryRuntime.loop();
+        if (loop == null || client == null || target == null || request == null) {
+            return Hooks.PROCEED;
+        }
+        CallFacts facts;
+        ClassicExchange exchange;
+        try {
+            Policy policy = loop.engine().policy();
+            facts = HttpClient5Calls.facts(request, target, isRepeatable(request), policy);
+            exchange = new ClassicExchange.Minimal(client, target, request, contextCarryingConfig(request, context),
+                    policy.markerHeader());
+        } catch (RuntimeException e) {
+            RetryLog.internalError("apache-httpclient5.minimal", e);
+            return Hooks.PROCEED;
+        }
+        return loop.execute(facts, exchange);
+    }
+
+    /**
+     * The attempts are copies of the request, which do not carry its {@code RequestConfig} (timeouts): the
+     * context does, as {@code doExecute} itself would have put it there.
+     */
+    private static HttpContext contextCarryingConfig(ClassicHttpRequest request, HttpContext context) {
+        RequestConfig config = request instanceof Configurable ? ((Configurable) request).getConfig() : null;
+        if (config == null) {
+            return context;
+        }
+        HttpClientContext clientContext = context == null ? HttpClientContext.create() : HttpClientContext.adapt(context);
+        clientContext.setRequestConfig(config);
+        return clientContext;
+    }
+
+    /** No entity, or one that can be written again byte for byte (SPEC 4.3). */
+    static boolean isRepeatable(ClassicHttpRequest request) {
+        HttpEntity entity = request.getEntity();
+        return entity == null || entity.isRepeatable();
+    }
+
+    @Override
+    public String toString() {
+        return NAME;
+    }
+}

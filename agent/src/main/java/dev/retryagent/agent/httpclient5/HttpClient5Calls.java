@@ -1,0 +1,162 @@
+package dev.retryagent.agent.httpclient5;
+
+import dev.retryagent.engine.CallFacts;
+import dev.retryagent.engine.Outcome;
+import dev.retryagent.policy.FailureKind;
+import dev.retryagent.policy.Policy;
+import dev.retryagent.policy.RetrySettings;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.net.ConnectException;
+import java.net.NoRouteToHostException;
+import java.net.SocketException;
+import java.net.SocketTimeoutException;
+import java.net.UnknownHostException;
+import java.util.Locale;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLHandshakeException;
+import org.apache.hc.core5.http.ClassicHttpResponse;
+import org.apache.hc.core5.http.Header;
+import org.apache.hc.core5.http.HttpHost;
+import org.apache.hc.core5.http.HttpRequest;
+import org.apache.hc.core5.http.HttpResponse;
+import org.apache.hc.core5.http.io.entity.EntityUtils;
+
+/**
+ * HttpClient 5 requests, responses and failures in the engine's terms. Shared by the classic and the async
+ * adapters; loaded in HttpClient's class loader (see {@link HttpClient5Instrumentation#adapterClasses()}).
+ */
+final class HttpClient5Calls {
+    static final String CLIENT = "apache-httpclient5";
+
+    private HttpClient5Calls() {
+    }
+
+    /**
+     * What the engine needs to know about {@code request}, sent to {@code target}, under {@code policy}.
+     *
+     * @param bodyReplayable the request has no body, or an entity or entity producer that is repeatable
+     */
+    static CallFacts facts(HttpRequest request, HttpHost target, boolean bodyReplayable, Policy policy) {
+        String method = request.getMethod().toUpperCase(Locale.ROOT);
+        String scheme = target.getSchemeName() != null ? target.getSchemeName().toLowerCase(Locale.ROOT) : "http";
+        String host = target.getHostName();
+        int port = target.getPort() >= 0 ? target.getPort() : "https".equals(scheme) ? 443 : 80;
+        String path = pathOf(request.getPath());
+        RetrySettings settings = policy.settingsFor(CLIENT, method, host, port, path);
+        boolean idempotencyKey = false;
+        for (String header : settings.idempotencyKeyHeaders()) {
+            if (request.containsHeader(header)) { // HttpCore compares header names case-insensitively
+                idempotencyKey = true;
+                break;
+            }
+        }
+        String marker = policy.markerHeader();
+        boolean markerPresent = marker != null && request.containsHeader(marker);
+        return new CallFacts(CLIENT, method, scheme, host, port, path, idempotencyKey, bodyReplayable, markerPresent);
+    }
+
+    /** The path of a request target, without query or fragment (SPEC 5: logs never carry a query). */
+    static String pathOf(String requestPath) {
+        if (requestPath == null || requestPath.isEmpty()) {
+            return "/";
+        }
+        int end = requestPath.length();
+        int query = requestPath.indexOf('?');
+        if (query >= 0) {
+            end = query;
+        }
+        int fragment = requestPath.indexOf('#');
+        if (fragment >= 0 && fragment < end) {
+            end = fragment;
+        }
+        return end == 0 ? "/" : requestPath.substring(0, end);
+    }
+
+    static Outcome outcome(HttpResponse response) {
+        Header retryAfter = response.getFirstHeader("Retry-After");
+        return Outcome.status(response.getCode(), retryAfter == null ? null : retryAfter.getValue());
+    }
+
+    /** How an attempt that failed with {@code failure} failed (SPEC 4.1). */
+    static FailureKind classify(IOException failure) {
+        if (failure instanceof NotIo) {
+            return FailureKind.OTHER; // a protocol error or the application's own exception
+        }
+        // HttpHostConnectException (refused) is a ConnectException
+        if (failure instanceof ConnectException || failure instanceof NoRouteToHostException) {
+            return FailureKind.CONNECT;
+        }
+        String type = failure.getClass().getName();
+        if (type.equals("org.apache.hc.client5.http.ConnectTimeoutException")) {
+            return FailureKind.CONNECT;
+        }
+        if (failure instanceof SocketTimeoutException) {
+            String message = failure.getMessage();
+            return message != null && message.toLowerCase(Locale.ROOT).contains("connect")
+                    ? FailureKind.CONNECT   // "Connect timed out"
+                    : FailureKind.TIMEOUT;  // "Read timed out" (classic), the response timeout (async)
+        }
+        if (failure instanceof UnknownHostException || failure instanceof SSLHandshakeException) {
+            return FailureKind.OTHER;
+        }
+        if (failure instanceof SSLException) {
+            // A TLS record cut short by a reset is a reset; any other TLS error will not change on a retry.
+            Throwable cause = failure.getCause();
+            return cause instanceof SocketException || cause instanceof EOFException ? FailureKind.RESET : FailureKind.OTHER;
+        }
+        if (failure instanceof SocketException || failure instanceof EOFException) {
+            return FailureKind.RESET; // reset, broken pipe, aborted
+        }
+        if (type.equals("org.apache.hc.core5.http.NoHttpResponseException")
+                || type.equals("org.apache.hc.core5.http.ConnectionClosedException")) {
+            return FailureKind.RESET; // closed before a complete response
+        }
+        if (failure instanceof InterruptedIOException) {
+            // Request aborted (RequestFailedException), connection pool lease timeout, interrupted
+            return FailureKind.OTHER;
+        }
+        return FailureKind.OTHER;
+    }
+
+    /**
+     * Releases a response the caller will never see: its body is read to the end, which hands a reusable
+     * connection back to the pool, then the response is closed (which discards a connection that could not be
+     * drained, rather than leaking it).
+     */
+    static void discard(ClassicHttpResponse response) {
+        try {
+            EntityUtils.consume(response.getEntity());
+        } catch (IOException e) {
+            // close() below discards the connection
+        }
+        try {
+            response.close();
+        } catch (IOException e) {
+            // nothing more to release
+        }
+    }
+
+    /**
+     * A failure that is not an {@link IOException} (a protocol {@code HttpException}, an async callback's
+     * exception), carried through the retry loop, which only passes IOExceptions. Never retried; unwrapped before
+     * the application sees it.
+     */
+    static final class NotIo extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        NotIo(Exception cause) {
+            super(cause);
+        }
+
+        Exception original() {
+            return (Exception) getCause();
+        }
+
+        /** {@code failure} as the client produced it. */
+        static Exception unwrap(IOException failure) {
+            return failure instanceof NotIo ? ((NotIo) failure).original() : failure;
+        }
+    }
+}

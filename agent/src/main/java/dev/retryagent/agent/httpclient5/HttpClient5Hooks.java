@@ -1,0 +1,91 @@
+package dev.retryagent.agent.httpclient5;
+
+import dev.retryagent.agent.bootstrap.Hooks;
+import dev.retryagent.agent.bootstrap.RetryRuntime;
+import java.io.IOException;
+import java.util.Collections;
+import java.util.Map;
+import java.util.WeakHashMap;
+import org.apache.hc.client5.http.impl.ChainElement;
+import org.apache.hc.client5.http.impl.async.HttpAsyncClientBuilder;
+import org.apache.hc.client5.http.impl.classic.HttpClientBuilder;
+import org.apache.hc.client5.http.impl.classic.MinimalHttpClient;
+import org.apache.hc.core5.http.ClassicHttpRequest;
+import org.apache.hc.core5.http.HttpHost;
+import org.apache.hc.core5.http.protocol.HttpContext;
+
+/**
+ * The handler of HttpClient 5's hook points (see {@link HttpClient5Instrumentation}), loaded in HttpClient's
+ * class loader. Fails open: its own errors are logged once and the hooked method runs untouched; exceptions of
+ * HttpClient or of the application's code reach the application unchanged ({@link Hooks.Propagate}).
+ */
+public final class HttpClient5Hooks implements Hooks.Handler {
+    public static final String CLASSIC_BUILD = "apache-httpclient5.classic-build";
+    public static final String ASYNC_BUILD = "apache-httpclient5.async-build";
+    public static final String MINIMAL_EXECUTE = "apache-httpclient5.minimal-execute";
+
+    /**
+     * The builders already given the retry handler: a builder may build several clients, and its exec
+     * interceptors are kept between builds. Weak keys (builders compare by identity): an entry goes with its
+     * builder.
+     */
+    private static final Map<Object, Boolean> PREPARED = Collections.synchronizedMap(new WeakHashMap<Object, Boolean>());
+
+    @Override
+    public boolean onEnter(String hook, Object self, Object[] args) {
+        if (CLASSIC_BUILD.equals(hook)) {
+            prepare((HttpClientBuilder) self);
+        } else if (ASYNC_BUILD.equals(hook)) {
+            prepare((HttpAsyncClientBuilder) self);
+        }
+        return false;
+    }
+
+    @Override
+    public void onExit(String hook, Object self, Object[] args) {
+    }
+
+    @Override
+    public Object onEnterMayReplace(String hook, Object self, Object[] args) {
+        if (!MINIMAL_EXECUTE.equals(hook)) {
+            return Hooks.PROCEED;
+        }
+        try {
+            return ClassicRetryHandler.executeMinimal((MinimalHttpClient) self, (HttpHost) args[0],
+                    (ClassicHttpRequest) args[1], (HttpContext) args[2]);
+        } catch (IOException e) {
+            throw new Hooks.Propagate(e); // the client's own failure of the last attempt
+        } catch (RuntimeException e) {
+            throw new Hooks.Propagate(e); // from the client, or from the application's entity
+        }
+    }
+
+    /**
+     * {@code HttpClientBuilder.build()} is about to run: the retry handler goes into the exec chain, once per
+     * builder, and under {@code builtInRetries: replace} the client's own {@code HttpRequestRetryExec} is left
+     * out ({@code disableAutomaticRetries()}), whatever retry strategy the application configured. Under
+     * {@code keep} nothing else about the builder changes.
+     */
+    static void prepare(HttpClientBuilder builder) {
+        if (builder == null || RetryRuntime.engine() == null || PREPARED.put(builder, Boolean.TRUE) != null) {
+            return;
+        }
+        if (RetryRuntime.replacesBuiltInRetries()) {
+            builder.disableAutomaticRetries();
+        }
+        builder.addExecInterceptorBefore(ChainElement.PROTOCOL.name(), ClassicRetryHandler.NAME,
+                ClassicRetryHandler.INSTANCE);
+    }
+
+    /** The same for {@code HttpAsyncClientBuilder.build()} and its {@code AsyncHttpRequestRetryExec}. */
+    static void prepare(HttpAsyncClientBuilder builder) {
+        if (builder == null || RetryRuntime.engine() == null || PREPARED.put(builder, Boolean.TRUE) != null) {
+            return;
+        }
+        if (RetryRuntime.replacesBuiltInRetries()) {
+            builder.disableAutomaticRetries();
+        }
+        builder.addExecInterceptorBefore(ChainElement.PROTOCOL.name(), AsyncRetryHandler.NAME,
+                AsyncRetryHandler.INSTANCE);
+    }
+}

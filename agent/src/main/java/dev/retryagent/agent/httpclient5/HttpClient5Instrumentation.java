@@ -1,0 +1,91 @@
+package dev.retryagent.agent.httpclient5;
+
+import dev.retryagent.agent.instrument.ClientInstrumentation;
+import dev.retryagent.agent.instrument.HookPoint;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+
+/**
+ * What the agent hooks in Apache HttpClient 5.2 through 5.6 (the same names and descriptors in all of them;
+ * checked against the released jars by HttpClient5InstrumentationTest and the integration tests):
+ *
+ * <ul>
+ *   <li>entry of {@code org.apache.hc.client5.http.impl.classic.HttpClientBuilder.build()}: every classic client
+ *       but the minimal one is an {@code InternalHttpClient} made here ({@code HttpClients.createDefault()},
+ *       {@code createSystem()}, {@code custom()...build()}, the fluent API's {@code Executor}), and every one of
+ *       its {@code execute} overloads runs its exec chain. The hook adds {@link ClassicRetryHandler} to the chain
+ *       (once per builder) just before {@code PROTOCOL}, which is always there: inside {@code REDIRECT} (each
+ *       hop is its own call, under the rule for its own host and path), where the client's own
+ *       {@code HttpRequestRetryExec} sits. Under {@code builtInRetries: replace} it also calls
+ *       {@code disableAutomaticRetries()}, so that element, with whatever strategy the application set, is
+ *       not built at all; under {@code keep} it stays, outside the agent's handler, exactly as configured;</li>
+ *   <li>entry of {@code org.apache.hc.client5.http.impl.async.HttpAsyncClientBuilder.build()}: the same for
+ *       async clients ({@code HttpAsyncClients.createDefault()}, {@code createSystem()}, {@code custom()}), with
+ *       {@link AsyncRetryHandler} and {@code AsyncHttpRequestRetryExec}; every {@code execute} of
+ *       {@code CloseableHttpAsyncClient} ({@code SimpleHttpRequest}, producers and consumers) runs the chain;</li>
+ *   <li>entry of {@code org.apache.hc.client5.http.impl.classic.MinimalHttpClient.doExecute(HttpHost,
+ *       ClassicHttpRequest, HttpContext)}, which may replace its result: {@code HttpClients.createMinimal()} has
+ *       no exec chain and no retries of its own, and every {@code execute} overload ends in this method. The
+ *       handler runs the call's attempts through the client's public {@code execute(target, request, context)};
+ *       the hook's re-entrancy guard lets those nested calls run the original body.</li>
+ * </ul>
+ *
+ * Not hooked: {@code HttpAsyncClients.createMinimal()} and the HTTP/2-only clients
+ * ({@code H2AsyncClientBuilder}, {@code createHttp2Minimal()}).
+ *
+ * <p>This class names no HttpClient type: it is loaded by the agent whether or not the application uses
+ * HttpClient. The classes listed in {@link #adapterClasses()} are the ones that do.
+ */
+public final class HttpClient5Instrumentation implements ClientInstrumentation {
+    static final String CLASSIC_BUILDER = "org.apache.hc.client5.http.impl.classic.HttpClientBuilder";
+    static final String ASYNC_BUILDER = "org.apache.hc.client5.http.impl.async.HttpAsyncClientBuilder";
+    static final String MINIMAL_CLIENT = "org.apache.hc.client5.http.impl.classic.MinimalHttpClient";
+
+    static final String CLASSIC_BUILD_DESCRIPTOR = "()Lorg/apache/hc/client5/http/impl/classic/CloseableHttpClient;";
+    static final String ASYNC_BUILD_DESCRIPTOR = "()Lorg/apache/hc/client5/http/impl/async/CloseableHttpAsyncClient;";
+    static final String DO_EXECUTE_DESCRIPTOR = "(Lorg/apache/hc/core5/http/HttpHost;"
+            + "Lorg/apache/hc/core5/http/ClassicHttpRequest;Lorg/apache/hc/core5/http/protocol/HttpContext;)"
+            + "Lorg/apache/hc/client5/http/impl/classic/CloseableHttpResponse;";
+
+    private static final String PACKAGE = "dev.retryagent.agent.httpclient5.";
+
+    @Override
+    public String name() {
+        return "apache-httpclient5";
+    }
+
+    @Override
+    public List<HookPoint> hookPoints() {
+        return Collections.unmodifiableList(Arrays.asList(
+                HookPoint.entry(HttpClient5Hooks.CLASSIC_BUILD, CLASSIC_BUILDER, "build", CLASSIC_BUILD_DESCRIPTOR),
+                HookPoint.entry(HttpClient5Hooks.ASYNC_BUILD, ASYNC_BUILDER, "build", ASYNC_BUILD_DESCRIPTOR),
+                HookPoint.entryMayReplace(HttpClient5Hooks.MINIMAL_EXECUTE, MINIMAL_CLIENT, "doExecute",
+                        DO_EXECUTE_DESCRIPTOR)));
+    }
+
+    @Override
+    public String handlerClass() {
+        return PACKAGE + "HttpClient5Hooks";
+    }
+
+    @Override
+    public List<String> adapterClasses() {
+        // Names, not class literals: a literal would load the class here, in a loader that may not see HttpClient.
+        return Collections.unmodifiableList(Arrays.asList(
+                PACKAGE + "HttpClient5Calls",
+                PACKAGE + "HttpClient5Calls$NotIo",
+                PACKAGE + "ClassicExchange",
+                PACKAGE + "ClassicExchange$Chain",
+                PACKAGE + "ClassicExchange$Minimal",
+                PACKAGE + "ClassicRetryHandler",
+                PACKAGE + "AsyncAttemptExchange",
+                PACKAGE + "AsyncAttemptExchange$Head",
+                PACKAGE + "AsyncAttemptExchange$Attempt",
+                PACKAGE + "AsyncAttemptExchange$Delivery",
+                PACKAGE + "AsyncAttemptExchange$StartRetry",
+                PACKAGE + "AsyncAttemptExchange$NotSent",
+                PACKAGE + "AsyncRetryHandler",
+                PACKAGE + "HttpClient5Hooks"));
+    }
+}
