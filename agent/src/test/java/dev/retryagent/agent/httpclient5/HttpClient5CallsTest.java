@@ -1,0 +1,112 @@
+package dev.retryagent.agent.httpclient5;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.retryagent.engine.CallFacts;
+import dev.retryagent.engine.Outcome;
+import dev.retryagent.policy.FailureKind;
+import dev.retryagent.policy.Policy;
+import java.io.ByteArrayInputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.net.ConnectException;
+import java.net.NoRouteToHostException;
+import java.net.SocketException;
+import java.net.SocketTimeoutException;
+import java.net.UnknownHostException;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLHandshakeException;
+import org.apache.hc.client5.http.ConnectTimeoutException;
+import org.apache.hc.client5.http.HttpHostConnectException;
+import org.apache.hc.client5.http.impl.classic.RequestFailedException;
+import org.apache.hc.core5.http.ConnectionClosedException;
+import org.apache.hc.core5.http.ContentType;
+import org.apache.hc.core5.http.HttpHost;
+import org.apache.hc.core5.http.NoHttpResponseException;
+import org.apache.hc.core5.http.ProtocolException;
+import org.apache.hc.core5.http.io.entity.InputStreamEntity;
+import org.apache.hc.core5.http.io.entity.StringEntity;
+import org.apache.hc.core5.http.io.support.ClassicRequestBuilder;
+import org.apache.hc.core5.http.message.BasicHttpResponse;
+import org.junit.jupiter.api.Test;
+
+class HttpClient5CallsTest {
+    private static final Policy POLICY = Policy.builtIn();
+
+    @Test
+    void failuresAreClassifiedByWhatARetryCouldChange() {
+        assertEquals(FailureKind.CONNECT, HttpClient5Calls.classify(new ConnectException("refused")));
+        assertEquals(FailureKind.CONNECT, HttpClient5Calls.classify(
+                new HttpHostConnectException("Connect to http://127.0.0.1:1 failed: Connection refused")));
+        assertEquals(FailureKind.CONNECT, HttpClient5Calls.classify(new NoRouteToHostException()));
+        assertEquals(FailureKind.CONNECT, HttpClient5Calls.classify(new ConnectTimeoutException("Connect timed out")));
+        assertEquals(FailureKind.CONNECT, HttpClient5Calls.classify(new SocketTimeoutException("Connect timed out")));
+        assertEquals(FailureKind.TIMEOUT, HttpClient5Calls.classify(new SocketTimeoutException("Read timed out")));
+        assertEquals(FailureKind.TIMEOUT, HttpClient5Calls.classify(new SocketTimeoutException("5 SECONDS")));
+        assertEquals(FailureKind.RESET, HttpClient5Calls.classify(new SocketException("Connection reset")));
+        assertEquals(FailureKind.RESET, HttpClient5Calls.classify(new NoHttpResponseException("failed to respond")));
+        assertEquals(FailureKind.RESET, HttpClient5Calls.classify(new ConnectionClosedException("closed")));
+        assertEquals(FailureKind.RESET, HttpClient5Calls.classify(new EOFException()));
+        assertEquals(FailureKind.RESET, HttpClient5Calls.classify(new SSLException("cut", new SocketException("reset"))));
+        assertEquals(FailureKind.OTHER, HttpClient5Calls.classify(new SSLHandshakeException("bad certificate")));
+        assertEquals(FailureKind.OTHER, HttpClient5Calls.classify(new SSLException("bad record")));
+        assertEquals(FailureKind.OTHER, HttpClient5Calls.classify(new UnknownHostException("nowhere")));
+        assertEquals(FailureKind.OTHER, HttpClient5Calls.classify(new RequestFailedException("Request aborted")));
+        assertEquals(FailureKind.OTHER, HttpClient5Calls.classify(new InterruptedIOException()));
+        assertEquals(FailureKind.OTHER, HttpClient5Calls.classify(new IOException("something else")));
+        ProtocolException protocol = new ProtocolException("bad");
+        IOException carried = new HttpClient5Calls.NotIo(protocol);
+        assertEquals(FailureKind.OTHER, HttpClient5Calls.classify(carried));
+        assertSame(protocol, HttpClient5Calls.NotIo.unwrap(carried));
+    }
+
+    @Test
+    void factsNameTheTargetThePathWithoutQueryAndTheHeadersThatMatter() {
+        CallFacts facts = HttpClient5Calls.facts(ClassicRequestBuilder.get("http://API.internal/v1/items?id=7#top")
+                        .addHeader("idempotency-key", "k1").build(),
+                new HttpHost("http", "API.internal", -1), true, POLICY);
+        assertEquals("apache-httpclient5", facts.client());
+        assertEquals("GET", facts.method());
+        assertEquals("http", facts.scheme());
+        assertEquals(80, facts.port());
+        assertEquals("/v1/items", facts.path());
+        assertTrue(facts.idempotencyKeyPresent(), "header names compare case-insensitively");
+        assertFalse(facts.markerPresent());
+        assertTrue(facts.bodyReplayable());
+
+        CallFacts nested = HttpClient5Calls.facts(ClassicRequestBuilder.post("https://a.internal:8443/")
+                        .addHeader("retry-attempt", "1").build(),
+                new HttpHost("https", "a.internal", -1), false, POLICY);
+        assertEquals(443, nested.port(), "the default port of the scheme when the target has none");
+        assertTrue(nested.markerPresent());
+        assertFalse(nested.bodyReplayable());
+        assertEquals("/", HttpClient5Calls.pathOf(null));
+        assertEquals("/", HttpClient5Calls.pathOf("?q=1"));
+        assertEquals("*", HttpClient5Calls.pathOf("*"));
+    }
+
+    @Test
+    void onlyARepeatableEntityIsReplayable() {
+        assertTrue(ClassicRetryHandler.isRepeatable(ClassicRequestBuilder.get("http://a/").build()));
+        assertTrue(ClassicRetryHandler.isRepeatable(ClassicRequestBuilder.post("http://a/")
+                .setEntity(new StringEntity("body")).build()));
+        assertFalse(ClassicRetryHandler.isRepeatable(ClassicRequestBuilder.post("http://a/")
+                .setEntity(new InputStreamEntity(new ByteArrayInputStream(new byte[3]), -1, ContentType.TEXT_PLAIN))
+                .build()));
+    }
+
+    @Test
+    void theOutcomeCarriesStatusAndRetryAfter() {
+        BasicHttpResponse response = new BasicHttpResponse(429);
+        response.addHeader("Retry-After", "3");
+        Outcome outcome = HttpClient5Calls.outcome(response);
+        assertEquals(429, outcome.status());
+        assertEquals("3", outcome.retryAfter());
+        assertNull(HttpClient5Calls.outcome(new BasicHttpResponse(200)).retryAfter());
+    }
+}

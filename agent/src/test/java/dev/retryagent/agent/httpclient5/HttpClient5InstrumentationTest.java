@@ -1,0 +1,78 @@
+package dev.retryagent.agent.httpclient5;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.retryagent.agent.instrument.HookPoint;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import net.bytebuddy.jar.asm.ClassReader;
+import net.bytebuddy.jar.asm.ClassVisitor;
+import net.bytebuddy.jar.asm.MethodVisitor;
+import net.bytebuddy.jar.asm.Opcodes;
+import org.apache.hc.client5.http.impl.classic.HttpClientBuilder;
+import org.junit.jupiter.api.Test;
+
+class HttpClient5InstrumentationTest {
+    private final HttpClient5Instrumentation instrumentation = new HttpClient5Instrumentation();
+
+    /** Every class of the package but the description itself is an adapter class: none may be forgotten. */
+    @Test
+    void theAdapterClassListCoversThePackage() throws IOException, ClassNotFoundException {
+        Path dir = Paths.get("target", "classes", "dev", "retryagent", "agent", "httpclient5");
+        Set<String> compiled;
+        try (Stream<Path> files = Files.list(dir)) {
+            compiled = files.map(p -> p.getFileName().toString())
+                    .filter(n -> n.endsWith(".class"))
+                    .map(n -> "dev.retryagent.agent.httpclient5." + n.substring(0, n.length() - ".class".length()))
+                    .filter(n -> !n.startsWith(HttpClient5Instrumentation.class.getName()))
+                    .collect(Collectors.toCollection(TreeSet::new));
+        }
+        assertEquals(compiled, new TreeSet<>(instrumentation.adapterClasses()));
+        assertTrue(instrumentation.adapterClasses().contains(instrumentation.handlerClass()));
+        for (String name : instrumentation.adapterClasses()) {
+            Class.forName(name, false, getClass().getClassLoader());
+        }
+    }
+
+    /**
+     * The hooked methods exist, with these exact descriptors and not abstract, in the HttpClient the agent
+     * compiles against (5.2, the oldest); the integration tests run them against 5.6 too.
+     */
+    @Test
+    void everyHookPointNamesARealMethod() throws IOException {
+        List<HookPoint> points = instrumentation.hookPoints();
+        assertEquals(3, points.size());
+        for (HookPoint point : points) {
+            Set<String> methods = concreteMethodsOf(point.internalName());
+            assertTrue(methods.contains(point.methodName() + point.descriptor()), point + " not found in " + methods);
+        }
+        assertEquals("apache-httpclient5", instrumentation.name());
+    }
+
+    private static Set<String> concreteMethodsOf(String internalName) throws IOException {
+        Set<String> methods = new HashSet<>();
+        try (InputStream in = HttpClientBuilder.class.getClassLoader().getResourceAsStream(internalName + ".class")) {
+            new ClassReader(in).accept(new ClassVisitor(Opcodes.ASM9) {
+                @Override
+                public MethodVisitor visitMethod(int access, String name, String descriptor, String signature,
+                                                 String[] exceptions) {
+                    if ((access & Opcodes.ACC_ABSTRACT) == 0) {
+                        methods.add(name + descriptor);
+                    }
+                    return null;
+                }
+            }, ClassReader.SKIP_CODE);
+        }
+        return methods;
+    }
+}
