@@ -141,13 +141,23 @@ class HttpUrlConnectionBaselineIT {
         }
     }
 
-    /** A FIN before Content-Length is reached: HttpURLConnection hands over the truncated body silently. */
+    /**
+     * A FIN before Content-Length is reached: Java 17's HttpURLConnection hands over the truncated body
+     * silently; newer JDKs (seen on 25) fail the read with "Premature EOF". Either way it is sent once.
+     */
     @Test
-    void aBodyTruncatedByTheServerIsReturnedWithoutAnError() {
+    void aBodyTruncatedByTheServerIsSentOnceAndReadAsTheJdkDoes() {
         try (ScriptedServer server = ScriptedServer.start(Step.closeMidBody().body("0123456789").cutAfter(4))) {
-            ReportLine result = app(server, "/t").run().assertExitCode(0).result();
+            ForkedApp.Result run = app(server, "/t").run().assertExitCode(0);
+            ReportLine result = run.result();
             assertEquals(200, result.getInt("status"), result.toString());
-            assertEquals("0123", result.get("body"));
+            String javaVersion = run.single("APP").get("java");
+            if (javaVersion.startsWith("17")) {
+                assertEquals("0123", result.get("body"), result.toString());
+            } else {
+                assertEquals("java.io.IOException", result.get("failure"), result.toString());
+                assertEquals("Premature EOF", result.get("message"), result.toString());
+            }
             assertEquals(1, server.requestCount());
         }
     }
