@@ -1,0 +1,245 @@
+package dev.retryagent.it.okhttp;
+
+import dev.retryagent.it.apps.Report;
+import java.io.BufferedReader;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import okhttp3.Call;
+import okhttp3.Callback;
+import okhttp3.MediaType;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.RequestBody;
+import okhttp3.Response;
+import okio.BufferedSink;
+
+/**
+ * A plain OkHttp application (no agent code) that makes several independent calls at once, so that one forked
+ * JVM covers many scenarios. Compiled against OkHttp 4.12, runs unchanged on 5.x.
+ *
+ * <pre>
+ * --client builder|new|newBuilder     how the one shared client is made (default builder)
+ * --await-go                          print READY, then wait for a line on stdin before calling
+ * --sequential                        one call after the other (default: all at once)
+ * --call "id=ID;url=URL;method=GET;mode=sync|async;body=TEXT;header=Name:value;oneShot=true;cancelAfterMs=N"
+ *                                     repeatable; header repeatable inside a call
+ * </pre>
+ * Prints {@code INTERCEPTORS agent=N total=N}, per call {@code RESULT id=.. status=.. body=.. elapsedMs=..
+ * bodyWrites=.. thread=..} or {@code RESULT id=.. failure=CLASS message=..}, then per call
+ * {@code CALLBACKS id=.. count=..}, {@code POOL idle=.. total=.. inUse=..} and {@code DONE}.
+ */
+public final class OkHttpBatchApp {
+
+    public static void main(String[] argv) throws Exception {
+        String clientKind = "builder";
+        boolean awaitGo = false;
+        boolean sequential = false;
+        List<Map<String, List<String>>> calls = new ArrayList<>();
+        for (int i = 0; i < argv.length; i++) {
+            switch (argv[i]) {
+                case "--client" -> clientKind = argv[++i];
+                case "--await-go" -> awaitGo = true;
+                case "--sequential" -> sequential = true;
+                case "--call" -> calls.add(parse(argv[++i]));
+                default -> throw new IllegalArgumentException("unknown argument " + argv[i]);
+            }
+        }
+        OkHttpClient client = switch (clientKind) {
+            case "new" -> new OkHttpClient();
+            case "newBuilder" -> new OkHttpClient().newBuilder().build();
+            default -> new OkHttpClient.Builder().build();
+        };
+        Report.line("APP", "client", "okhttp", "version", okHttpVersion(), "java", System.getProperty("java.version"));
+        long agentInterceptors = client.interceptors().stream()
+                .filter(i -> i.getClass().getName().startsWith("dev.retryagent")).count();
+        Report.line("INTERCEPTORS", "agent", agentInterceptors, "total", client.interceptors().size());
+        if (awaitGo) {
+            Report.line("READY");
+            new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();
+        }
+        ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "batch-timer");
+            t.setDaemon(true);
+            return t;
+        });
+        Map<String, AtomicInteger> callbacks = new LinkedHashMap<>();
+        List<Thread> threads = new ArrayList<>();
+        for (Map<String, List<String>> call : calls) {
+            String id = one(call, "id", "call" + threads.size());
+            AtomicInteger count = new AtomicInteger();
+            callbacks.put(id, count);
+            Thread t = new Thread(() -> run(client, call, id, count, timers), "call-" + id);
+            threads.add(t);
+            t.start();
+            if (sequential) {
+                t.join(60_000);
+            }
+        }
+        for (Thread t : threads) {
+            t.join(60_000);
+        }
+        // let anything still running on the dispatcher finish, so that a second callback would be counted
+        long idle = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while ((client.dispatcher().runningCallsCount() > 0 || client.dispatcher().queuedCallsCount() > 0)
+                && System.nanoTime() < idle) {
+            Thread.sleep(10);
+        }
+        Thread.sleep(200);
+        callbacks.forEach((id, count) -> Report.line("CALLBACKS", "id", id, "count", count.get()));
+        int total = client.connectionPool().connectionCount();
+        int idleCount = client.connectionPool().idleConnectionCount();
+        Report.line("POOL", "idle", idleCount, "total", total, "inUse", total - idleCount);
+        Report.line("DONE");
+        System.exit(0);
+    }
+
+    private static void run(OkHttpClient client, Map<String, List<String>> spec, String id, AtomicInteger callbacks,
+            ScheduledExecutorService timers) {
+        AtomicInteger bodyWrites = new AtomicInteger();
+        String method = one(spec, "method", "GET");
+        String text = one(spec, "body", null);
+        if (text == null && (method.equals("POST") || method.equals("PUT"))) {
+            text = "";
+        }
+        RequestBody body = text == null ? null
+                : new Body(text.getBytes(StandardCharsets.UTF_8), Boolean.parseBoolean(one(spec, "oneShot", "false")),
+                        bodyWrites);
+        Request.Builder builder = new Request.Builder().url(one(spec, "url", null)).method(method, body);
+        for (String header : spec.getOrDefault("header", List.of())) {
+            int colon = header.indexOf(':');
+            builder.addHeader(header.substring(0, colon).trim(), header.substring(colon + 1).trim());
+        }
+        Call call = client.newCall(builder.build());
+        if (spec.containsKey("cancelAfterMs")) {
+            timers.schedule(call::cancel, Long.parseLong(one(spec, "cancelAfterMs", "0")), TimeUnit.MILLISECONDS);
+        }
+        long start = System.nanoTime();
+        if ("async".equals(one(spec, "mode", "sync"))) {
+            CountDownLatch done = new CountDownLatch(1);
+            call.enqueue(new Callback() {
+                @Override
+                public void onFailure(Call c, IOException e) {
+                    callbacks.incrementAndGet();
+                    failure(id, e, start, bodyWrites, c == call);
+                    done.countDown();
+                }
+
+                @Override
+                public void onResponse(Call c, Response response) {
+                    callbacks.incrementAndGet();
+                    try (Response r = response) {
+                        success(id, r, r.body().string(), start, bodyWrites, c == call);
+                    } catch (IOException e) {
+                        failure(id, e, start, bodyWrites, c == call);
+                    } finally {
+                        done.countDown();
+                    }
+                }
+            });
+            try {
+                done.await(60, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        } else {
+            try (Response response = call.execute()) {
+                callbacks.incrementAndGet();
+                success(id, response, response.body().string(), start, bodyWrites, true);
+            } catch (IOException | RuntimeException e) {
+                callbacks.incrementAndGet();
+                failure(id, e, start, bodyWrites, true);
+            }
+        }
+    }
+
+    private static void success(String id, Response r, String body, long start, AtomicInteger writes, boolean sameCall) {
+        Report.line("RESULT", "id", id, "status", r.code(), "body", body, "elapsedMs", elapsed(start),
+                "bodyWrites", writes.get(), "thread", Thread.currentThread().getName(), "sameCall", sameCall,
+                "h.Retry-After", r.header("Retry-After"));
+    }
+
+    private static void failure(String id, Exception e, long start, AtomicInteger writes, boolean sameCall) {
+        Report.line("RESULT", "id", id, "failure", e.getClass().getName(), "message", e.getMessage(),
+                "elapsedMs", elapsed(start), "bodyWrites", writes.get(), "thread", Thread.currentThread().getName(),
+                "sameCall", sameCall);
+    }
+
+    /** okhttp3.OkHttp.VERSION, read at run time (the compiler would inline the 4.12 constant). */
+    private static String okHttpVersion() {
+        try {
+            return String.valueOf(Class.forName("okhttp3.OkHttp").getField("VERSION").get(null));
+        } catch (ReflectiveOperationException | LinkageError e) {
+            return "unknown";
+        }
+    }
+
+    private static long elapsed(long start) {
+        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+    }
+
+    private static Map<String, List<String>> parse(String spec) {
+        Map<String, List<String>> map = new LinkedHashMap<>();
+        for (String part : spec.split(";")) {
+            int eq = part.indexOf('=');
+            map.computeIfAbsent(part.substring(0, eq), k -> new ArrayList<>()).add(part.substring(eq + 1));
+        }
+        return map;
+    }
+
+    private static String one(Map<String, List<String>> spec, String key, String fallback) {
+        List<String> values = spec.get(key);
+        return values == null ? fallback : values.get(values.size() - 1);
+    }
+
+    /** Fixed bytes; a one-shot body streams them once (isOneShot() = true). */
+    private static final class Body extends RequestBody {
+        private final byte[] bytes;
+        private final boolean oneShot;
+        private final AtomicInteger writes;
+        private final InputStream stream;
+
+        Body(byte[] bytes, boolean oneShot, AtomicInteger writes) {
+            this.bytes = bytes;
+            this.oneShot = oneShot;
+            this.writes = writes;
+            this.stream = new ByteArrayInputStream(bytes);
+        }
+
+        @Override
+        public MediaType contentType() {
+            return MediaType.parse("text/plain; charset=utf-8");
+        }
+
+        @Override
+        public long contentLength() {
+            return bytes.length;
+        }
+
+        @Override
+        public boolean isOneShot() {
+            return oneShot;
+        }
+
+        @Override
+        public void writeTo(BufferedSink sink) throws IOException {
+            writes.incrementAndGet();
+            if (oneShot) {
+                sink.write(stream.readAllBytes());
+            } else {
+                sink.write(bytes);
+            }
+        }
+    }
+}
