@@ -1,5 +1,6 @@
 package dev.retryagent.agent.instrument;
 
+import dev.retryagent.engine.RetryLog;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -9,6 +10,7 @@ import java.security.ProtectionDomain;
 import java.util.Collections;
 import java.util.Map;
 import java.util.Set;
+import java.util.logging.Level;
 
 /**
  * Defines a client's adapter classes in the client's own class loader, when that loader is not one the
@@ -53,6 +55,9 @@ final class ClassInjector {
         }
         if (handler == null) {
             throw new IllegalStateException(client.handlerClass() + " is not among the adapter classes of " + client.name());
+        }
+        if (RetryLog.logger().isLoggable(Level.FINE)) {
+            RetryLog.agent(Level.FINE, "adapter client=" + client.name() + " defined-in=" + loader.getClass().getName());
         }
         return handler;
     }

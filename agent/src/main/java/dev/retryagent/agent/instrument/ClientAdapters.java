@@ -6,7 +6,6 @@ import java.lang.instrument.Instrumentation;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.logging.Level;
 
 /**
  * Finds the {@link Hooks.Handler} for a hooked class: the handler of its client, loaded in the class loader
@@ -65,11 +64,7 @@ public final class ClientAdapters implements Hooks.Resolver {
         if (sameClassVisible(own, site)) {
             return Class.forName(client.handlerClass(), true, own);
         }
-        Class<?> handler = ClassInjector.inject(loader, client);
-        if (RetryLog.logger().isLoggable(Level.FINE)) {
-            RetryLog.agent(Level.FINE, "adapter client=" + client.name() + " defined-in=" + loader.getClass().getName());
-        }
-        return handler;
+        return ClassInjector.inject(loader, client);
     }
 
     /** True when {@code loader} resolves {@code site}'s name to {@code site} itself. */

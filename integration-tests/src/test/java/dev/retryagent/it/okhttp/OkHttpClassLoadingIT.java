@@ -1,0 +1,132 @@
+package dev.retryagent.it.okhttp;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.retryagent.it.harness.ClientLibs;
+import dev.retryagent.it.harness.ForkedApp;
+import dev.retryagent.it.harness.RecordedRequest;
+import dev.retryagent.it.harness.ScriptedServer;
+import dev.retryagent.it.harness.Step;
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import javax.tools.JavaCompiler;
+import javax.tools.ToolProvider;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Class loading: OkHttp in a child class loader (not visible to the agent's own classes), and an application
+ * that brings its own Byte Buddy (another version than the one the agent shades).
+ */
+@Timeout(120)
+class OkHttpClassLoadingIT {
+    private static final Duration WAIT = Duration.ofSeconds(10);
+
+    @ParameterizedTest
+    @EnumSource(names = {"OKHTTP_4", "OKHTTP_5"})
+    void okHttpInAChildClassLoaderIsRetried(ClientLibs libs) {
+        try (ScriptedServer sync = ScriptedServer.start(Step.status(503), Step.ok().body("sync"));
+             ScriptedServer async = ScriptedServer.start(Step.status(502), Step.ok().body("async"))) {
+            List<String> childClassPath = new ArrayList<>();
+            libs.jars().forEach(j -> childClassPath.add(j.toString()));
+            childClassPath.add(OkHttpAgentIT.testClasses().toString());
+            childClassPath.add(ForkedApp.appClasses().toString());
+            ForkedApp.Result run = ForkedApp.of(ChildLoaderLauncher.class).name("okhttp-child-loader-" + libs)
+                    .classpath(OkHttpAgentIT.testClasses()).policy(OkHttpAgentIT.POLICY).agentArg("log", "debug")
+                    .args(String.join(File.pathSeparator, childClassPath), OkHttpBatchApp.class.getName(),
+                            "--call", OkHttpAgentIT.call("sync", sync.url("/s"), "sync"),
+                            "--call", OkHttpAgentIT.call("async", async.url("/a"), "async"))
+                    .run().assertExitCode(0);
+            assertEquals("application", run.single("LAUNCHER").get("loader"));
+            assertEquals(libs.version(), run.single("APP").get("version"));
+            assertEquals("sync", OkHttpAgentIT.result(run, "sync").get("body"), run.describe());
+            assertEquals("async", OkHttpAgentIT.result(run, "async").get("body"), run.describe());
+            for (ScriptedServer server : List.of(sync, async)) {
+                List<RecordedRequest> seen = server.awaitRequests(2, WAIT);
+                assertEquals(List.of("1", "2"), OkHttpAgentIT.markers(seen));
+            }
+            assertTrue(OkHttpAgentIT.logged(run, "adapter client=okhttp defined-in=java.net.URLClassLoader"),
+                    run.describe());
+            assertEquals(1, run.single("INTERCEPTORS").getInt("agent"));
+        }
+    }
+
+    /** The application's own Byte Buddy (unrelocated, another version) keeps working next to the agent. */
+    @ParameterizedTest
+    @EnumSource(names = {"OKHTTP_4", "OKHTTP_5"})
+    void anApplicationWithItsOwnByteBuddyKeepsWorking(ClientLibs libs) throws IOException {
+        Path byteBuddy = applicationByteBuddy().orElse(null);
+        Assumptions.assumeTrue(byteBuddy != null, "no Byte Buddy 1.x other than the agent's in the local Maven repository");
+        Path dir = Files.createTempDirectory(Files.createDirectories(ForkedApp.workRoot()), "own-byte-buddy-app-");
+        Path source = dir.resolve("OwnByteBuddyApp.java");
+        Files.writeString(source, """
+                import static net.bytebuddy.matcher.ElementMatchers.named;
+
+                import net.bytebuddy.ByteBuddy;
+                import net.bytebuddy.implementation.FixedValue;
+                import okhttp3.OkHttpClient;
+                import okhttp3.Request;
+                import okhttp3.Response;
+
+                public class OwnByteBuddyApp {
+                    public static void main(String[] args) throws Exception {
+                        Class<?> made = new ByteBuddy().subclass(Object.class).name("app.Generated")
+                                .method(named("toString")).intercept(FixedValue.value("made-by-the-app"))
+                                .make().load(OwnByteBuddyApp.class.getClassLoader()).getLoaded();
+                        System.out.println("BYTEBUDDY made=" + made.getDeclaredConstructor().newInstance()
+                                + " from=" + ByteBuddy.class.getProtectionDomain().getCodeSource().getLocation());
+                        try (Response r = new OkHttpClient().newCall(new Request.Builder().url(args[0]).build()).execute()) {
+                            System.out.println("RESULT status=" + r.code() + " body=" + r.body().string());
+                        }
+                        System.exit(0);
+                    }
+                }
+                """);
+        JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
+        String compileClassPath = Stream.concat(Stream.of(byteBuddy), ClientLibs.OKHTTP_4.jars().stream())
+                .map(Path::toString).collect(Collectors.joining(File.pathSeparator));
+        assertEquals(0, javac.run(null, null, null, "-d", dir.toString(), "-cp", compileClassPath, source.toString()));
+
+        try (ScriptedServer server = ScriptedServer.start(Step.status(503), Step.ok().body("done"))) {
+            ForkedApp.Result run = ForkedApp.of("OwnByteBuddyApp").name("okhttp-own-byte-buddy-" + libs)
+                    .clientLibs(libs).classpath(dir).classpath(byteBuddy).policy(OkHttpAgentIT.POLICY)
+                    .args(server.url("/x")).run().assertExitCode(0);
+            assertEquals("made-by-the-app", run.single("BYTEBUDDY").get("made"), run.describe());
+            assertTrue(run.single("BYTEBUDDY").get("from").contains(byteBuddy.getFileName().toString()));
+            assertEquals("done", run.result().get("body"), run.describe());
+            assertEquals(List.of("1", "2"), OkHttpAgentIT.markers(server.awaitRequests(2, WAIT)));
+        }
+    }
+
+    /** The newest Byte Buddy 1.14.x in the local Maven repository, else any version but the agent's 1.18. */
+    private static Optional<Path> applicationByteBuddy() throws IOException {
+        String repo = System.getProperty("maven.repo.local");
+        Path base = (repo != null && !repo.isBlank() ? Paths.get(repo)
+                : Paths.get(System.getProperty("user.home"), ".m2", "repository")).resolve("net/bytebuddy/byte-buddy");
+        if (!Files.isDirectory(base)) {
+            return Optional.empty();
+        }
+        List<Path> jars;
+        try (Stream<Path> versions = Files.list(base)) {
+            jars = versions.map(v -> v.resolve("byte-buddy-" + v.getFileName() + ".jar")).filter(Files::isRegularFile)
+                    .filter(j -> !j.getFileName().toString().startsWith("byte-buddy-1.18"))
+                    .sorted(Comparator.comparing(Path::toString)).collect(Collectors.toList());
+        }
+        Optional<Path> v114 = jars.stream().filter(j -> j.getFileName().toString().startsWith("byte-buddy-1.14."))
+                .reduce((a, b) -> b);
+        return v114.isPresent() ? v114 : jars.stream().reduce((a, b) -> b);
+    }
+}
