@@ -1,0 +1,525 @@
+package dev.retryagent.it.apps;
+
+import java.io.BufferedReader;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.apache.hc.client5.http.async.methods.SimpleHttpRequest;
+import org.apache.hc.client5.http.async.methods.SimpleHttpResponse;
+import org.apache.hc.client5.http.async.methods.SimpleRequestBuilder;
+import org.apache.hc.client5.http.async.methods.SimpleResponseConsumer;
+import org.apache.hc.client5.http.classic.methods.HttpUriRequestBase;
+import org.apache.hc.client5.http.config.RequestConfig;
+import org.apache.hc.client5.http.impl.DefaultHttpRequestRetryStrategy;
+import org.apache.hc.client5.http.impl.async.CloseableHttpAsyncClient;
+import org.apache.hc.client5.http.impl.async.HttpAsyncClients;
+import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
+import org.apache.hc.client5.http.impl.classic.CloseableHttpResponse;
+import org.apache.hc.client5.http.impl.classic.HttpClients;
+import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManager;
+import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManagerBuilder;
+import org.apache.hc.client5.http.impl.nio.PoolingAsyncClientConnectionManager;
+import org.apache.hc.client5.http.impl.nio.PoolingAsyncClientConnectionManagerBuilder;
+import org.apache.hc.client5.http.protocol.HttpClientContext;
+import org.apache.hc.core5.concurrent.FutureCallback;
+import org.apache.hc.core5.http.ClassicHttpResponse;
+import org.apache.hc.core5.http.ContentType;
+import org.apache.hc.core5.http.Header;
+import org.apache.hc.core5.http.HttpHost;
+import org.apache.hc.core5.http.HttpResponse;
+import org.apache.hc.core5.http.io.HttpClientResponseHandler;
+import org.apache.hc.core5.http.io.entity.EntityUtils;
+import org.apache.hc.core5.http.io.entity.InputStreamEntity;
+import org.apache.hc.core5.http.io.entity.StringEntity;
+import org.apache.hc.core5.http.message.BasicHttpRequest;
+import org.apache.hc.core5.http.nio.AsyncEntityProducer;
+import org.apache.hc.core5.http.nio.DataStreamChannel;
+import org.apache.hc.core5.http.nio.entity.StringAsyncEntityProducer;
+import org.apache.hc.core5.http.nio.support.BasicRequestProducer;
+import org.apache.hc.core5.pool.PoolStats;
+import org.apache.hc.core5.reactor.IOReactorConfig;
+import org.apache.hc.core5.util.TimeValue;
+import org.apache.hc.core5.util.Timeout;
+import org.apache.hc.core5.util.VersionInfo;
+
+/**
+ * A "legacy" Apache HttpClient 5 application: it makes calls the ordinary way (classic, async and fluent) and
+ * prints what it saw. It knows nothing about the agent. Compiled against HttpClient 5.2; runs unchanged on 5.6.
+ * Several independent calls run at once (one thread each), so that one forked JVM covers many scenarios.
+ *
+ * <pre>
+ * --await-go      print READY, then wait for a line on stdin before calling
+ * --sequential    one call after the other (default: all at once)
+ * --call SPEC     repeatable; SPEC is key=value pairs separated by ';':
+ *   id=ID, url=URL (required)
+ *   api=classic|async|fluent                     (default classic)
+ *   client=KIND                                  one shared client per api and kind (default default):
+ *       classic: default (createDefault), system (createSystem), custom (custom().build()), minimal
+ *                (createMinimal), strategy (custom().setRetryStrategy(5 retries, 10 ms)), noretries
+ *                (custom().disableAutomaticRetries()), pool5 (a pool of at most 5 connections)
+ *       async:   default, system, custom, strategy, noretries, pool5, io1 (one I/O reactor thread)
+ *   method=GET|POST|..., body=TEXT, stream=true  (a non-repeatable body: InputStreamEntity of unknown
+ *                                                length, a non-repeatable producer, fluent bodyStream)
+ *   header=Name:value                            repeatable
+ *   overload=NAME                                classic execute overload: req, req-ctx, host-req, host-req-ctx,
+ *                                                open (executeOpen), req-handler (default), req-ctx-handler,
+ *                                                host-req-handler, host-req-ctx-handler
+ *   request=simple|producer                      async: SimpleHttpRequest (default) or producer and consumer
+ *   startAfterMs=N, cancelAfterMs=N              cancel: the async future (cancel(true))
+ *   repeat=N                                     N calls one after the other, summed up in one RESULT line
+ * </pre>
+ * Prints {@code APP ...}, per call {@code RESULT id=.. status=.. body=.. retryAfter=.. elapsedMs=.. thread=..} or
+ * {@code RESULT id=.. failure=CLASS message=.. elapsedMs=..} (with {@code repeat}: {@code RESULT id=.. calls=..
+ * ok=.. failures=.. firstFailure=..}), then per async call {@code CALLBACKS id=.. count=.. kinds=..}, per pool5
+ * client {@code POOL api=.. leased=.. available=.. max=..}, and {@code DONE}.
+ */
+public final class HttpClient5Scenario {
+    private static final ScheduledExecutorService TIMERS = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "scenario-timer");
+        t.setDaemon(true);
+        return t;
+    });
+    private static final Map<String, CloseableHttpClient> CLASSIC = new ConcurrentHashMap<>();
+    private static final Map<String, CloseableHttpAsyncClient> ASYNC = new ConcurrentHashMap<>();
+    private static final Map<String, PoolingHttpClientConnectionManager> CLASSIC_POOLS = new ConcurrentHashMap<>();
+    private static final Map<String, PoolingAsyncClientConnectionManager> ASYNC_POOLS = new ConcurrentHashMap<>();
+    private static final Map<String, List<String>> CALLBACKS = new ConcurrentHashMap<>();
+
+    private HttpClient5Scenario() {
+    }
+
+    public static void main(String[] argv) throws Exception {
+        boolean awaitGo = false;
+        boolean sequential = false;
+        List<Map<String, List<String>>> calls = new ArrayList<>();
+        for (int i = 0; i < argv.length; i++) {
+            switch (argv[i]) {
+                case "--await-go" -> awaitGo = true;
+                case "--sequential" -> sequential = true;
+                case "--call" -> calls.add(parse(argv[++i]));
+                default -> {
+                    System.err.println("usage error: unknown argument " + argv[i]);
+                    System.exit(2);
+                }
+            }
+        }
+        VersionInfo version = VersionInfo.loadVersionInfo("org.apache.hc.client5", HttpClients.class.getClassLoader());
+        Report.line("APP", "client", "apache-httpclient5", "version", version == null ? "unknown" : version.getRelease(),
+                "java", System.getProperty("java.version"));
+        // Clients are made before the calls start, as a service makes them at start-up.
+        for (Map<String, List<String>> call : calls) {
+            String api = one(call, "api", "classic");
+            if (api.equals("classic")) {
+                classic(one(call, "client", "default"));
+            } else if (api.equals("async")) {
+                async(one(call, "client", "default"));
+            }
+        }
+        if (awaitGo) {
+            Report.line("READY");
+            new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();
+        }
+        List<Thread> threads = new ArrayList<>();
+        for (Map<String, List<String>> call : calls) {
+            String id = one(call, "id", "call" + threads.size());
+            Thread t = new Thread(() -> run(call, id), "call-" + id);
+            threads.add(t);
+            t.start();
+            if (sequential) {
+                t.join(120_000);
+            }
+        }
+        for (Thread t : threads) {
+            t.join(120_000);
+        }
+        Thread.sleep(300); // a second callback, if there were one, would come now
+        CALLBACKS.forEach((id, kinds) -> Report.line("CALLBACKS", "id", id, "count", kinds.size(),
+                "kinds", String.join(",", kinds)));
+        CLASSIC_POOLS.forEach((kind, pool) -> pool(pool.getTotalStats(), "classic", kind));
+        ASYNC_POOLS.forEach((kind, pool) -> pool(pool.getTotalStats(), "async", kind));
+        Report.line("DONE");
+        System.exit(0);
+    }
+
+    private static void pool(PoolStats stats, String api, String kind) {
+        Report.line("POOL", "api", api, "client", kind, "leased", stats.getLeased(), "available", stats.getAvailable(),
+                "pending", stats.getPending(), "max", stats.getMax());
+    }
+
+    // ---- clients ----
+
+    private static RequestConfig poolConfig() {
+        // A leaked connection shows up as a failure within seconds, not as a hang of minutes.
+        return RequestConfig.custom().setConnectionRequestTimeout(Timeout.ofSeconds(5)).build();
+    }
+
+    private static CloseableHttpClient classic(String kind) {
+        return CLASSIC.computeIfAbsent(kind, k -> switch (k) {
+            case "default" -> HttpClients.createDefault();
+            case "system" -> HttpClients.createSystem();
+            case "custom" -> HttpClients.custom().build();
+            case "minimal" -> HttpClients.createMinimal();
+            case "strategy" -> HttpClients.custom()
+                    .setRetryStrategy(new DefaultHttpRequestRetryStrategy(5, TimeValue.ofMilliseconds(10))).build();
+            case "noretries" -> HttpClients.custom().disableAutomaticRetries().build();
+            case "pool5" -> {
+                PoolingHttpClientConnectionManager pool = PoolingHttpClientConnectionManagerBuilder.create()
+                        .setMaxConnTotal(5).setMaxConnPerRoute(5).build();
+                CLASSIC_POOLS.put(k, pool);
+                yield HttpClients.custom().setConnectionManager(pool).setDefaultRequestConfig(poolConfig()).build();
+            }
+            default -> throw new IllegalArgumentException("classic client " + k);
+        });
+    }
+
+    private static CloseableHttpAsyncClient async(String kind) {
+        return ASYNC.computeIfAbsent(kind, k -> {
+            CloseableHttpAsyncClient client = switch (k) {
+                case "default" -> HttpAsyncClients.createDefault();
+                case "system" -> HttpAsyncClients.createSystem();
+                case "custom" -> HttpAsyncClients.custom().build();
+                case "strategy" -> HttpAsyncClients.custom()
+                        .setRetryStrategy(new DefaultHttpRequestRetryStrategy(5, TimeValue.ofMilliseconds(10))).build();
+                case "noretries" -> HttpAsyncClients.custom().disableAutomaticRetries().build();
+                case "io1" -> HttpAsyncClients.custom()
+                        .setIOReactorConfig(IOReactorConfig.custom().setIoThreadCount(1).build()).build();
+                case "pool5" -> {
+                    PoolingAsyncClientConnectionManager pool = PoolingAsyncClientConnectionManagerBuilder.create()
+                            .setMaxConnTotal(5).setMaxConnPerRoute(5).build();
+                    ASYNC_POOLS.put(k, pool);
+                    yield HttpAsyncClients.custom().setConnectionManager(pool).setDefaultRequestConfig(poolConfig())
+                            .build();
+                }
+                default -> throw new IllegalArgumentException("async client " + k);
+            };
+            client.start();
+            return client;
+        });
+    }
+
+    // ---- calls ----
+
+    /** What the application saw of a response. */
+    private record Seen(int status, String body, String retryAfter) {
+    }
+
+    private static void run(Map<String, List<String>> spec, String id) {
+        try {
+            long startAfter = Long.parseLong(one(spec, "startAfterMs", "0"));
+            if (startAfter > 0) {
+                Thread.sleep(startAfter);
+            }
+            int repeat = Integer.parseInt(one(spec, "repeat", "1"));
+            if (repeat > 1) {
+                repeated(spec, id, repeat);
+                return;
+            }
+            long start = System.nanoTime();
+            try {
+                Seen seen = once(spec, id);
+                Report.line("RESULT", "id", id, "status", seen.status(), "body", seen.body(),
+                        "retryAfter", seen.retryAfter(), "elapsedMs", elapsedMs(start),
+                        "thread", Thread.currentThread().getName());
+            } catch (Exception e) {
+                failure(id, e, start);
+            }
+        } catch (Throwable t) {
+            System.err.println("call " + id + " failed unexpectedly:");
+            t.printStackTrace();
+        }
+    }
+
+    private static void repeated(Map<String, List<String>> spec, String id, int repeat) {
+        long start = System.nanoTime();
+        int ok = 0;
+        int failures = 0;
+        String firstFailure = null;
+        for (int i = 0; i < repeat; i++) {
+            try {
+                Seen seen = once(spec, id);
+                if (seen.status() == 200) {
+                    ok++;
+                } else if (firstFailure == null) {
+                    firstFailure = "status " + seen.status() + " at call " + i;
+                }
+            } catch (Exception e) {
+                failures++;
+                if (firstFailure == null) {
+                    firstFailure = e.getClass().getName() + ": " + e.getMessage() + " at call " + i;
+                }
+            }
+        }
+        Report.line("RESULT", "id", id, "calls", repeat, "ok", ok, "failures", failures, "firstFailure", firstFailure,
+                "elapsedMs", elapsedMs(start));
+    }
+
+    private static Seen once(Map<String, List<String>> spec, String id) throws Exception {
+        return switch (one(spec, "api", "classic")) {
+            case "classic" -> classicCall(spec);
+            case "async" -> asyncCall(spec, id);
+            case "fluent" -> fluentCall(spec);
+            default -> throw new IllegalArgumentException("api " + one(spec, "api", null));
+        };
+    }
+
+    private static final HttpClientResponseHandler<Seen> READ = HttpClient5Scenario::read;
+
+    private static Seen read(ClassicHttpResponse response) throws IOException, org.apache.hc.core5.http.ParseException {
+        String body = response.getEntity() == null ? "" : EntityUtils.toString(response.getEntity());
+        return new Seen(response.getCode(), body, header(response, "Retry-After"));
+    }
+
+    private static String header(HttpResponse response, String name) {
+        Header h = response.getFirstHeader(name);
+        return h == null ? null : h.getValue();
+    }
+
+    private static byte[] bodyBytes(Map<String, List<String>> spec) {
+        String text = one(spec, "body", null);
+        String method = one(spec, "method", "GET");
+        if (text == null && (method.equals("POST") || method.equals("PUT"))) {
+            text = "";
+        }
+        return text == null ? null : text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static boolean stream(Map<String, List<String>> spec) {
+        return Boolean.parseBoolean(one(spec, "stream", "false"));
+    }
+
+    private static void headers(Map<String, List<String>> spec, org.apache.hc.core5.http.HttpMessage message) {
+        for (String header : spec.getOrDefault("header", List.of())) {
+            int colon = header.indexOf(':');
+            message.addHeader(header.substring(0, colon).trim(), header.substring(colon + 1).trim());
+        }
+    }
+
+    @SuppressWarnings("deprecation") // the execute overloads returning a response are deprecated in 5.6, not gone
+    private static Seen classicCall(Map<String, List<String>> spec) throws Exception {
+        CloseableHttpClient client = classic(one(spec, "client", "default"));
+        URI uri = URI.create(one(spec, "url", null));
+        HttpUriRequestBase request = new HttpUriRequestBase(one(spec, "method", "GET"), uri);
+        headers(spec, request);
+        byte[] body = bodyBytes(spec);
+        if (body != null) {
+            request.setEntity(stream(spec)
+                    ? new InputStreamEntity(new ByteArrayInputStream(body), -1, ContentType.TEXT_PLAIN)
+                    : new StringEntity(new String(body, StandardCharsets.UTF_8), ContentType.TEXT_PLAIN));
+        }
+        HttpHost host = HttpHost.create(uri);
+        HttpClientContext context = HttpClientContext.create();
+        switch (one(spec, "overload", "req-handler")) {
+            case "req" -> {
+                try (CloseableHttpResponse response = client.execute(request)) {
+                    return read(response);
+                }
+            }
+            case "req-ctx" -> {
+                try (CloseableHttpResponse response = client.execute(request, context)) {
+                    return read(response);
+                }
+            }
+            case "host-req" -> {
+                try (CloseableHttpResponse response = client.execute(host, request)) {
+                    return read(response);
+                }
+            }
+            case "host-req-ctx" -> {
+                try (CloseableHttpResponse response = client.execute(host, request, context)) {
+                    return read(response);
+                }
+            }
+            case "open" -> {
+                try (ClassicHttpResponse response = client.executeOpen(host, request, context)) {
+                    return read(response);
+                }
+            }
+            case "req-handler" -> {
+                return client.execute(request, READ);
+            }
+            case "req-ctx-handler" -> {
+                return client.execute(request, context, READ);
+            }
+            case "host-req-handler" -> {
+                return client.execute(host, request, READ);
+            }
+            case "host-req-ctx-handler" -> {
+                return client.execute(host, request, context, READ);
+            }
+            default -> throw new IllegalArgumentException("overload " + one(spec, "overload", null));
+        }
+    }
+
+    private static Seen fluentCall(Map<String, List<String>> spec) throws IOException {
+        org.apache.hc.client5.http.fluent.Request request =
+                org.apache.hc.client5.http.fluent.Request.create(one(spec, "method", "GET"), one(spec, "url", null));
+        for (String header : spec.getOrDefault("header", List.of())) {
+            int colon = header.indexOf(':');
+            request.addHeader(header.substring(0, colon).trim(), header.substring(colon + 1).trim());
+        }
+        byte[] body = bodyBytes(spec);
+        if (body != null) {
+            if (stream(spec)) {
+                request.bodyStream(new ByteArrayInputStream(body), ContentType.TEXT_PLAIN);
+            } else {
+                request.bodyByteArray(body, ContentType.TEXT_PLAIN);
+            }
+        }
+        return request.execute().handleResponse(READ);
+    }
+
+    private static Seen asyncCall(Map<String, List<String>> spec, String id) throws Exception {
+        CloseableHttpAsyncClient client = async(one(spec, "client", "default"));
+        String method = one(spec, "method", "GET");
+        URI uri = URI.create(one(spec, "url", null));
+        byte[] body = bodyBytes(spec);
+        List<String> callbacks = new CopyOnWriteArrayList<>();
+        CALLBACKS.put(id, callbacks);
+        FutureCallback<SimpleHttpResponse> callback = new FutureCallback<>() {
+            @Override
+            public void completed(SimpleHttpResponse result) {
+                callbacks.add("completed:" + result.getCode() + "@" + Thread.currentThread().getName());
+            }
+
+            @Override
+            public void failed(Exception ex) {
+                callbacks.add("failed:" + ex.getClass().getSimpleName());
+            }
+
+            @Override
+            public void cancelled() {
+                callbacks.add("cancelled");
+            }
+        };
+        Future<SimpleHttpResponse> future;
+        if (stream(spec) || "producer".equals(one(spec, "request", "simple"))) {
+            BasicHttpRequest request = new BasicHttpRequest(method, uri);
+            headers(spec, request);
+            AsyncEntityProducer entity = body == null ? null
+                    : new Producer(new String(body, StandardCharsets.UTF_8), !stream(spec));
+            future = client.execute(new BasicRequestProducer(request, entity), SimpleResponseConsumer.create(),
+                    callback);
+        } else {
+            SimpleRequestBuilder builder = SimpleRequestBuilder.create(method).setUri(uri);
+            if (body != null) {
+                builder.setBody(body, ContentType.TEXT_PLAIN);
+            }
+            SimpleHttpRequest request = builder.build();
+            headers(spec, request);
+            future = client.execute(request, callback);
+        }
+        if (spec.containsKey("cancelAfterMs")) {
+            TIMERS.schedule(() -> future.cancel(true), Long.parseLong(one(spec, "cancelAfterMs", "0")),
+                    TimeUnit.MILLISECONDS);
+        }
+        SimpleHttpResponse response = future.get(60, TimeUnit.SECONDS);
+        return new Seen(response.getCode(), response.getBodyText() == null ? "" : response.getBodyText(),
+                header(response, "Retry-After"));
+    }
+
+    private static void failure(String id, Exception e, long start) {
+        Throwable reported = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
+        Throwable cause = reported.getCause();
+        Report.line("RESULT", "id", id, "failure", reported.getClass().getName(), "message", reported.getMessage(),
+                "cause", cause == null ? null : cause.getClass().getName(),
+                "cancelled", e instanceof CancellationException, "elapsedMs", elapsedMs(start),
+                "thread", Thread.currentThread().getName());
+    }
+
+    private static long elapsedMs(long start) {
+        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+    }
+
+    private static Map<String, List<String>> parse(String spec) {
+        Map<String, List<String>> map = new LinkedHashMap<>();
+        for (String part : spec.split(";")) {
+            int eq = part.indexOf('=');
+            if (eq <= 0) {
+                throw new IllegalArgumentException("key=value expected, got " + part);
+            }
+            map.computeIfAbsent(part.substring(0, eq), k -> new ArrayList<>()).add(part.substring(eq + 1));
+        }
+        return map;
+    }
+
+    private static String one(Map<String, List<String>> spec, String key, String fallback) {
+        List<String> values = spec.get(key);
+        return values == null ? fallback : values.get(values.size() - 1);
+    }
+
+    /** A text body producer; when not repeatable it says so, as a producer of a stream would. */
+    private static final class Producer implements AsyncEntityProducer {
+        private final StringAsyncEntityProducer delegate;
+        private final boolean repeatable;
+
+        Producer(String text, boolean repeatable) {
+            this.delegate = new StringAsyncEntityProducer(text, ContentType.TEXT_PLAIN);
+            this.repeatable = repeatable;
+        }
+
+        @Override
+        public boolean isRepeatable() {
+            return repeatable;
+        }
+
+        @Override
+        public void failed(Exception cause) {
+            delegate.failed(cause);
+        }
+
+        @Override
+        public long getContentLength() {
+            return delegate.getContentLength();
+        }
+
+        @Override
+        public String getContentType() {
+            return delegate.getContentType();
+        }
+
+        @Override
+        public String getContentEncoding() {
+            return delegate.getContentEncoding();
+        }
+
+        @Override
+        public boolean isChunked() {
+            return delegate.isChunked();
+        }
+
+        @Override
+        public Set<String> getTrailerNames() {
+            return delegate.getTrailerNames();
+        }
+
+        @Override
+        public int available() {
+            return delegate.available();
+        }
+
+        @Override
+        public void produce(DataStreamChannel channel) throws IOException {
+            delegate.produce(channel);
+        }
+
+        @Override
+        public void releaseResources() {
+            delegate.releaseResources();
+        }
+    }
+}
