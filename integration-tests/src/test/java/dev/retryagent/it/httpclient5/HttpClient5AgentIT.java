@@ -144,9 +144,6 @@ class HttpClient5AgentIT {
                 calls.add(a + "-deadline", "/deadline/x", a, List.of(Step.status(503), Step.ok()));
                 calls.add(a + "-stream", "/upload", a, List.of(Step.status(503), Step.ok()),
                         "method=POST", "body=once", "stream=true", "header=Idempotency-Key: k-2");
-                int port = ScriptedServer.refusingPort();
-                refusedPorts.put(a, port);
-                calls.addUrl(a + "-refused", "http://127.0.0.1:" + port + "/refused/" + a, a);
             }
             for (String overload : OVERLOADS) {
                 calls.add("classic-ov-" + overload, "/overload", "classic", List.of(Step.status(503), Step.ok()),
@@ -178,6 +175,12 @@ class HttpClient5AgentIT {
                         "client=strategy", "method=POST", "body=b");
                 // retries disabled by the application: the agent retries all the same
                 calls.add(a + "-noretries", "/noretries", a, List.of(Step.status(503), Step.ok()), "client=noretries");
+            }
+            // Refusing ports last: a server started after one of them could be given the same ephemeral port.
+            for (String a : APIS) {
+                int port = ScriptedServer.refusingPort();
+                refusedPorts.put(a, port);
+                calls.addUrl(a + "-refused", "http://127.0.0.1:" + port + "/refused/" + a, a);
             }
 
             ForkedApp.Result run;
