@@ -57,10 +57,12 @@ public final class ClientAdapters implements Hooks.Resolver {
 
     private static Class<?> handlerClass(Class<?> site, ClientInstrumentation client) throws Exception {
         ClassLoader loader = site.getClassLoader();
-        if (loader == null) {
-            throw new IllegalStateException(site.getName() + " was loaded by the bootstrap class loader");
-        }
         ClassLoader own = ClientAdapters.class.getClassLoader();
+        if (loader == null) {
+            // A JDK class (java.base): its handler uses JDK types only and sits on the bootstrap path, where the
+            // agent's own loader finds it through its parents.
+            return Class.forName(client.handlerClass(), true, own);
+        }
         if (sameClassVisible(own, site)) {
             return Class.forName(client.handlerClass(), true, own);
         }

@@ -1,5 +1,6 @@
 package dev.retryagent.agent.instrument;
 
+import java.lang.instrument.Instrumentation;
 import java.util.List;
 
 /**
@@ -25,4 +26,13 @@ public interface ClientInstrumentation {
      * that client (a child class loader).
      */
     List<String> adapterClasses();
+
+    /**
+     * Readies the JVM for this client's hooks, once at start-up, before any class is woven (a client in
+     * {@code java.base} adds the module edges its woven code needs here). False leaves the client out: its
+     * classes are never woven and its calls run untouched; the client logs why.
+     */
+    default boolean prepare(Instrumentation inst) {
+        return true;
+    }
 }

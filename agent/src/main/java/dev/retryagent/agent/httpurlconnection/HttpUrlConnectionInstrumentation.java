@@ -1,0 +1,121 @@
+package dev.retryagent.agent.httpurlconnection;
+
+import dev.retryagent.agent.httpurlconnection.bootstrap.HttpUrlConnectionHooks;
+import dev.retryagent.agent.instrument.ClientInstrumentation;
+import dev.retryagent.agent.instrument.HookPoint;
+import dev.retryagent.engine.RetryLog;
+import java.lang.instrument.Instrumentation;
+import java.lang.reflect.Method;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.logging.Level;
+
+/**
+ * What the agent hooks in the JDK's own HttpURLConnection (http and https; the same names and descriptors on
+ * Java 8 through 25, checked against the Java 17 and 25 class files by HttpUrlConnectionInstrumentationTest):
+ *
+ * <ul>
+ *   <li>entry of {@code sun.net.www.protocol.http.HttpURLConnection.getInputStream()}, which may replace its
+ *       result: the request is sent lazily by whichever read the application makes first, and every read goes
+ *       through this method ({@code getResponseCode()} and the header getters call it and keep what it leaves).
+ *       HTTPS: {@code HttpsURLConnectionImpl} only delegates to a {@code DelegateHttpsURLConnection}, a subclass
+ *       of this class that does not override the method, so the hook sees every HTTPS call once. The wrapper is
+ *       deliberately left unmatched: hooking it too would run each attempt's attempts.</li>
+ * </ul>
+ *
+ * The handler ({@link HttpUrlConnectionHooks}) and the state it resets live on the bootstrap path, since the
+ * hooked class is loaded by the bootstrap loader at start-up or soon after, often before the agent (then it is
+ * retransformed: the hook changes a method body only). {@link #prepare} gives {@code java.base} what that needs,
+ * through {@link Instrumentation#redefineModule} (no command-line flag): a read edge to the bootstrap loader's
+ * unnamed module, for the woven call to {@code Hooks}, and the packages whose private state a retry resets,
+ * opened to that module only.
+ */
+public final class HttpUrlConnectionInstrumentation implements ClientInstrumentation {
+    static final String CLIENT = "httpurlconnection";
+    static final String HTTP_URL_CONNECTION = "sun.net.www.protocol.http.HttpURLConnection";
+    static final String GET_INPUT_STREAM_DESCRIPTOR = "()Ljava/io/InputStream;";
+    /** What {@code java.base} opens to the bootstrap loader's unnamed module. */
+    static final String[] OPENED_PACKAGES = {"sun.net.www.protocol.http", "sun.net.www", "java.net"};
+
+    @Override
+    public String name() {
+        return CLIENT;
+    }
+
+    @Override
+    public List<HookPoint> hookPoints() {
+        return Collections.singletonList(HookPoint.entryMayReplace(HttpUrlConnectionHooks.GET_INPUT_STREAM,
+                HTTP_URL_CONNECTION, "getInputStream", GET_INPUT_STREAM_DESCRIPTOR));
+    }
+
+    @Override
+    public String handlerClass() {
+        return "dev.retryagent.agent.httpurlconnection.bootstrap.HttpUrlConnectionHooks";
+    }
+
+    @Override
+    public List<String> adapterClasses() {
+        // The handler is on the bootstrap path: visible from every loader, never defined in another one.
+        return Collections.emptyList();
+    }
+
+    @Override
+    public boolean prepare(Instrumentation inst) {
+        try {
+            return openJavaBase(inst, HttpUrlConnectionHooks.class);
+        } catch (Throwable t) {
+            if (t instanceof VirtualMachineError) {
+                throw (VirtualMachineError) t;
+            }
+            RetryLog.agent(Level.WARNING, "client-disabled client=" + CLIENT + " error=" + t.getClass().getName()
+                    + " message=" + t.getMessage() + "; HttpURLConnection calls run without retries");
+            return false;
+        }
+    }
+
+    /**
+     * Java 9+: {@code java.base} reads the unnamed module of {@code bootstrapClass}'s loader and opens
+     * {@link #OPENED_PACKAGES} to it. True when that holds afterwards (always on Java 8, which has no modules);
+     * false, with a warning, when {@code bootstrapClass} is not on the bootstrap path (the woven call could not
+     * link to it from {@code java.base}).
+     */
+    static boolean openJavaBase(Instrumentation inst, Class<?> bootstrapClass) throws Exception {
+        Class<?> moduleClass;
+        try {
+            moduleClass = Class.forName("java.lang.Module");
+        } catch (ClassNotFoundException java8) {
+            return true;
+        }
+        if (bootstrapClass.getClassLoader() != null) {
+            RetryLog.agent(Level.WARNING, "client-disabled client=" + CLIENT + " reason=handler-not-on-bootstrap-path"
+                    + " loader=" + bootstrapClass.getClassLoader().getClass().getName()
+                    + "; HttpURLConnection calls run without retries");
+            return false;
+        }
+        Method getModule = Class.class.getMethod("getModule");
+        Object javaBase = getModule.invoke(Object.class);
+        Object bootstrapUnnamed = getModule.invoke(bootstrapClass);
+        Map<String, Set<Object>> opens = new HashMap<String, Set<Object>>();
+        for (String pkg : OPENED_PACKAGES) {
+            opens.put(pkg, Collections.singleton(bootstrapUnnamed));
+        }
+        Method redefineModule = Instrumentation.class.getMethod("redefineModule",
+                moduleClass, Set.class, Map.class, Map.class, Set.class, Map.class);
+        redefineModule.invoke(inst, javaBase, Collections.singleton(bootstrapUnnamed), Collections.emptyMap(),
+                opens, Collections.emptySet(), Collections.emptyMap());
+        Method canRead = moduleClass.getMethod("canRead", moduleClass);
+        Method isOpen = moduleClass.getMethod("isOpen", String.class, moduleClass);
+        boolean ok = (Boolean) canRead.invoke(javaBase, bootstrapUnnamed);
+        for (String pkg : OPENED_PACKAGES) {
+            ok &= (Boolean) isOpen.invoke(javaBase, pkg, bootstrapUnnamed);
+        }
+        if (!ok) {
+            RetryLog.agent(Level.WARNING, "client-disabled client=" + CLIENT + " reason=java.base-not-opened"
+                    + "; HttpURLConnection calls run without retries");
+        }
+        return ok;
+    }
+}

@@ -1,0 +1,84 @@
+package dev.retryagent.agent.httpurlconnection.bootstrap;
+
+import dev.retryagent.engine.CallFacts;
+import dev.retryagent.policy.FailureKind;
+import dev.retryagent.policy.Policy;
+import dev.retryagent.policy.RetrySettings;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.net.ConnectException;
+import java.net.HttpURLConnection;
+import java.net.NoRouteToHostException;
+import java.net.SocketException;
+import java.net.SocketTimeoutException;
+import java.net.URL;
+import java.net.UnknownHostException;
+import java.util.Locale;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLHandshakeException;
+
+/** HttpURLConnection requests and failures in the engine's terms. Only JDK types: it lives on the bootstrap path. */
+final class HttpUrlConnectionCalls {
+    static final String CLIENT = "httpurlconnection";
+
+    private HttpUrlConnectionCalls() {
+    }
+
+    /**
+     * What the engine needs to know about the request {@code conn} is about to send, under {@code policy}.
+     *
+     * @param streaming the connection is in fixed-length or chunked streaming mode (its body cannot be re-sent)
+     */
+    static CallFacts facts(HttpURLConnection conn, boolean streaming, Policy policy) {
+        URL url = conn.getURL();
+        String method = conn.getRequestMethod().toUpperCase(Locale.ROOT);
+        String scheme = url.getProtocol().toLowerCase(Locale.ROOT);
+        String host = url.getHost();
+        int port = url.getPort() >= 0 ? url.getPort() : url.getDefaultPort();
+        String path = url.getPath(); // never the query
+        RetrySettings settings = policy.settingsFor(CLIENT, method, host, port, path);
+        boolean idempotencyKey = false;
+        for (String header : settings.idempotencyKeyHeaders()) {
+            if (conn.getRequestProperty(header) != null) { // the JDK compares names case-insensitively
+                idempotencyKey = true;
+                break;
+            }
+        }
+        String marker = policy.markerHeader();
+        boolean markerPresent = marker != null && conn.getRequestProperty(marker) != null;
+        return new CallFacts(CLIENT, method, scheme, host, port, path, idempotencyKey, !streaming, markerPresent);
+    }
+
+    /** How an attempt that failed with {@code failure}, and no response, failed (SPEC 4.1). */
+    static FailureKind classify(IOException failure) {
+        if (failure instanceof ConnectException || failure instanceof NoRouteToHostException) {
+            return FailureKind.CONNECT; // refused, unreachable
+        }
+        if (failure instanceof SocketTimeoutException) {
+            String message = failure.getMessage();
+            return message != null && message.toLowerCase(Locale.ROOT).contains("connect")
+                    ? FailureKind.CONNECT   // "Connect timed out"
+                    : FailureKind.TIMEOUT;  // "Read timed out"
+        }
+        if (failure instanceof UnknownHostException || failure instanceof SSLHandshakeException) {
+            return FailureKind.OTHER;
+        }
+        if (failure instanceof SSLException) {
+            // A TLS record cut short by a reset is a reset; any other TLS error will not change on a retry.
+            Throwable cause = failure.getCause();
+            return cause instanceof SocketException || cause instanceof EOFException ? FailureKind.RESET : FailureKind.OTHER;
+        }
+        if (failure instanceof SocketException || failure instanceof EOFException) {
+            // "Connection reset", "Broken pipe", "Unexpected end of file from server" (closed before a response)
+            return FailureKind.RESET;
+        }
+        if (failure instanceof InterruptedIOException) {
+            return FailureKind.OTHER;
+        }
+        if ("Error writing to server".equals(failure.getMessage())) {
+            return FailureKind.RESET; // the JDK's own rewrite on a new connection failed too
+        }
+        return FailureKind.OTHER; // protocol errors, "Invalid Http response", HttpRetryException, ...
+    }
+}

@@ -1,0 +1,122 @@
+package dev.retryagent.agent.httpurlconnection.bootstrap;
+
+import dev.retryagent.engine.Exchange;
+import dev.retryagent.engine.Outcome;
+import dev.retryagent.policy.FailureKind;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.HttpURLConnection;
+
+/**
+ * One HttpURLConnection call as the retry loop sees it. There is one connection object for the whole call (the
+ * application's): every attempt is the JDK's own {@code getInputStream()} on it, reached through the hook's
+ * re-entrancy guard, so the JDK builds, sends and reads each attempt exactly as it does alone. Before an attempt
+ * other than the first, {@link ConnectionState#resetForRetry} puts the connection back where it stood before
+ * its first read; the marker header goes into its request headers.
+ *
+ * <p>A response with a status of 400 or more makes the JDK's {@code getInputStream()} throw (the status, headers
+ * and error body stay readable): for the loop that attempt is a response ({@link Attempt} with the exception),
+ * not a failure; the application gets that very exception if it is the last attempt.
+ */
+final class HttpUrlConnectionExchange implements Exchange<HttpUrlConnectionExchange.Attempt> {
+    private final HttpURLConnection conn;
+    private final ConnectionState state;
+    private final String markerHeader;
+    /** The failure the last attempt threw, to tell it from the loop's own (interrupted while waiting). */
+    private IOException lastFailure;
+
+    HttpUrlConnectionExchange(HttpURLConnection conn, ConnectionState state, String markerHeader) {
+        this.conn = conn;
+        this.state = state;
+        this.markerHeader = markerHeader;
+    }
+
+    /** How one attempt ended with a status line: the stream the JDK returned, or the exception it threw. */
+    static final class Attempt {
+        final InputStream stream;
+        final IOException error;
+        final int status;
+        final String retryAfter;
+
+        Attempt(InputStream stream, IOException error, int status, String retryAfter) {
+            this.stream = stream;
+            this.error = error;
+            this.status = status;
+            this.retryAfter = retryAfter;
+        }
+    }
+
+    @Override
+    public Attempt send(int attempt, String marker) throws IOException {
+        lastFailure = null;
+        if (attempt > 1) {
+            state.resetForRetry(conn);
+        }
+        if (markerHeader != null && marker != null && (attempt > 1 || !state.requestHeadBuilt(conn))) {
+            // Not when the first head has gone out already (streaming mode writes it in getOutputStream()).
+            state.setRequestHeader(conn, markerHeader, marker);
+        }
+        InputStream in;
+        try {
+            in = conn.getInputStream(); // the hook lets this nested call through: the JDK's own attempt
+        } catch (IOException e) {
+            int status = statusOrNothing();
+            if (status > 0) {
+                return new Attempt(null, e, status, conn.getHeaderField("Retry-After"));
+            }
+            lastFailure = e;
+            throw e;
+        } catch (RuntimeException e) {
+            throw new NotIo(e);
+        }
+        return new Attempt(in, null, statusOrNothing(), conn.getHeaderField("Retry-After"));
+    }
+
+    /** The status of the attempt just made, or -1 when it ended without a status line. */
+    private int statusOrNothing() {
+        try {
+            return conn.getResponseCode();
+        } catch (IOException e) {
+            return -1;
+        } catch (RuntimeException e) {
+            return -1;
+        }
+    }
+
+    @Override
+    public Outcome outcome(Attempt response) {
+        return Outcome.status(response.status, response.retryAfter);
+    }
+
+    @Override
+    public FailureKind classify(IOException failure) {
+        return failure instanceof NotIo ? FailureKind.OTHER : HttpUrlConnectionCalls.classify(failure);
+    }
+
+    @Override
+    public void discard(Attempt response) {
+        state.release(conn);
+    }
+
+    /** The failure the last attempt threw, or null if it ended with a status line. */
+    IOException lastFailure() {
+        return lastFailure;
+    }
+
+    /**
+     * A RuntimeException of the JDK or the application's own code (a proxy selector, a cookie handler) during an
+     * attempt, carried through the retry loop, which only passes IOExceptions; never retried, unwrapped before
+     * the application sees it.
+     */
+    static final class NotIo extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        NotIo(RuntimeException cause) {
+            super(cause);
+        }
+
+        RuntimeException original() {
+            return (RuntimeException) getCause();
+        }
+    }
+}

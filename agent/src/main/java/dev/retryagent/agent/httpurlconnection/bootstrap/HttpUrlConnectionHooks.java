@@ -1,0 +1,115 @@
+package dev.retryagent.agent.httpurlconnection.bootstrap;
+
+import dev.retryagent.agent.bootstrap.Hooks;
+import dev.retryagent.agent.bootstrap.RetryRuntime;
+import dev.retryagent.engine.CallFacts;
+import dev.retryagent.engine.RetryLog;
+import dev.retryagent.engine.RetryLoop;
+import dev.retryagent.policy.Policy;
+import java.io.IOException;
+import java.net.HttpURLConnection;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The handler of the JDK HttpURLConnection hook: the entry of {@code getInputStream()} declared in
+ * {@code sun.net.www.protocol.http.HttpURLConnection}, which every read path goes through
+ * ({@code getResponseCode}, {@code getResponseMessage}, the header getters, {@code getContentLength*} and
+ * {@code getInputStream} itself; HTTPS through the delegate {@code HttpsURLConnectionImpl} holds). It uses JDK
+ * types only and lives on the bootstrap path, next to the engine: the hooked class is in {@code java.base}.
+ *
+ * <p>The first read of a connection runs the whole call through the shared {@link RetryLoop}: each attempt is a
+ * nested {@code getInputStream()} on the same connection, which the hook's re-entrancy guard lets through to the
+ * JDK's own body ({@link HttpUrlConnectionExchange}). The loop runs under the connection's own lock, as the
+ * JDK's read does, so that another thread reading the same connection waits for the result instead of starting
+ * a call of its own. Once the connection has a result, every later read (the application's next getter, the
+ * JDK's own re-entries) sees it: the hook lets them through untouched.
+ *
+ * <p>What the application gets is what the JDK produced for the last attempt: its stream, or the very exception
+ * the JDK threw for it, with the status, headers and error stream readable as usual. Fails open: an error of
+ * the agent's own makes the read run as the JDK runs it alone.
+ */
+public final class HttpUrlConnectionHooks implements Hooks.Handler {
+    /** The hook at the entry of {@code getInputStream()}. */
+    public static final String GET_INPUT_STREAM = "httpurlconnection.get-input-stream";
+
+    @Override
+    public boolean onEnter(String hook, Object self, Object[] args) {
+        return false;
+    }
+
+    @Override
+    public void onExit(String hook, Object self, Object[] args) {
+    }
+
+    @Override
+    public Object onEnterMayReplace(String hook, Object self, Object[] args) {
+        if (!GET_INPUT_STREAM.equals(hook) || !(self instanceof HttpURLConnection)) {
+            return Hooks.PROCEED;
+        }
+        return getInputStream((HttpURLConnection) self);
+    }
+
+    /**
+     * {@code conn.getInputStream()}, retried; or {@link Hooks#PROCEED} to let the JDK's method run untouched (the
+     * agent is not running, the connection has its result already, or its state cannot be reached).
+     */
+    static Object getInputStream(HttpURLConnection conn) {
+        RetryLoop loop = RetryRuntime.loop();
+        if (loop == null) {
+            return Hooks.PROCEED;
+        }
+        ConnectionState state = ConnectionState.get();
+        if (state == null) {
+            return Hooks.PROCEED;
+        }
+        ReentrantLock lock = state.lockOf(conn);
+        if (lock != null) {
+            lock.lock();
+            try {
+                return call(loop, state, conn);
+            } finally {
+                lock.unlock();
+            }
+        }
+        synchronized (conn) { // before Java 14 the JDK's read methods are synchronized on the connection
+            return call(loop, state, conn);
+        }
+    }
+
+    private static Object call(RetryLoop loop, ConnectionState state, HttpURLConnection conn) {
+        CallFacts facts;
+        HttpUrlConnectionExchange exchange;
+        try {
+            if (state.hasResult(conn)) {
+                return Hooks.PROCEED; // a later read of a call made already, or the JDK re-entering its read
+            }
+            Policy policy = loop.engine().policy();
+            facts = HttpUrlConnectionCalls.facts(conn, state.isStreaming(conn), policy);
+            exchange = new HttpUrlConnectionExchange(conn, state, policy.markerHeader());
+        } catch (RuntimeException e) {
+            RetryLog.internalError(HttpUrlConnectionCalls.CLIENT + ".facts", e);
+            return Hooks.PROCEED;
+        }
+        HttpUrlConnectionExchange.Attempt last;
+        try {
+            last = loop.execute(facts, exchange);
+        } catch (HttpUrlConnectionExchange.NotIo e) {
+            throw new Hooks.Propagate(e.original()); // the JDK's or the application's own RuntimeException
+        } catch (IOException e) {
+            if (e != exchange.lastFailure()) {
+                // The loop's own failure (interrupted while waiting, the last response released): the
+                // connection reports it from now on, as it would report a failure of its own.
+                try {
+                    state.failWith(conn, e);
+                } catch (RuntimeException internal) {
+                    RetryLog.internalError(HttpUrlConnectionCalls.CLIENT + ".fail", internal);
+                }
+            }
+            throw new Hooks.Propagate(e);
+        }
+        if (last.error != null) {
+            throw new Hooks.Propagate(last.error); // a 4xx/5xx status: the exception the JDK threw for it
+        }
+        return last.stream;
+    }
+}
