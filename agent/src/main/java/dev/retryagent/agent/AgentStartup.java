@@ -3,7 +3,6 @@ package dev.retryagent.agent;
 import dev.retryagent.agent.bootstrap.Hooks;
 import dev.retryagent.agent.bootstrap.RetryRuntime;
 import dev.retryagent.agent.httpclient5.HttpClient5Instrumentation;
-import dev.retryagent.agent.httpurlconnection.HttpUrlConnectionInstrumentation;
 import dev.retryagent.agent.instrument.ClientAdapters;
 import dev.retryagent.agent.instrument.ClientInstrumentation;
 import dev.retryagent.agent.instrument.HookPoint;
@@ -37,29 +36,22 @@ final class AgentStartup {
         List<ClientInstrumentation> clients = new ArrayList<ClientInstrumentation>();
         clients.add(new OkHttpInstrumentation());
         clients.add(new HttpClient5Instrumentation());
-        clients.add(new HttpUrlConnectionInstrumentation());
         return Collections.unmodifiableList(clients);
     }
 
-    /** The clients whose {@link ClientInstrumentation#prepare} succeeds; the others are left out (fail open). */
-    static List<ClientInstrumentation> prepared(List<ClientInstrumentation> clients, Instrumentation inst) {
-        List<ClientInstrumentation> ready = new ArrayList<ClientInstrumentation>();
-        for (ClientInstrumentation client : clients) {
-            try {
-                if (client.prepare(inst)) {
-                    ready.add(client);
-                }
-            } catch (Throwable t) {
-                if (t instanceof VirtualMachineError) {
-                    throw (VirtualMachineError) t;
-                }
-                RetryLog.internalError("prepare:" + client.name(), t);
-            }
-        }
-        return Collections.unmodifiableList(ready);
-    }
-
     static void start(String agentArgs, Instrumentation inst, boolean attached) {
+        // First the hook points and the background thread that weaves ahead: it then loads and runs ASM while
+        // this thread reads the configuration and the policy, rather than when the application touches a client.
+        List<ClientInstrumentation> clients = clients();
+        List<HookPoint> points = new ArrayList<HookPoint>();
+        StringBuilder names = new StringBuilder();
+        for (ClientInstrumentation client : clients) {
+            points.addAll(client.hookPoints());
+            names.append(names.length() == 0 ? "" : ",").append(client.name());
+        }
+        HookTransformer transformer = new HookTransformer(points);
+        transformer.prepareInBackground(inst);
+
         AgentConfig config = AgentConfig.resolve(agentArgs, System.getProperties(), System.getenv());
         AgentLogging.install(config.logLevel());
         for (String warning : config.warnings()) {
@@ -71,17 +63,9 @@ final class AgentStartup {
         }
         RetryRuntime.install(policy);
 
-        List<ClientInstrumentation> clients = prepared(clients(), inst);
-        List<HookPoint> points = new ArrayList<HookPoint>();
-        StringBuilder names = new StringBuilder();
-        for (ClientInstrumentation client : clients) {
-            points.addAll(client.hookPoints());
-            names.append(names.length() == 0 ? "" : ",").append(client.name());
-        }
-        Hooks.install(new ClientAdapters(clients, inst));
-        HookTransformer transformer = new HookTransformer(points);
+        Hooks.install(new ClientAdapters(clients, inst, AgentStartup.class.getClassLoader()));
         inst.addTransformer(transformer, true);
-        transformer.prepareInBackground(inst);
+        transformer.added();
 
         if (RetryLog.logger().isLoggable(Level.FINE)) {
             RetryLog.agent(Level.FINE, "started policy=" + policy.source()

@@ -21,14 +21,17 @@ import java.util.logging.Level;
  */
 final class ClassInjector {
     private static Instrumentation instrumentation;
+    /** Where the adapter class files are read from: the agent jar's class loader. */
+    private static ClassLoader agentLoader;
     private static Method defineClass;
     private static Method findLoadedClass;
 
     private ClassInjector() {
     }
 
-    static synchronized void init(Instrumentation inst) {
+    static synchronized void init(Instrumentation inst, ClassLoader agentClassLoader) {
         instrumentation = inst;
+        agentLoader = agentClassLoader;
     }
 
     /**
@@ -41,8 +44,8 @@ final class ClassInjector {
         if (handler != null) {
             return handler;
         }
-        ClassLoader own = ClassInjector.class.getClassLoader();
-        ProtectionDomain domain = ClassInjector.class.getProtectionDomain();
+        ClassLoader own = agentLoader;
+        ProtectionDomain domain = null; // as the class loader itself would give them: its default domain
         for (String name : client.adapterClasses()) {
             Class<?> done = (Class<?>) findLoadedClass.invoke(loader, name);
             if (done == null) {

@@ -23,9 +23,16 @@ public final class ClientAdapters implements Hooks.Resolver {
         }
     };
 
-    /** @param inst used to open {@code java.lang} for defining adapter classes in other loaders (Java 9+) */
-    public ClientAdapters(List<ClientInstrumentation> clients, Instrumentation inst) {
-        ClassInjector.init(inst);
+    /** The loader of the agent jar's own classes (this class may live on the bootstrap path). */
+    private final ClassLoader agentLoader;
+
+    /**
+     * @param inst        used to open {@code java.lang} for defining adapter classes in other loaders (Java 9+)
+     * @param agentLoader the class loader of the agent jar, which holds the adapter classes
+     */
+    public ClientAdapters(List<ClientInstrumentation> clients, Instrumentation inst, ClassLoader agentLoader) {
+        this.agentLoader = agentLoader;
+        ClassInjector.init(inst, agentLoader);
         for (ClientInstrumentation client : clients) {
             for (HookPoint point : client.hookPoints()) {
                 byHookedClass.put(point.className(), client);
@@ -55,13 +62,11 @@ public final class ClientAdapters implements Hooks.Resolver {
         }
     }
 
-    private static Class<?> handlerClass(Class<?> site, ClientInstrumentation client) throws Exception {
+    private Class<?> handlerClass(Class<?> site, ClientInstrumentation client) throws Exception {
         ClassLoader loader = site.getClassLoader();
-        ClassLoader own = ClientAdapters.class.getClassLoader();
+        ClassLoader own = agentLoader;
         if (loader == null) {
-            // A JDK class (java.base): its handler uses JDK types only and sits on the bootstrap path, where the
-            // agent's own loader finds it through its parents.
-            return Class.forName(client.handlerClass(), true, own);
+            throw new IllegalStateException(site.getName() + " was loaded by the bootstrap class loader");
         }
         if (sameClassVisible(own, site)) {
             return Class.forName(client.handlerClass(), true, own);

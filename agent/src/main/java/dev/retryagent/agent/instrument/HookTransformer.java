@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.logging.Level;
 
 /**
@@ -35,6 +36,10 @@ public final class HookTransformer implements ClassFileTransformer {
     private final Set<String> binaryNames;
     /** Woven ahead of time, by internal name: {original class file, woven class file}. */
     private final Map<String, byte[][]> prepared = new ConcurrentHashMap<String, byte[][]>();
+    /** Classes woven as they were loaded ({@code name@loader}): nothing to retransform for them. */
+    private final Set<String> wovenAtLoad = Collections.newSetFromMap(new ConcurrentHashMap<String, Boolean>());
+    /** Counted down once this transformer has been added: then loaded classes can be retransformed. */
+    private final CountDownLatch added = new CountDownLatch(1);
 
     public HookTransformer(List<HookPoint> points) {
         Map<String, List<HookPoint>> map = new HashMap<String, List<HookPoint>>();
@@ -75,6 +80,9 @@ public final class HookTransformer implements ClassFileTransformer {
             byte[] woven = ready != null && Arrays.equals(ready[0], classfileBuffer)
                     ? ready[1]
                     : HookWeaver.weave(classfileBuffer, points);
+            if (woven != null && classBeingRedefined == null) {
+                wovenAtLoad.add(key(loader, className));
+            }
             if (woven != null && RetryLog.logger().isLoggable(Level.FINE)) {
                 RetryLog.agent(Level.FINE, "instrumented class=" + className.replace('/', '.')
                         + (classBeingRedefined != null ? " retransformed=true" : ""));
@@ -87,22 +95,35 @@ public final class HookTransformer implements ClassFileTransformer {
         }
     }
 
+    private static String key(ClassLoader loader, String internalName) {
+        return internalName + "@" + System.identityHashCode(loader);
+    }
+
     /**
      * Starts the daemon thread {@code retry-agent-prepare}: it weaves ahead the hooked classes visible to the
-     * system class loader (or, when there are none, a sample class, so that at least ASM is loaded), then
-     * retransforms the hooked classes that are already loaded. Must be called after this transformer was
-     * added to {@code inst}.
+     * system class loader (or, when there are none, a sample class, so that at least ASM is loaded), then, once
+     * {@link #added()} has been called, retransforms the hooked classes that were loaded before.
      */
     public void prepareInBackground(final Instrumentation inst) {
         Thread thread = new Thread(new Runnable() {
             @Override
             public void run() {
                 prepare();
+                try {
+                    added.await();
+                } catch (InterruptedException e) {
+                    return;
+                }
                 retransformLoaded(inst);
             }
         }, "retry-agent-prepare");
         thread.setDaemon(true);
         thread.start();
+    }
+
+    /** This transformer has been added to the {@link Instrumentation}. */
+    public void added() {
+        added.countDown();
     }
 
     void prepare() {
@@ -140,7 +161,8 @@ public final class HookTransformer implements ClassFileTransformer {
     int retransformLoaded(Instrumentation inst) {
         List<Class<?>> loaded = new ArrayList<Class<?>>();
         for (Class<?> c : inst.getAllLoadedClasses()) {
-            if (binaryNames.contains(c.getName()) && inst.isModifiableClass(c)) {
+            if (binaryNames.contains(c.getName()) && inst.isModifiableClass(c)
+                    && !wovenAtLoad.contains(key(c.getClassLoader(), c.getName().replace('.', '/')))) {
                 loaded.add(c);
             }
         }
