@@ -164,6 +164,8 @@ class HttpClient5AgentIT {
             calls.add("async-producer-postKey", "/pay", "async", List.of(Step.status(503), Step.status(201)),
                     "request=producer", "method=POST", "body=payload", "header=Idempotency-Key: k-4");
             calls.add("async-cancel", "/slow/wait", "async", List.of(Step.status(503)), "cancelAfterMs=300");
+            calls.add("async-cancelInFlight", "/slow/flight", "async",
+                    List.of(Step.status(503), Step.ok().delay(Duration.ofSeconds(4))), "cancelAfterMs=1500");
             calls.add("async-io1-slow", "/limited", "async", List.of(Step.status(429).retryAfterSeconds(2), Step.ok()),
                     "client=io1");
             calls.add("async-io1-fast", "/fast", "async", List.of(Step.ok().body("quick")),
@@ -301,6 +303,15 @@ class HttpClient5AgentIT {
             assertEquals(1, calls.server("async-cancel").requestCount(), calls.server("async-cancel").requests().toString());
             ReportLine cancelCallbacks = run.lines("CALLBACKS").stream()
                     .filter(l -> l.get("id").equals("async-cancel")).findFirst().orElseThrow();
+            assertEquals("cancelled", cancelCallbacks.get("kinds"));
+
+            // ... and while the second attempt is in flight: it is aborted, and there is no third
+            cancelled = result(run, "async-cancelInFlight");
+            assertEquals("true", cancelled.get("cancelled"), cancelled.toString());
+            assertTrue(cancelled.getLong("elapsedMs") < 3000, cancelled.toString());
+            assertEquals(2, calls.server("async-cancelInFlight").requestCount());
+            cancelCallbacks = run.lines("CALLBACKS").stream()
+                    .filter(l -> l.get("id").equals("async-cancelInFlight")).findFirst().orElseThrow();
             assertEquals("cancelled", cancelCallbacks.get("kinds"));
 
             // async: while one call waits 2 s to retry, another call on the same single I/O thread goes through
