@@ -35,6 +35,7 @@ class HttpClient5InstrumentationTest {
                     .filter(n -> n.endsWith(".class"))
                     .map(n -> "dev.retryagent.agent.httpclient5." + n.substring(0, n.length() - ".class".length()))
                     .filter(n -> !n.startsWith(HttpClient5Instrumentation.class.getName()))
+                    .filter(n -> !n.endsWith(".package-info"))
                     .collect(Collectors.toCollection(TreeSet::new));
         }
         assertEquals(compiled, new TreeSet<>(instrumentation.adapterClasses()));
