@@ -1,0 +1,187 @@
+package dev.retryagent.it.httpurlconnection;
+
+import dev.retryagent.it.apps.Report;
+import java.io.BufferedReader;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.net.HttpURLConnection;
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A plain application using the JDK's HttpURLConnection (http or https; no agent code) that makes several
+ * independent calls at once, one thread each, so that one forked JVM covers many scenarios.
+ *
+ * <pre>
+ * --await-go       print READY, then wait for a line on stdin before calling
+ * --sequential     one call after the other (default: all at once)
+ * --call "id=ID;url=URL;method=GET;body=TEXT;header=Name: value;streaming=none|fixed|chunked;
+ *         read=code|stream|message|header|length|fields;readTimeoutMs=N;interruptAfterMs=N"
+ *                  repeatable; header repeatable inside a call
+ * </pre>
+ *
+ * Per call, after the first read (which sends the request lazily, as {@code read} says), every read path:
+ * {@code RESULT id=.. first=<what the first read gave> status=<getResponseCode> message=<getResponseMessage>
+ * length=<getContentLength> h.Retry-After=<getHeaderField> h.X-Attempt=.. stream=<getInputStream: ok or the
+ * exception class> streamMessage=.. body=<getInputStream's body below 400, getErrorStream's from 400>
+ * errorStream=<null|set> fields=<getHeaderFields().size()> elapsedMs=.. interrupted=..}, or
+ * {@code RESULT id=.. failure=CLASS message=.. stage=..}; then {@code DONE}.
+ */
+public final class HttpUrlConnectionBatchApp {
+
+    public static void main(String[] argv) throws Exception {
+        boolean awaitGo = false;
+        boolean sequential = false;
+        List<Map<String, List<String>>> calls = new ArrayList<>();
+        for (int i = 0; i < argv.length; i++) {
+            switch (argv[i]) {
+                case "--await-go" -> awaitGo = true;
+                case "--sequential" -> sequential = true;
+                case "--call" -> calls.add(parse(argv[++i]));
+                default -> throw new IllegalArgumentException("unknown argument " + argv[i]);
+            }
+        }
+        Report.line("APP", "client", "httpurlconnection", "java", System.getProperty("java.version"));
+        if (awaitGo) {
+            Report.line("READY");
+            new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();
+        }
+        ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "batch-timer");
+            t.setDaemon(true);
+            return t;
+        });
+        List<Thread> threads = new ArrayList<>();
+        for (Map<String, List<String>> call : calls) {
+            String id = one(call, "id", "call" + threads.size());
+            Thread t = new Thread(() -> run(call, id, timers), "call-" + id);
+            threads.add(t);
+            t.start();
+            if (sequential) {
+                t.join(60_000);
+            }
+        }
+        for (Thread t : threads) {
+            t.join(60_000);
+        }
+        Report.line("DONE");
+        System.exit(0);
+    }
+
+    private static void run(Map<String, List<String>> spec, String id, ScheduledExecutorService timers) {
+        long start = System.nanoTime();
+        String stage = "open";
+        if (spec.containsKey("interruptAfterMs")) {
+            Thread caller = Thread.currentThread();
+            timers.schedule(caller::interrupt, Long.parseLong(one(spec, "interruptAfterMs", "0")), TimeUnit.MILLISECONDS);
+        }
+        try {
+            HttpURLConnection conn = (HttpURLConnection) new URL(one(spec, "url", null)).openConnection();
+            conn.setRequestMethod(one(spec, "method", "GET"));
+            if (spec.containsKey("readTimeoutMs")) {
+                conn.setReadTimeout(Integer.parseInt(one(spec, "readTimeoutMs", "0")));
+            }
+            for (String header : spec.getOrDefault("header", List.of())) {
+                int colon = header.indexOf(':');
+                conn.addRequestProperty(header.substring(0, colon).trim(), header.substring(colon + 1).trim());
+            }
+            String text = one(spec, "body", null);
+            if (text != null) {
+                byte[] body = text.getBytes(StandardCharsets.UTF_8);
+                conn.setDoOutput(true);
+                conn.setRequestProperty("Content-Type", "text/plain; charset=utf-8");
+                switch (one(spec, "streaming", "none")) {
+                    case "fixed" -> conn.setFixedLengthStreamingMode(body.length);
+                    case "chunked" -> conn.setChunkedStreamingMode(16);
+                    default -> { }
+                }
+                stage = "write";
+                try (OutputStream out = conn.getOutputStream()) {
+                    out.write(body);
+                }
+            }
+            stage = "read";
+            String first;
+            switch (one(spec, "read", "code")) {
+                case "stream" -> {
+                    try (InputStream in = conn.getInputStream()) {
+                        first = "stream:" + readAll(in);
+                    } catch (IOException e) {
+                        first = "stream-threw:" + e.getClass().getName();
+                    }
+                }
+                case "message" -> first = "message:" + conn.getResponseMessage();
+                case "header" -> first = "header:" + conn.getHeaderField("X-Attempt");
+                case "length" -> first = "length:" + conn.getContentLength();
+                case "fields" -> first = "fields:" + conn.getHeaderFields().get("X-Attempt");
+                default -> first = "code:" + conn.getResponseCode();
+            }
+            int status = conn.getResponseCode();
+            String stream = "ok";
+            String streamMessage = null;
+            String body = null;
+            if (status >= 400) {
+                try {
+                    conn.getInputStream().close();
+                } catch (IOException e) {
+                    stream = e.getClass().getName();
+                    streamMessage = e.getMessage();
+                }
+            }
+            InputStream errorStream = conn.getErrorStream();
+            if (!first.startsWith("stream:")) {
+                body = readAll(status < 400 ? conn.getInputStream() : errorStream);
+            } else {
+                body = first.substring("stream:".length());
+            }
+            Report.line("RESULT", "id", id, "first", first, "status", status, "message", conn.getResponseMessage(),
+                    "length", conn.getContentLength(), "h.Retry-After", conn.getHeaderField("Retry-After"),
+                    "h.X-Attempt", conn.getHeaderField("X-Attempt"), "stream", stream, "streamMessage", streamMessage,
+                    "body", body, "errorStream", errorStream == null ? "null" : "set",
+                    "fields", conn.getHeaderFields().size(), "elapsedMs", elapsed(start),
+                    "interrupted", Thread.currentThread().isInterrupted());
+        } catch (IOException | RuntimeException e) {
+            Report.line("RESULT", "id", id, "failure", e.getClass().getName(), "message", e.getMessage(),
+                    "stage", stage, "elapsedMs", elapsed(start), "interrupted", Thread.currentThread().isInterrupted());
+        }
+    }
+
+    private static String readAll(InputStream in) throws IOException {
+        if (in == null) {
+            return "";
+        }
+        try (InputStream input = in) {
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            input.transferTo(out);
+            return out.toString(StandardCharsets.UTF_8);
+        }
+    }
+
+    private static long elapsed(long start) {
+        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+    }
+
+    private static Map<String, List<String>> parse(String spec) {
+        Map<String, List<String>> map = new LinkedHashMap<>();
+        for (String part : spec.split(";")) {
+            int eq = part.indexOf('=');
+            map.computeIfAbsent(part.substring(0, eq), k -> new ArrayList<>()).add(part.substring(eq + 1));
+        }
+        return map;
+    }
+
+    private static String one(Map<String, List<String>> spec, String key, String fallback) {
+        List<String> values = spec.get(key);
+        return values == null ? fallback : values.get(values.size() - 1);
+    }
+}
