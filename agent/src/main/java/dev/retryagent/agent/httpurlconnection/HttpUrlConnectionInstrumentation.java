@@ -6,6 +6,7 @@ import dev.retryagent.agent.instrument.HookPoint;
 import dev.retryagent.engine.RetryLog;
 import java.lang.instrument.Instrumentation;
 import java.lang.reflect.Method;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
@@ -24,6 +25,9 @@ import java.util.logging.Level;
  *       HTTPS: {@code HttpsURLConnectionImpl} only delegates to a {@code DelegateHttpsURLConnection}, a subclass
  *       of this class that does not override the method, so the hook sees every HTTPS call once. The wrapper is
  *       deliberately left unmatched: hooking it too would run each attempt's attempts.</li>
+ *   <li>entry of {@code getOutputStream()} of the same class: in streaming mode the request head goes out here,
+ *       before the body and long before the first read, so this is where the one attempt of a streaming call
+ *       gets its marker header. It changes nothing else.</li>
  * </ul>
  *
  * The handler ({@link HttpUrlConnectionHooks}) and the state it resets live on the bootstrap path, since the
@@ -37,6 +41,7 @@ public final class HttpUrlConnectionInstrumentation implements ClientInstrumenta
     static final String CLIENT = "httpurlconnection";
     static final String HTTP_URL_CONNECTION = "sun.net.www.protocol.http.HttpURLConnection";
     static final String GET_INPUT_STREAM_DESCRIPTOR = "()Ljava/io/InputStream;";
+    static final String GET_OUTPUT_STREAM_DESCRIPTOR = "()Ljava/io/OutputStream;";
     /** What {@code java.base} opens to the bootstrap loader's unnamed module. */
     static final String[] OPENED_PACKAGES = {"sun.net.www.protocol.http", "sun.net.www", "java.net"};
 
@@ -47,8 +52,11 @@ public final class HttpUrlConnectionInstrumentation implements ClientInstrumenta
 
     @Override
     public List<HookPoint> hookPoints() {
-        return Collections.singletonList(HookPoint.entryMayReplace(HttpUrlConnectionHooks.GET_INPUT_STREAM,
-                HTTP_URL_CONNECTION, "getInputStream", GET_INPUT_STREAM_DESCRIPTOR));
+        return Collections.unmodifiableList(Arrays.asList(
+                HookPoint.entryMayReplace(HttpUrlConnectionHooks.GET_INPUT_STREAM, HTTP_URL_CONNECTION,
+                        "getInputStream", GET_INPUT_STREAM_DESCRIPTOR),
+                HookPoint.entry(HttpUrlConnectionHooks.GET_OUTPUT_STREAM, HTTP_URL_CONNECTION,
+                        "getOutputStream", GET_OUTPUT_STREAM_DESCRIPTOR)));
     }
 
     @Override

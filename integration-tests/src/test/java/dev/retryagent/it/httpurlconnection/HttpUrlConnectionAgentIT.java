@@ -141,6 +141,7 @@ class HttpUrlConnectionAgentIT {
             ScriptedServer timeout = open(closer, Step.ok().body("late").delayMillis(800), Step.ok().body("second"));
             ScriptedServer interrupt = open(closer, Step.status(503));
             ScriptedServer postDrop = open(closer, Step.dropAfterRequest());
+            ScriptedServer nested = open(closer, Step.status(503), Step.ok());
             List<String> readModes = List.of("stream", "message", "header", "length", "fields");
             List<ScriptedServer> reads = new ArrayList<>();
             for (int i = 0; i < readModes.size(); i++) {
@@ -168,6 +169,7 @@ class HttpUrlConnectionAgentIT {
                     call("timeout", timeout.url("/t"), "readTimeoutMs=300"),
                     call("interrupt", interrupt.url("/slow/i"), "interruptAfterMs=300"),
                     call("postDrop", postDrop.url("/drop"), "method=POST", "body=once"),
+                    call("nested", nested.url("/nested"), "header=Retry-Attempt: 7"),
                     call("refused", "http://127.0.0.1:" + refusedPort + "/refused/x"),
                     call("httpsGet", httpsGet.url("/secure")),
                     call("httpsPostKey", httpsPostKey.url("/secure/pay"), "method=POST", "body=tls-payload",
@@ -273,6 +275,16 @@ class HttpUrlConnectionAgentIT {
             assertEquals("stream", fixed.requests().get(0).bodyUtf8());
             assertEquals(1, chunked.requestCount());
             assertTrue(chunked.requests().get(0).chunked());
+            // the head goes out in getOutputStream(), marked there
+            assertEquals("1", fixed.requests().get(0).header("Retry-Attempt"));
+            assertEquals("1", chunked.requests().get(0).header("Retry-Attempt"));
+
+            // a request that carries the marker already (a layer above sent it) is made exactly once, unchanged
+            r = result(run, "nested");
+            assertEquals(503, r.getInt("status"), r.toString());
+            assertEquals(1, nested.requestCount());
+            assertEquals("7", nested.requests().get(0).header("Retry-Attempt"));
+            assertTrue(logged(run, "give up", "path=/nested", "reason=nested"), run.describe());
 
             // a final 503 reads as a 503 on every read path, with its error body
             r = result(run, "always503");
@@ -407,17 +419,12 @@ class HttpUrlConnectionAgentIT {
     void retransformsTheClassWhenItWasLoadedBeforeTheAgent(Jdks.Jdk jdk) throws IOException {
         Path preloadJar = preloadAgentJar();
         try (ScriptedServer server = ScriptedServer.start(Step.status(503), Step.ok().body("after"))) {
-            ForkedApp.Result run;
-            try (ForkedApp.Running app = app(jdk, "retransform").jvmArg("-javaagent:" + preloadJar)
-                    .policy(POLICY).agentArg("log", "debug").args("--await-go", "--call", call("get", server.url("/r")))
-                    .start()) {
-                app.awaitStderrLine(l -> l.contains("instrumented class=sun.net.www.protocol.http.HttpURLConnection"),
-                        Duration.ofSeconds(30));
-                app.awaitStdoutLine(l -> l.equals("READY"), Duration.ofSeconds(30));
-                app.writeLine("go");
-                run = app.await();
-            }
-            run.assertExitCode(0);
+            // The agent retransforms loaded classes on its start-up thread: the call waits for it to finish.
+            ForkedApp.Result run = app(jdk, "retransform").jvmArg("-javaagent:" + preloadJar)
+                    .policy(POLICY).agentArg("log", "debug")
+                    .args("--await-thread-end", "retry-agent-prepare", "--call", call("get", server.url("/r")))
+                    .run().assertExitCode(0);
+            assertTrue(run.lines("TIMEOUT").isEmpty(), run.describe());
             assertEquals("true", run.single("PRELOAD").get("loaded"), "loaded before retry-agent\n" + run.describe());
             assertTrue(logged(run, "instrumented class=sun.net.www.protocol.http.HttpURLConnection retransformed=true"),
                     run.describe());

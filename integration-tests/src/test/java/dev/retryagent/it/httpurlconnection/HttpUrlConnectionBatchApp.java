@@ -25,6 +25,7 @@ import java.util.concurrent.TimeUnit;
  * <pre>
  * --await-go       print READY, then wait for a line on stdin before calling
  * --sequential     one call after the other (default: all at once)
+ * --await-thread-end NAME   before calling, wait (up to 20 s) until no thread of that name is alive
  * --call "id=ID;url=URL;method=GET;body=TEXT;header=Name: value;streaming=none|fixed|chunked;
  *         read=code|stream|message|header|length|fields;readTimeoutMs=N;interruptAfterMs=N"
  *                  repeatable; header repeatable inside a call
@@ -42,11 +43,13 @@ public final class HttpUrlConnectionBatchApp {
     public static void main(String[] argv) throws Exception {
         boolean awaitGo = false;
         boolean sequential = false;
+        String awaitThreadEnd = null;
         List<Map<String, List<String>>> calls = new ArrayList<>();
         for (int i = 0; i < argv.length; i++) {
             switch (argv[i]) {
                 case "--await-go" -> awaitGo = true;
                 case "--sequential" -> sequential = true;
+                case "--await-thread-end" -> awaitThreadEnd = argv[++i];
                 case "--call" -> calls.add(parse(argv[++i]));
                 default -> throw new IllegalArgumentException("unknown argument " + argv[i]);
             }
@@ -55,6 +58,9 @@ public final class HttpUrlConnectionBatchApp {
         if (awaitGo) {
             Report.line("READY");
             new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();
+        }
+        if (awaitThreadEnd != null) {
+            awaitThreadEnd(awaitThreadEnd, 20_000);
         }
         ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "batch-timer");
@@ -76,6 +82,19 @@ public final class HttpUrlConnectionBatchApp {
         }
         Report.line("DONE");
         System.exit(0);
+    }
+
+    private static void awaitThreadEnd(String name, long millis) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+        while (System.nanoTime() < deadline) {
+            boolean alive = Thread.getAllStackTraces().keySet().stream()
+                    .anyMatch(t -> t.getName().equals(name) && t.isAlive());
+            if (!alive) {
+                return;
+            }
+            Thread.sleep(10);
+        }
+        Report.line("TIMEOUT", "thread", name);
     }
 
     private static void run(Map<String, List<String>> spec, String id, ScheduledExecutorService timers) {

@@ -7,7 +7,7 @@ import java.lang.reflect.Field;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.net.HttpURLConnection;
-import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
@@ -51,6 +51,8 @@ final class ConnectionState {
     private final Field responseMessage;
     /** Optional: the connection's lock (Java 14+); older JDKs synchronize on the connection. */
     private final Field connectionLock;
+    /** Optional: the headers the application set ({@code MessageHeader}), apart from those the JDK adds. */
+    private final Field userHeaders;
     /** Required: {@code streaming()}, true in fixed-length or chunked streaming mode. */
     private final Method streaming;
     /** Required: {@code MessageHeader.reset()}. */
@@ -63,6 +65,8 @@ final class ConnectionState {
     private final Method headersGetValue;
     /** Required: {@code MessageHeader.remove(String)}. */
     private final Method headersRemove;
+    /** Required: {@code MessageHeader.findValue(String)}. */
+    private final Method headersFindValue;
 
     private static final Object LOCK = new Object();
     private static volatile ConnectionState instance;
@@ -82,6 +86,8 @@ final class ConnectionState {
         responseMessage = optionalField(HttpURLConnection.class, "responseMessage");
         Field lock = optionalField(impl, "connectionLock");
         connectionLock = lock != null && ReentrantLock.class.isAssignableFrom(lock.getType()) ? lock : null;
+        Field user = optionalField(impl, "userHeaders");
+        userHeaders = user != null && user.getType() == requestsType(impl) ? user : null;
         streaming = impl.getDeclaredMethod("streaming");
         streaming.setAccessible(true);
         Class<?> messageHeader = requests.getType();
@@ -98,6 +104,8 @@ final class ConnectionState {
         headersGetValue.setAccessible(true);
         headersRemove = messageHeader.getMethod("remove", String.class);
         headersRemove.setAccessible(true);
+        headersFindValue = messageHeader.getMethod("findValue", String.class);
+        headersFindValue.setAccessible(true);
     }
 
     /**
@@ -125,16 +133,19 @@ final class ConnectionState {
         }
     }
 
-    /** The names of the fields a re-issue resets that this JDK lacks (for tests and diagnostics). */
-    static List<String> missingOptionalFields(Class<?> impl) {
-        List<String> missing = new ArrayList<String>();
-        String[] names = {"errorStream", "cachedInputStream", "filteredHeaders", "connectionLock"};
-        for (String name : names) {
-            if (find(impl, name) == null) {
-                missing.add(name);
-            }
+    /** The fields of {@code sun.net.www.protocol.http.HttpURLConnection} without which there is no retry. */
+    static final List<String> REQUIRED_FIELDS = Collections.unmodifiableList(Arrays.asList(
+            "inputStream", "rememberedException", "responses", "requests", "setRequests", "failedOnce"));
+    /** Its fields that are used when present. */
+    static final List<String> OPTIONAL_FIELDS = Collections.unmodifiableList(Arrays.asList(
+            "errorStream", "cachedInputStream", "filteredHeaders", "connectionLock", "userHeaders"));
+
+    private static Class<?> requestsType(Class<?> impl) throws NoSuchFieldException {
+        Field f = find(impl, "requests");
+        if (f == null) {
+            throw new NoSuchFieldException(impl.getName() + ".requests");
         }
-        return Collections.unmodifiableList(missing);
+        return f.getType();
     }
 
     private static Field field(Class<?> owner, String name) throws NoSuchFieldException {
@@ -186,6 +197,18 @@ final class ConnectionState {
     /** True once the request head has been built (and, in streaming mode, sent by {@code getOutputStream}). */
     boolean requestHeadBuilt(HttpURLConnection conn) {
         return readBoolean(setRequests, conn);
+    }
+
+    /**
+     * Whether the application set request header {@code name} itself ({@code setRequestProperty},
+     * {@code addRequestProperty}), as opposed to the agent's marker of an earlier attempt; null when this JDK
+     * does not keep the application's headers apart.
+     */
+    Boolean userSetHeader(HttpURLConnection conn, String name) {
+        if (userHeaders == null) {
+            return null;
+        }
+        return invoke(headersFindValue, read(userHeaders, conn), name) != null;
     }
 
     /** The response stream the last attempt left for the application. */

@@ -29,10 +29,15 @@ final class HttpUrlConnectionCalls {
      * What the engine needs to know about the request {@code conn} is about to send, under {@code policy}.
      *
      * @param streaming the connection is in fixed-length or chunked streaming mode (its body cannot be re-sent)
+     * @param state     the connection's private state, to tell a marker the application set from one the agent
+     *                  set; null to go by the request headers alone
      */
-    static CallFacts facts(HttpURLConnection conn, boolean streaming, Policy policy) {
+    static CallFacts facts(HttpURLConnection conn, boolean streaming, Policy policy, ConnectionState state) {
         URL url = conn.getURL();
         String method = conn.getRequestMethod().toUpperCase(Locale.ROOT);
+        if ("GET".equals(method) && conn.getDoOutput() && streaming) {
+            method = "POST"; // what getOutputStream() makes of it (the JDK's "backward compatibility")
+        }
         String scheme = url.getProtocol().toLowerCase(Locale.ROOT);
         String host = url.getHost();
         int port = url.getPort() >= 0 ? url.getPort() : url.getDefaultPort();
@@ -46,7 +51,11 @@ final class HttpUrlConnectionCalls {
             }
         }
         String marker = policy.markerHeader();
-        boolean markerPresent = marker != null && conn.getRequestProperty(marker) != null;
+        boolean markerPresent = false;
+        if (marker != null) {
+            Boolean userSet = state == null ? null : state.userSetHeader(conn, marker);
+            markerPresent = userSet != null ? userSet : conn.getRequestProperty(marker) != null;
+        }
         return new CallFacts(CLIENT, method, scheme, host, port, path, idempotencyKey, !streaming, markerPresent);
     }
 

@@ -5,6 +5,7 @@ import dev.retryagent.agent.bootstrap.RetryRuntime;
 import dev.retryagent.engine.CallFacts;
 import dev.retryagent.engine.RetryLog;
 import dev.retryagent.engine.RetryLoop;
+import dev.retryagent.policy.Mode;
 import dev.retryagent.policy.Policy;
 import java.io.IOException;
 import java.net.HttpURLConnection;
@@ -31,9 +32,14 @@ import java.util.concurrent.locks.ReentrantLock;
 public final class HttpUrlConnectionHooks implements Hooks.Handler {
     /** The hook at the entry of {@code getInputStream()}. */
     public static final String GET_INPUT_STREAM = "httpurlconnection.get-input-stream";
+    /** The hook at the entry of {@code getOutputStream()}. */
+    public static final String GET_OUTPUT_STREAM = "httpurlconnection.get-output-stream";
 
     @Override
     public boolean onEnter(String hook, Object self, Object[] args) {
+        if (GET_OUTPUT_STREAM.equals(hook) && self instanceof HttpURLConnection) {
+            beforeStreamingHead((HttpURLConnection) self);
+        }
         return false;
     }
 
@@ -76,6 +82,48 @@ public final class HttpUrlConnectionHooks implements Hooks.Handler {
         }
     }
 
+    /**
+     * {@code getOutputStream()} is about to run. In streaming mode it writes the request head before the body,
+     * long before the first read: the head of the call's one attempt gets the marker ({@code 1}) here, when the
+     * call's mode is {@code enforce} and the application did not set the marker itself. Buffered bodies are sent
+     * by the read, which marks each attempt ({@link HttpUrlConnectionExchange}). Errors are the hook's to log.
+     */
+    static void beforeStreamingHead(HttpURLConnection conn) {
+        RetryLoop loop = RetryRuntime.loop();
+        ConnectionState state = loop == null ? null : ConnectionState.get();
+        if (state == null) {
+            return;
+        }
+        ReentrantLock lock = state.lockOf(conn);
+        if (lock != null) {
+            lock.lock();
+            try {
+                markStreamingHead(loop, state, conn);
+            } finally {
+                lock.unlock();
+            }
+            return;
+        }
+        synchronized (conn) {
+            markStreamingHead(loop, state, conn);
+        }
+    }
+
+    private static void markStreamingHead(RetryLoop loop, ConnectionState state, HttpURLConnection conn) {
+        if (!state.isStreaming(conn) || state.requestHeadBuilt(conn) || state.hasResult(conn)) {
+            return;
+        }
+        Policy policy = loop.engine().policy();
+        CallFacts facts = HttpUrlConnectionCalls.facts(conn, true, policy, state);
+        if (loop.engine().modeFor(facts) == Mode.OFF) {
+            return;
+        }
+        String marker = loop.engine().markerHeaderFor(facts);
+        if (marker != null) {
+            state.setRequestHeader(conn, marker, "1");
+        }
+    }
+
     private static Object call(RetryLoop loop, ConnectionState state, HttpURLConnection conn) {
         CallFacts facts;
         HttpUrlConnectionExchange exchange;
@@ -84,7 +132,7 @@ public final class HttpUrlConnectionHooks implements Hooks.Handler {
                 return Hooks.PROCEED; // a later read of a call made already, or the JDK re-entering its read
             }
             Policy policy = loop.engine().policy();
-            facts = HttpUrlConnectionCalls.facts(conn, state.isStreaming(conn), policy);
+            facts = HttpUrlConnectionCalls.facts(conn, state.isStreaming(conn), policy, state);
             exchange = new HttpUrlConnectionExchange(conn, state, policy.markerHeader());
         } catch (RuntimeException e) {
             RetryLog.internalError(HttpUrlConnectionCalls.CLIENT + ".facts", e);
