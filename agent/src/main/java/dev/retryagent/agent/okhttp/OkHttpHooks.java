@@ -13,6 +13,7 @@ import okhttp3.Call;
 import okhttp3.Callback;
 import okhttp3.Interceptor;
 import okhttp3.OkHttpClient;
+import okhttp3.Response;
 
 /**
  * The handler of OkHttp's hook points (see {@link OkHttpInstrumentation}), loaded in OkHttp's class loader.
@@ -23,6 +24,7 @@ public final class OkHttpHooks implements Hooks.Handler {
     public static final String CLIENT_INIT = "okhttp.client-init";
     public static final String ENQUEUE = "okhttp.enqueue";
     public static final String CANCEL = "okhttp.cancel";
+    public static final String FOLLOW_UP = "okhttp.follow-up";
 
     @Override
     public boolean onEnter(String hook, Object self, Object[] args) {
@@ -34,6 +36,26 @@ public final class OkHttpHooks implements Hooks.Handler {
             return enqueue((Call) self, (Callback) args[0]);
         }
         return false;
+    }
+
+    @Override
+    public Object onEnterMayReplace(String hook, Object self, Object[] args) {
+        if (FOLLOW_UP.equals(hook)) {
+            return followUp((Response) args[0]);
+        }
+        return Hooks.PROCEED;
+    }
+
+    /**
+     * {@code RetryAndFollowUpInterceptor.followUpRequest(response, ...)}: under {@code builtInRetries: replace}
+     * there is no follow-up for a 503 (OkHttp's own resend of a 503 with {@code Retry-After: 0}); anything else
+     * is OkHttp's to decide.
+     */
+    static Object followUp(Response response) {
+        if (response != null && response.code() == 503 && RetryRuntime.replacesBuiltInRetries()) {
+            return null;
+        }
+        return Hooks.PROCEED;
     }
 
     @Override

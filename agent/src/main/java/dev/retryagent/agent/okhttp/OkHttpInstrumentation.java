@@ -19,7 +19,13 @@ import java.util.List;
  *   <li>entry of {@code okhttp3.internal.connection.RealCall.enqueue(Callback)}: an async call is taken over
  *       by the async retry loop ({@link OkHttpAsyncExchange}), which never waits on a dispatcher thread;</li>
  *   <li>exit of {@code RealCall.cancel()}: cancelling the application's call also cancels the attempt in
- *       flight, which is a clone the application never sees.</li>
+ *       flight, which is a clone the application never sees;</li>
+ *   <li>entry of the private {@code okhttp3.internal.http.RetryAndFollowUpInterceptor.followUpRequest} (4.12:
+ *       {@code (Response, Exchange)}, 5.x: {@code (Response, Exchange, Interceptor.Chain)}): OkHttp resends a
+ *       request answered {@code 503} with {@code Retry-After: 0} once, POST included, whatever
+ *       {@code retryOnConnectionFailure} says. Under {@code builtInRetries: replace} the hook answers "no
+ *       follow-up" for a 503, so the 503 reaches the agent's interceptor and the contract decides (SPEC 4.8).
+ *       Redirects, authentication, 408 and 421 follow-ups are OkHttp's as before.</li>
  * </ul>
  *
  * Sync {@code Call.execute()} needs no hook of its own: the interceptor runs on the calling thread and drives
@@ -31,6 +37,7 @@ import java.util.List;
 public final class OkHttpInstrumentation implements ClientInstrumentation {
     static final String OKHTTP_CLIENT = "okhttp3.OkHttpClient";
     static final String REAL_CALL = "okhttp3.internal.connection.RealCall";
+    static final String FOLLOW_UP_INTERCEPTOR = "okhttp3.internal.http.RetryAndFollowUpInterceptor";
 
     private static final String PACKAGE = "dev.retryagent.agent.okhttp.";
 
@@ -44,7 +51,12 @@ public final class OkHttpInstrumentation implements ClientInstrumentation {
         return Collections.unmodifiableList(Arrays.asList(
                 HookPoint.entry(OkHttpHooks.CLIENT_INIT, OKHTTP_CLIENT, "<init>", "(Lokhttp3/OkHttpClient$Builder;)V"),
                 HookPoint.entryMaySkip(OkHttpHooks.ENQUEUE, REAL_CALL, "enqueue", "(Lokhttp3/Callback;)V"),
-                HookPoint.exit(OkHttpHooks.CANCEL, REAL_CALL, "cancel", "()V")));
+                HookPoint.exit(OkHttpHooks.CANCEL, REAL_CALL, "cancel", "()V"),
+                HookPoint.entryMayReplace(OkHttpHooks.FOLLOW_UP, FOLLOW_UP_INTERCEPTOR, "followUpRequest",
+                        "(Lokhttp3/Response;Lokhttp3/internal/connection/Exchange;)Lokhttp3/Request;"),
+                HookPoint.entryMayReplace(OkHttpHooks.FOLLOW_UP, FOLLOW_UP_INTERCEPTOR, "followUpRequest",
+                        "(Lokhttp3/Response;Lokhttp3/internal/connection/Exchange;Lokhttp3/Interceptor$Chain;)"
+                                + "Lokhttp3/Request;")));
     }
 
     @Override

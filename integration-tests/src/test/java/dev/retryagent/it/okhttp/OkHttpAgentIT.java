@@ -300,19 +300,22 @@ class OkHttpAgentIT {
 
     /**
      * SPEC 4.8 with {@code builtInRetries: replace}: OkHttp's silent resend of a POST whose reused connection
-     * dropped (see OkHttpBaselineIT) is gone; a GET in the same situation is retried by the agent, with a marker.
+     * dropped (see OkHttpBaselineIT) is gone, and so is its resend of a 503 with {@code Retry-After: 0}; a GET
+     * whose reused connection dropped is retried by the agent, with a marker.
      */
     @ParameterizedTest
     @EnumSource(names = {"OKHTTP_4", "OKHTTP_5"})
-    void replaceStopsOkHttpsOwnResendOfAPost(ClientLibs libs) {
+    void replaceStopsOkHttpsOwnResends(ClientLibs libs) {
         try (ScriptedServer server = ScriptedServer.start(Step.ok().body("one"), Step.dropAfterRequest(),
-                Step.ok().body("three"), Step.dropAfterRequest(), Step.ok().body("five"))) {
+                Step.ok().body("three"), Step.dropAfterRequest(), Step.ok().body("five"));
+             ScriptedServer zero = ScriptedServer.start(Step.status(503).retryAfterSeconds(0), Step.ok())) {
             ForkedApp.Result run = ForkedApp.of(OkHttpBatchApp.class).name("okhttp-replace-" + libs).clientLibs(libs)
                     .classpath(testClasses()).policy(POLICY).args("--sequential",
                             "--call", call("post1", server.url("/p"), "sync", "method=POST", "body=x"),
                             "--call", call("post2", server.url("/p"), "sync", "method=POST", "body=x"),
                             "--call", call("get1", server.url("/g"), "sync"),
-                            "--call", call("get2", server.url("/g"), "sync"))
+                            "--call", call("get2", server.url("/g"), "sync"),
+                            "--call", call("zero", zero.url("/z"), "sync", "method=POST", "body=y"))
                     .run().assertExitCode(0);
             assertEquals(200, result(run, "post1").getInt("status"), run.describe());
             ReportLine post2 = result(run, "post2");
@@ -325,6 +328,11 @@ class OkHttpAgentIT {
             assertEquals(List.of(1, 1, 2, 2, 3), seen.stream().map(RecordedRequest::connectionId).toList());
             assertEquals(List.of("1", "1", "1", "1", "2"), markers(seen));
             assertTrue(logged(run, "retry", "path=/g", "cause=failure:reset"), run.describe());
+
+            ReportLine zeroResult = result(run, "zero");
+            assertEquals(503, zeroResult.getInt("status"), "OkHttp alone would resend this POST: " + zeroResult);
+            assertEquals(1, zero.requestCount(), zero.requests().toString());
+            assertTrue(logged(run, "give up", "path=/z", "reason=not-idempotent"), run.describe());
         }
     }
 }
