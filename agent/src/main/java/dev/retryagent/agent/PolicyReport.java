@@ -5,6 +5,7 @@ import dev.retryagent.engine.RandomSource;
 import dev.retryagent.policy.BackoffPolicy;
 import dev.retryagent.policy.Durations;
 import dev.retryagent.policy.Jitter;
+import dev.retryagent.policy.Mode;
 import dev.retryagent.policy.Policy;
 import dev.retryagent.policy.RetrySettings;
 import dev.retryagent.policy.Rule;
@@ -38,8 +39,14 @@ final class PolicyReport {
     private static void section(PrintStream out, String title, RetrySettings settings, Policy policy) {
         out.println();
         out.println(title + ":");
-        out.println("  mode: " + policy.effectiveMode(settings).configName());
+        Mode mode = policy.effectiveMode(settings);
+        out.println("  mode: " + mode.configName());
         out.println("  settings: " + settings);
+        if (mode != Mode.ENFORCE) {
+            out.println("  most attempts per call: 1 (mode " + mode.configName() + ": the agent never retries"
+                    + (mode == Mode.OBSERVE ? ", it logs what it would do)" : ")"));
+            return;
+        }
         int attempts = settings.maxAttempts();
         out.println("  most attempts per call: " + attempts);
         if (attempts > 1) {
