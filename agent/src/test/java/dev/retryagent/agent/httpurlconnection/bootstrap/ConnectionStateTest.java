@@ -1,0 +1,168 @@
+package dev.retryagent.agent.httpurlconnection.bootstrap;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.retryagent.agent.bootstrap.Hooks;
+import dev.retryagent.agent.bootstrap.RetryRuntime;
+import dev.retryagent.engine.RetryLog;
+import dev.retryagent.policy.Policy;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.HttpURLConnection;
+import java.net.URI;
+import java.net.URL;
+import java.nio.file.FileSystem;
+import java.nio.file.FileSystems;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import net.bytebuddy.jar.asm.ClassReader;
+import net.bytebuddy.jar.asm.ClassVisitor;
+import net.bytebuddy.jar.asm.FieldVisitor;
+import net.bytebuddy.jar.asm.MethodVisitor;
+import net.bytebuddy.jar.asm.Opcodes;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The private state a re-issue resets, against the JDK's class files: the running JDK's and, when installed, Java
+ * 17's and Java 25's. And failing open where that state cannot be reached (this test JVM: nothing opened
+ * {@code java.base} to it, as premain does for the agent's bootstrap classes).
+ */
+class ConnectionStateTest {
+    private static final List<Path> HOMES = List.of(
+            Paths.get(System.getProperty("retry.agent.test.jdk17", "/usr/lib/jvm/java-17-openjdk-amd64")),
+            Paths.get(System.getProperty("retry.agent.test.jdk25", "/usr/lib/jvm/temurin-25-jdk-amd64")));
+
+    /** Class file bytes of {@code binaryName} in java.base, per JDK (the running one first). */
+    private static Map<String, byte[]> classFiles(String binaryName) throws IOException {
+        Map<String, byte[]> files = new LinkedHashMap<>();
+        String resource = binaryName.replace('.', '/') + ".class";
+        try (InputStream in = ClassLoader.getSystemResourceAsStream(resource)) {
+            files.put("running", in.readAllBytes());
+        }
+        for (Path home : HOMES) {
+            if (Files.isRegularFile(home.resolve("lib").resolve("modules"))) {
+                try (FileSystem jrt = FileSystems.newFileSystem(URI.create("jrt:/"), Map.of("java.home", home.toString()))) {
+                    files.put(home.toString(), Files.readAllBytes(jrt.getPath("/modules/java.base/" + resource)));
+                }
+            }
+        }
+        return files;
+    }
+
+    private static List<String> members(byte[] classFile) {
+        List<String> members = new ArrayList<>();
+        new ClassReader(classFile).accept(new ClassVisitor(Opcodes.ASM9) {
+            @Override
+            public FieldVisitor visitField(int access, String name, String descriptor, String signature, Object value) {
+                members.add(name + " " + descriptor);
+                return null;
+            }
+
+            @Override
+            public MethodVisitor visitMethod(int access, String name, String descriptor, String signature,
+                                             String[] exceptions) {
+                members.add(name + descriptor);
+                return null;
+            }
+        }, ClassReader.SKIP_CODE);
+        return members;
+    }
+
+    @Test
+    void everyFieldAndMethodTheResetUsesExistsOnEveryJdk() throws IOException {
+        String messageHeader = "Lsun/net/www/MessageHeader;";
+        Map<String, String> implFields = new LinkedHashMap<>();
+        implFields.put("inputStream", "Ljava/io/InputStream;");
+        implFields.put("rememberedException", "Ljava/lang/Exception;");
+        implFields.put("responses", messageHeader);
+        implFields.put("requests", messageHeader);
+        implFields.put("setRequests", "Z");
+        implFields.put("failedOnce", "Z");
+        implFields.put("errorStream", "Ljava/io/InputStream;");
+        implFields.put("cachedInputStream", "Ljava/io/InputStream;");
+        implFields.put("filteredHeaders", "Ljava/util/Map;");
+        implFields.put("connectionLock", "Ljava/util/concurrent/locks/ReentrantLock;");
+        implFields.put("userHeaders", messageHeader);
+        assertEquals(implFields.keySet().size(), ConnectionState.REQUIRED_FIELDS.size() + ConnectionState.OPTIONAL_FIELDS.size());
+        assertTrue(implFields.keySet().containsAll(ConnectionState.REQUIRED_FIELDS));
+        assertTrue(implFields.keySet().containsAll(ConnectionState.OPTIONAL_FIELDS));
+
+        Map<String, byte[]> impl = classFiles(ConnectionState.IMPL);
+        impl.forEach((jdk, bytes) -> {
+            List<String> members = members(bytes);
+            implFields.forEach((name, type) -> assertTrue(members.contains(name + " " + type), name + " on " + jdk));
+            assertTrue(members.contains("streaming()Z"), jdk);
+            assertTrue(members.contains("disconnect()V"), jdk);
+        });
+        classFiles("java.net.URLConnection").forEach((jdk, bytes) ->
+                assertTrue(members(bytes).contains("connected Z"), jdk));
+        classFiles("java.net.HttpURLConnection").forEach((jdk, bytes) ->
+                assertTrue(members(bytes).contains("responseMessage Ljava/lang/String;"), jdk));
+        classFiles("sun.net.www.MessageHeader").forEach((jdk, bytes) -> {
+            List<String> members = members(bytes);
+            for (String method : List.of("reset()V", "set(Ljava/lang/String;Ljava/lang/String;)V",
+                    "getKey(I)Ljava/lang/String;", "getValue(I)Ljava/lang/String;", "remove(Ljava/lang/String;)V",
+                    "findValue(Ljava/lang/String;)Ljava/lang/String;")) {
+                assertTrue(members.contains(method), method + " on " + jdk);
+            }
+        });
+        assertTrue(impl.size() >= 1);
+    }
+
+    /**
+     * Without access to java.base's internals (no agent opened them here), the state is unavailable: logged once,
+     * and every read runs as the JDK runs it alone (the hook answers PROCEED). Streaming marks are skipped too.
+     */
+    @Test
+    void withoutAccessTheJdkIsLeftToItselfAndThatIsLoggedOnce() throws IOException {
+        List<LogRecord> records = new ArrayList<>();
+        Handler capture = new Handler() {
+            @Override
+            public void publish(LogRecord record) {
+                records.add(record);
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        RetryLog.logger().addHandler(capture);
+        try {
+            RetryRuntime.install(Policy.builtIn());
+            HttpURLConnection conn = (HttpURLConnection) new URL("http://127.0.0.1:9/x").openConnection();
+            HttpUrlConnectionHooks hooks = new HttpUrlConnectionHooks();
+            assertSame(Hooks.PROCEED, hooks.onEnterMayReplace(HttpUrlConnectionHooks.GET_INPUT_STREAM, conn, new Object[0]));
+            assertSame(Hooks.PROCEED, hooks.onEnterMayReplace(HttpUrlConnectionHooks.GET_INPUT_STREAM, conn, new Object[0]));
+            assertFalse(hooks.onEnter(HttpUrlConnectionHooks.GET_OUTPUT_STREAM, conn, new Object[0]));
+            assertNull(ConnectionState.get());
+            long logged = records.stream().filter(r -> r.getMessage().contains("where=httpurlconnection.state")).count();
+            assertEquals(1, logged, "logged once");
+        } finally {
+            RetryLog.logger().removeHandler(capture);
+        }
+    }
+
+    @Test
+    void otherHooksAndOtherObjectsAreLeftAlone() {
+        HttpUrlConnectionHooks hooks = new HttpUrlConnectionHooks();
+        assertSame(Hooks.PROCEED, hooks.onEnterMayReplace("okhttp.execute", new Object(), new Object[0]));
+        assertSame(Hooks.PROCEED, hooks.onEnterMayReplace(HttpUrlConnectionHooks.GET_INPUT_STREAM, "not a connection",
+                new Object[0]));
+        assertFalse(hooks.onEnter("something", null, new Object[0]));
+    }
+}

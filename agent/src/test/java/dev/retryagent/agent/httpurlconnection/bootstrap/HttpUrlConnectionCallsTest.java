@@ -1,0 +1,120 @@
+package dev.retryagent.agent.httpurlconnection.bootstrap;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.retryagent.engine.CallFacts;
+import dev.retryagent.policy.FailureKind;
+import dev.retryagent.policy.Policy;
+import dev.retryagent.policy.PolicyLoader;
+import java.io.EOFException;
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.net.ConnectException;
+import java.net.HttpRetryException;
+import java.net.HttpURLConnection;
+import java.net.NoRouteToHostException;
+import java.net.ProtocolException;
+import java.net.SocketException;
+import java.net.SocketTimeoutException;
+import java.net.URL;
+import java.net.UnknownHostException;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLHandshakeException;
+import org.junit.jupiter.api.Test;
+
+/** HttpURLConnection requests and failures in the engine's terms; connections are opened, never connected. */
+class HttpUrlConnectionCallsTest {
+    private static final Policy POLICY = Policy.builtIn();
+
+    private static HttpURLConnection open(String url) throws IOException {
+        return (HttpURLConnection) new URL(url).openConnection();
+    }
+
+    @Test
+    void factsOfAPlainGet() throws IOException {
+        HttpURLConnection conn = open("http://api.example.test:8080/v1/items?token=secret#frag");
+        CallFacts facts = HttpUrlConnectionCalls.facts(conn, false, POLICY, null);
+        assertEquals("httpurlconnection", facts.client());
+        assertEquals("GET", facts.method());
+        assertEquals("http", facts.scheme());
+        assertEquals("api.example.test", facts.host());
+        assertEquals(8080, facts.port());
+        assertEquals("/v1/items", facts.path(), "never the query");
+        assertFalse(facts.idempotencyKeyPresent());
+        assertTrue(facts.bodyReplayable());
+        assertFalse(facts.markerPresent());
+    }
+
+    @Test
+    void defaultPortsAndAnEmptyPath() throws IOException {
+        CallFacts https = HttpUrlConnectionCalls.facts(open("https://Secure.Example.test"), false, POLICY, null);
+        assertEquals("https", https.scheme());
+        assertEquals(443, https.port());
+        assertEquals("/", https.path());
+        assertEquals(80, HttpUrlConnectionCalls.facts(open("http://example.test/"), false, POLICY, null).port());
+    }
+
+    @Test
+    void keyAndMarkerFromTheRequestPropertiesWhateverTheirCase() throws IOException {
+        HttpURLConnection conn = open("http://example.test/pay");
+        conn.setRequestMethod("POST");
+        conn.setRequestProperty("idempotency-key", "k-1");
+        conn.addRequestProperty("RETRY-ATTEMPT", "2");
+        CallFacts facts = HttpUrlConnectionCalls.facts(conn, false, POLICY, null);
+        assertEquals("POST", facts.method());
+        assertTrue(facts.idempotencyKeyPresent());
+        assertTrue(facts.markerPresent());
+    }
+
+    @Test
+    void streamingBodiesAreNotReplayable() throws IOException {
+        HttpURLConnection conn = open("http://example.test/upload");
+        conn.setDoOutput(true);
+        conn.setChunkedStreamingMode(16);
+        CallFacts facts = HttpUrlConnectionCalls.facts(conn, true, POLICY, null);
+        assertFalse(facts.bodyReplayable());
+        assertEquals("POST", facts.method(), "getOutputStream() turns a GET with output into a POST");
+        HttpURLConnection buffered = open("http://example.test/upload");
+        buffered.setDoOutput(true);
+        assertEquals("GET", HttpUrlConnectionCalls.facts(buffered, false, POLICY, null).method(),
+                "until the body is asked for, a GET stays a GET");
+    }
+
+    @Test
+    void theRulesSeeTheClientName() throws Exception {
+        Policy policy = PolicyLoader.parse("version: 1\nrules:\n  - match: { client: httpurlconnection }\n"
+                + "    idempotencyKeyHeaders: [X-Request-Id]\n", "p.yaml");
+        HttpURLConnection conn = open("http://example.test/pay");
+        conn.setRequestMethod("POST");
+        conn.setRequestProperty("X-Request-Id", "r-1");
+        assertTrue(HttpUrlConnectionCalls.facts(conn, false, policy, null).idempotencyKeyPresent());
+    }
+
+    @Test
+    void failuresAreClassifiedAsTheSpecSays() {
+        assertEquals(FailureKind.CONNECT, HttpUrlConnectionCalls.classify(new ConnectException("Connection refused")));
+        assertEquals(FailureKind.CONNECT, HttpUrlConnectionCalls.classify(new NoRouteToHostException()));
+        assertEquals(FailureKind.CONNECT, HttpUrlConnectionCalls.classify(new SocketTimeoutException("Connect timed out")));
+        assertEquals(FailureKind.CONNECT, HttpUrlConnectionCalls.classify(new SocketTimeoutException("connect timed out")));
+        assertEquals(FailureKind.TIMEOUT, HttpUrlConnectionCalls.classify(new SocketTimeoutException("Read timed out")));
+        assertEquals(FailureKind.TIMEOUT, HttpUrlConnectionCalls.classify(new SocketTimeoutException()));
+        assertEquals(FailureKind.RESET, HttpUrlConnectionCalls.classify(new SocketException("Connection reset")));
+        assertEquals(FailureKind.RESET,
+                HttpUrlConnectionCalls.classify(new SocketException("Unexpected end of file from server")));
+        assertEquals(FailureKind.RESET, HttpUrlConnectionCalls.classify(new EOFException()));
+        assertEquals(FailureKind.RESET, HttpUrlConnectionCalls.classify(new IOException("Error writing to server")));
+        assertEquals(FailureKind.RESET,
+                HttpUrlConnectionCalls.classify(new SSLException("closed", new SocketException("Connection reset"))));
+        assertEquals(FailureKind.OTHER, HttpUrlConnectionCalls.classify(new SSLException("bad record MAC")));
+        assertEquals(FailureKind.OTHER, HttpUrlConnectionCalls.classify(new SSLHandshakeException("PKIX path")));
+        assertEquals(FailureKind.OTHER, HttpUrlConnectionCalls.classify(new UnknownHostException("nowhere")));
+        assertEquals(FailureKind.OTHER, HttpUrlConnectionCalls.classify(new InterruptedIOException()));
+        assertEquals(FailureKind.OTHER, HttpUrlConnectionCalls.classify(new ProtocolException("redirected too many times")));
+        assertEquals(FailureKind.OTHER, HttpUrlConnectionCalls.classify(new HttpRetryException("auth", 401)));
+        assertEquals(FailureKind.OTHER, HttpUrlConnectionCalls.classify(new IOException("Invalid Http response")));
+        assertEquals(FailureKind.OTHER, HttpUrlConnectionCalls.classify(new FileNotFoundException("http://x/")));
+    }
+}
