@@ -142,6 +142,7 @@ class HttpUrlConnectionAgentIT {
             ScriptedServer interrupt = open(closer, Step.status(503));
             ScriptedServer postDrop = open(closer, Step.dropAfterRequest());
             ScriptedServer nested = open(closer, Step.status(503), Step.ok());
+            ScriptedServer failAfter503 = open(closer, Step.status(503).body("busy"), Step.dropAfterRequest());
             List<String> readModes = List.of("stream", "message", "header", "length", "fields");
             List<ScriptedServer> reads = new ArrayList<>();
             for (int i = 0; i < readModes.size(); i++) {
@@ -170,6 +171,7 @@ class HttpUrlConnectionAgentIT {
                     call("interrupt", interrupt.url("/slow/i"), "interruptAfterMs=300"),
                     call("postDrop", postDrop.url("/drop"), "method=POST", "body=once"),
                     call("nested", nested.url("/nested"), "header=Retry-Attempt: 7"),
+                    call("failAfter503", failAfter503.url("/gone")),
                     call("refused", "http://127.0.0.1:" + refusedPort + "/refused/x"),
                     call("httpsGet", httpsGet.url("/secure")),
                     call("httpsPostKey", httpsPostKey.url("/secure/pay"), "method=POST", "body=tls-payload",
@@ -335,6 +337,17 @@ class HttpUrlConnectionAgentIT {
             assertEquals("java.net.SocketException", r.get("failure"), r.toString());
             assertTrue(postDrop.requestCount() <= 2, postDrop.requests().toString());
             assertTrue(logged(run, "give up", "path=/drop", "reason=not-idempotent"), run.describe());
+
+            // 503, then connections that close before a response: the caller gets the last failure, and no read
+            // reports the earlier attempt's 503 (each attempt here is also resent once by the JDK itself)
+            r = result(run, "failAfter503");
+            assertEquals("java.net.SocketException", r.get("failure"), r.toString());
+            assertEquals("Unexpected end of file from server", r.get("message"));
+            assertEquals("read", r.get("stage"));
+            seen = failAfter503.awaitRequests(3, WAIT);
+            assertEquals(List.of("1", "2"), markers(seen).subList(0, 2));
+            assertEquals("3", markers(seen).get(seen.size() - 1));
+            assertTrue(logged(run, "retry", "path=/gone", "attempt=3/3", "cause=failure:reset"), run.describe());
 
             // connection refused, then the server comes up: the call recovers
             r = result(run, "refused");
