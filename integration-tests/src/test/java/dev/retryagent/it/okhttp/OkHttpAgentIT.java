@@ -55,9 +55,11 @@ class OkHttpAgentIT {
                 backoff: { base: 300ms, cap: 300ms, jitter: none }
             """;
 
+    /** Every version and mode on the JDK that runs the tests, and two of them on Java 25 as well. */
     static Stream<Arguments> versionsAndModes() {
-        return Stream.of(Arguments.of(ClientLibs.OKHTTP_4, "sync"), Arguments.of(ClientLibs.OKHTTP_4, "async"),
-                Arguments.of(ClientLibs.OKHTTP_5, "sync"), Arguments.of(ClientLibs.OKHTTP_5, "async"));
+        return Stream.of(Arguments.of(ClientLibs.OKHTTP_4, "sync", false), Arguments.of(ClientLibs.OKHTTP_4, "async", false),
+                Arguments.of(ClientLibs.OKHTTP_5, "sync", false), Arguments.of(ClientLibs.OKHTTP_5, "async", false),
+                Arguments.of(ClientLibs.OKHTTP_4, "sync", true), Arguments.of(ClientLibs.OKHTTP_5, "async", true));
     }
 
     /** Where OkHttpBatchApp was compiled (target/test-classes), for the forked JVM's class path. */
@@ -89,9 +91,10 @@ class OkHttpAgentIT {
         return run.agentLog().stream().anyMatch(line -> Stream.of(parts).allMatch(line::contains));
     }
 
-    @ParameterizedTest(name = "{0} {1}")
+    @ParameterizedTest(name = "{0} {1} java25={2}")
     @MethodSource("versionsAndModes")
-    void retriesAsTheContractSays(ClientLibs libs, String mode) throws Exception {
+    void retriesAsTheContractSays(ClientLibs libs, String mode, boolean java25) throws Exception {
+        Path java = java25 ? Java25.java() : ForkedApp.defaultJava();
         List<AutoCloseable> closer = new ArrayList<>();
         try {
             ScriptedServer get = open(closer, Step.status(503), Step.status(503), Step.ok().body("fine"));
@@ -131,8 +134,8 @@ class OkHttpAgentIT {
 
             ForkedApp.Result run;
             LateServer late;
-            try (ForkedApp.Running app = ForkedApp.of(OkHttpBatchApp.class).name("okhttp-agent-" + libs + "-" + mode)
-                    .clientLibs(libs).classpath(testClasses()).policy(POLICY).agentArg("log", "debug")
+            try (ForkedApp.Running app = ForkedApp.of(OkHttpBatchApp.class)
+                    .name("okhttp-agent-" + libs + "-" + mode + (java25 ? "-java25" : "")).java(java).clientLibs(libs).classpath(testClasses()).policy(POLICY).agentArg("log", "debug")
                     .args(args).start()) {
                 app.awaitStdoutLine(l -> l.equals("READY"), Duration.ofSeconds(60));
                 // An HTTP-date has whole seconds: 3 s ahead is at least ~2 s ahead when the 429 arrives.
@@ -147,6 +150,7 @@ class OkHttpAgentIT {
             }
             run.assertExitCode(0);
             assertEquals(libs.version(), run.single("APP").get("version"), "the intended OkHttp version ran");
+            assertEquals(java25, run.single("APP").get("java").startsWith("25"), run.single("APP").toString());
             assertEquals(1, run.single("INTERCEPTORS").getInt("agent"), "exactly one agent interceptor\n" + run);
 
             // GET 503, 503, 200: three attempts, each marked, the caller sees the 200

@@ -38,14 +38,25 @@ class OkHttpClassLoadingIT {
     @ParameterizedTest
     @EnumSource(names = {"OKHTTP_4", "OKHTTP_5"})
     void okHttpInAChildClassLoaderIsRetried(ClientLibs libs) {
+        childLoader(libs, ForkedApp.defaultJava(), "");
+    }
+
+    /** Java 25: opening java.lang to the agent and defining classes in another loader still work. */
+    @ParameterizedTest
+    @EnumSource(names = {"OKHTTP_5"})
+    void okHttpInAChildClassLoaderIsRetriedOnJava25(ClientLibs libs) {
+        childLoader(libs, Java25.java(), "-java25");
+    }
+
+    private static void childLoader(ClientLibs libs, Path java, String suffix) {
         try (ScriptedServer sync = ScriptedServer.start(Step.status(503), Step.ok().body("sync"));
              ScriptedServer async = ScriptedServer.start(Step.status(502), Step.ok().body("async"))) {
             List<String> childClassPath = new ArrayList<>();
             libs.jars().forEach(j -> childClassPath.add(j.toString()));
             childClassPath.add(OkHttpAgentIT.testClasses().toString());
             childClassPath.add(ForkedApp.appClasses().toString());
-            ForkedApp.Result run = ForkedApp.of(ChildLoaderLauncher.class).name("okhttp-child-loader-" + libs)
-                    .classpath(OkHttpAgentIT.testClasses()).policy(OkHttpAgentIT.POLICY).agentArg("log", "debug")
+            ForkedApp.Result run = ForkedApp.of(ChildLoaderLauncher.class).name("okhttp-child-loader-" + libs + suffix)
+                    .java(java).classpath(OkHttpAgentIT.testClasses()).policy(OkHttpAgentIT.POLICY).agentArg("log", "debug")
                     .args(String.join(File.pathSeparator, childClassPath), OkHttpBatchApp.class.getName(),
                             "--call", OkHttpAgentIT.call("sync", sync.url("/s"), "sync"),
                             "--call", OkHttpAgentIT.call("async", async.url("/a"), "async"))
