@@ -143,6 +143,7 @@ class HttpUrlConnectionAgentIT {
             ScriptedServer postDrop = open(closer, Step.dropAfterRequest());
             ScriptedServer nested = open(closer, Step.status(503), Step.ok());
             ScriptedServer failAfter503 = open(closer, Step.status(503).body("busy"), Step.dropAfterRequest());
+            ScriptedServer disconnected = open(closer, Step.ok().delayMillis(2_000));
             List<String> readModes = List.of("stream", "message", "header", "length", "fields");
             List<ScriptedServer> reads = new ArrayList<>();
             for (int i = 0; i < readModes.size(); i++) {
@@ -172,6 +173,7 @@ class HttpUrlConnectionAgentIT {
                     call("postDrop", postDrop.url("/drop"), "method=POST", "body=once"),
                     call("nested", nested.url("/nested"), "header=Retry-Attempt: 7"),
                     call("failAfter503", failAfter503.url("/gone")),
+                    call("disconnected", disconnected.url("/cancel"), "disconnectAfterMs=300"),
                     call("refused", "http://127.0.0.1:" + refusedPort + "/refused/x"),
                     call("httpsGet", httpsGet.url("/secure")),
                     call("httpsPostKey", httpsPostKey.url("/secure/pay"), "method=POST", "body=tls-payload",
@@ -348,6 +350,13 @@ class HttpUrlConnectionAgentIT {
             assertEquals(List.of("1", "2"), markers(seen).subList(0, 2));
             assertEquals("3", markers(seen).get(seen.size() - 1));
             assertTrue(logged(run, "retry", "path=/gone", "attempt=3/3", "cause=failure:reset"), run.describe());
+
+            // the application disconnects from another thread while the attempt waits for its response: that
+            // ends the call, as without the agent (a socket closed on this side is not the server's reset)
+            r = result(run, "disconnected");
+            assertEquals("java.net.SocketException", r.get("failure"), r.toString());
+            assertTrue(r.getLong("elapsedMs") < 1500, r.toString());
+            assertEquals(1, disconnected.requestCount());
 
             // connection refused, then the server comes up: the call recovers
             r = result(run, "refused");

@@ -27,7 +27,7 @@ import java.util.concurrent.TimeUnit;
  * --sequential     one call after the other (default: all at once)
  * --await-thread-end NAME   before calling, wait (up to 20 s) until no thread of that name is alive
  * --call "id=ID;url=URL;method=GET;body=TEXT;header=Name: value;streaming=none|fixed|chunked;
- *         read=code|stream|message|header|length|fields;readTimeoutMs=N;interruptAfterMs=N"
+ *         read=code|stream|message|header|length|fields;readTimeoutMs=N;interruptAfterMs=N;disconnectAfterMs=N"
  *                  repeatable; header repeatable inside a call
  * </pre>
  *
@@ -107,6 +107,9 @@ public final class HttpUrlConnectionBatchApp {
         try {
             HttpURLConnection conn = (HttpURLConnection) new URL(one(spec, "url", null)).openConnection();
             conn.setRequestMethod(one(spec, "method", "GET"));
+            if (spec.containsKey("disconnectAfterMs")) {
+                timers.schedule(conn::disconnect, Long.parseLong(one(spec, "disconnectAfterMs", "0")), TimeUnit.MILLISECONDS);
+            }
             if (spec.containsKey("readTimeoutMs")) {
                 conn.setReadTimeout(Integer.parseInt(one(spec, "readTimeoutMs", "0")));
             }

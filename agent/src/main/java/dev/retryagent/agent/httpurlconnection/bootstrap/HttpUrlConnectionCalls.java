@@ -78,6 +78,9 @@ final class HttpUrlConnectionCalls {
             Throwable cause = failure.getCause();
             return cause instanceof SocketException || cause instanceof EOFException ? FailureKind.RESET : FailureKind.OTHER;
         }
+        if (failure instanceof SocketException && isClosedHere(failure.getMessage())) {
+            return FailureKind.OTHER; // the application closed it (disconnect() from another thread): not a reset
+        }
         if (failure instanceof SocketException || failure instanceof EOFException) {
             // "Connection reset", "Broken pipe", "Unexpected end of file from server" (closed before a response)
             return FailureKind.RESET;
@@ -89,5 +92,10 @@ final class HttpUrlConnectionCalls {
             return FailureKind.RESET; // the JDK's own rewrite on a new connection failed too
         }
         return FailureKind.OTHER; // protocol errors, "Invalid Http response", HttpRetryException, ...
+    }
+
+    /** The JDK's messages for a socket closed on this side ("Socket closed", "Socket is closed"). */
+    private static boolean isClosedHere(String message) {
+        return "Socket closed".equals(message) || "Socket is closed".equals(message);
     }
 }

@@ -105,6 +105,9 @@ class HttpUrlConnectionCallsTest {
         assertEquals(FailureKind.RESET,
                 HttpUrlConnectionCalls.classify(new SocketException("Unexpected end of file from server")));
         assertEquals(FailureKind.RESET, HttpUrlConnectionCalls.classify(new EOFException()));
+        assertEquals(FailureKind.RESET, HttpUrlConnectionCalls.classify(new SocketException("Broken pipe")));
+        assertEquals(FailureKind.OTHER, HttpUrlConnectionCalls.classify(new SocketException("Socket closed")),
+                "closed on this side (the application disconnected): not the server's reset");
         assertEquals(FailureKind.RESET, HttpUrlConnectionCalls.classify(new IOException("Error writing to server")));
         assertEquals(FailureKind.RESET,
                 HttpUrlConnectionCalls.classify(new SSLException("closed", new SocketException("Connection reset"))));
