@@ -3,6 +3,7 @@ package dev.retryagent.agent;
 import dev.retryagent.agent.bootstrap.Hooks;
 import dev.retryagent.agent.bootstrap.RetryRuntime;
 import dev.retryagent.agent.httpclient5.HttpClient5Instrumentation;
+import dev.retryagent.agent.httpurlconnection.HttpUrlConnectionInstrumentation;
 import dev.retryagent.agent.instrument.ClientAdapters;
 import dev.retryagent.agent.instrument.ClientInstrumentation;
 import dev.retryagent.agent.instrument.HookPoint;
@@ -36,13 +37,32 @@ final class AgentStartup {
         List<ClientInstrumentation> clients = new ArrayList<ClientInstrumentation>();
         clients.add(new OkHttpInstrumentation());
         clients.add(new HttpClient5Instrumentation());
+        clients.add(new HttpUrlConnectionInstrumentation());
         return Collections.unmodifiableList(clients);
+    }
+
+    /** The clients whose {@link ClientInstrumentation#prepare} succeeds; the others are left out (fail open). */
+    static List<ClientInstrumentation> prepared(List<ClientInstrumentation> clients, Instrumentation inst) {
+        List<ClientInstrumentation> ready = new ArrayList<ClientInstrumentation>();
+        for (ClientInstrumentation client : clients) {
+            try {
+                if (client.prepare(inst)) {
+                    ready.add(client);
+                }
+            } catch (Throwable t) {
+                if (t instanceof VirtualMachineError) {
+                    throw (VirtualMachineError) t;
+                }
+                RetryLog.internalError("prepare:" + client.name(), t);
+            }
+        }
+        return Collections.unmodifiableList(ready);
     }
 
     static void start(String agentArgs, Instrumentation inst, boolean attached) {
         // First the hook points and the background thread that weaves ahead: it then loads and runs ASM while
         // this thread reads the configuration and the policy, rather than when the application touches a client.
-        List<ClientInstrumentation> clients = clients();
+        List<ClientInstrumentation> clients = prepared(clients(), inst);
         List<HookPoint> points = new ArrayList<HookPoint>();
         StringBuilder names = new StringBuilder();
         for (ClientInstrumentation client : clients) {

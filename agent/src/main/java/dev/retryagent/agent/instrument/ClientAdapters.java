@@ -66,7 +66,9 @@ public final class ClientAdapters implements Hooks.Resolver {
         ClassLoader loader = site.getClassLoader();
         ClassLoader own = agentLoader;
         if (loader == null) {
-            throw new IllegalStateException(site.getName() + " was loaded by the bootstrap class loader");
+            // A JDK class (java.base): its handler uses JDK types only and sits on the bootstrap path, where the
+            // agent's own loader finds it through its parents.
+            return Class.forName(client.handlerClass(), true, own);
         }
         if (sameClassVisible(own, site)) {
             return Class.forName(client.handlerClass(), true, own);
