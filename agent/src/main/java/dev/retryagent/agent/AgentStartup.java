@@ -60,8 +60,6 @@ final class AgentStartup {
     }
 
     static void start(String agentArgs, Instrumentation inst, boolean attached) {
-        // First the hook points and the background thread that weaves ahead: it then loads and runs ASM while
-        // this thread reads the configuration and the policy, rather than when the application touches a client.
         List<ClientInstrumentation> clients = prepared(clients(), inst);
         List<HookPoint> points = new ArrayList<HookPoint>();
         StringBuilder names = new StringBuilder();
@@ -70,7 +68,6 @@ final class AgentStartup {
             names.append(names.length() == 0 ? "" : ",").append(client.name());
         }
         HookTransformer transformer = new HookTransformer(points);
-        transformer.prepareInBackground(inst);
 
         AgentConfig config = AgentConfig.resolve(agentArgs, System.getProperties(), System.getenv());
         AgentLogging.install(config.logLevel());
@@ -85,7 +82,7 @@ final class AgentStartup {
 
         Hooks.install(new ClientAdapters(clients, inst, AgentStartup.class.getClassLoader()));
         inst.addTransformer(transformer, true);
-        transformer.added();
+        transformer.retransformLoaded(inst);
 
         if (RetryLog.logger().isLoggable(Level.FINE)) {
             RetryLog.agent(Level.FINE, "started policy=" + policy.source()

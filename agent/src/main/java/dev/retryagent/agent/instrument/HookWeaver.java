@@ -63,17 +63,6 @@ public final class HookWeaver {
         return visitor.woven == 0 ? null : writer.toByteArray();
     }
 
-    /** A class to weave, as bytes, to load and run ASM ahead of the first hooked class; never loaded. */
-    static final class Sample {
-        private long total;
-
-        void run(String name, long value, int[] values) {
-            if (name != null && values.length > 0) {
-                total += value;
-            }
-        }
-    }
-
     private static final class HookClassVisitor extends ClassVisitor {
         private final List<HookPoint> points;
         private final boolean writeFrames;
