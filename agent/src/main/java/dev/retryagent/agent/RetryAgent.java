@@ -1,6 +1,7 @@
 package dev.retryagent.agent;
 
 import java.io.File;
+import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -67,23 +68,22 @@ public final class RetryAgent {
     private static File copyToTemporaryFile(InputStream in) throws IOException {
         File file;
         try {
-            OutputStream out = null;
             file = null;
             // Not File/Files.createTempFile: their random names cost a SecureRandom, ~10 ms of start-up.
-            // CREATE_NEW (O_EXCL) never opens a file that exists, so a name known in advance is safe.
+            // createNewFile is atomic (O_EXCL): it never takes a file that exists, so a name known in advance is
+            // safe, and in a sticky temp directory nobody else can swap the file afterwards. (java.io rather than
+            // java.nio: nothing more to load.)
             String base = "retry-agent-bootstrap-" + Long.toHexString(System.nanoTime());
             File dir = new File(System.getProperty("java.io.tmpdir"));
-            for (int i = 0; out == null; i++) {
-                file = new File(dir, base + "-" + i + ".jar");
-                try {
-                    out = java.nio.file.Files.newOutputStream(file.toPath(),
-                            java.nio.file.StandardOpenOption.CREATE_NEW, java.nio.file.StandardOpenOption.WRITE);
-                } catch (java.nio.file.FileAlreadyExistsException e) {
-                    if (i >= 100) {
-                        throw e;
-                    }
+            for (int i = 0; file == null; i++) {
+                File candidate = new File(dir, base + "-" + i + ".jar");
+                if (candidate.createNewFile()) {
+                    file = candidate;
+                } else if (i >= 100) {
+                    throw new IOException("cannot create a temporary file in " + dir);
                 }
             }
+            OutputStream out = new FileOutputStream(file);
             file.deleteOnExit();
             try {
                 byte[] buffer = new byte[16384];
