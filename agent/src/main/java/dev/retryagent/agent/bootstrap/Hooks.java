@@ -1,7 +1,9 @@
 package dev.retryagent.agent.bootstrap;
 
 import dev.retryagent.engine.RetryLog;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -67,6 +69,26 @@ public final class Hooks {
 
         public Propagate(Throwable cause) {
             super(cause);
+        }
+    }
+
+    /** Handler instances registered by their classes' static initializers, until the resolver takes them. */
+    private static final Map<Class<?>, Handler> REGISTERED = new HashMap<Class<?>, Handler>();
+
+    /**
+     * Called from a handler class's static initializer with its instance, so that the resolver needs no
+     * reflection to make one (reflection spins method handles on Java 18+: milliseconds of start-up).
+     */
+    public static void register(Class<?> handlerClass, Handler handler) {
+        synchronized (REGISTERED) {
+            REGISTERED.put(handlerClass, handler);
+        }
+    }
+
+    /** The instance {@code handlerClass} registered, removed from the registry; null when there is none. */
+    public static Handler takeRegistered(Class<?> handlerClass) {
+        synchronized (REGISTERED) {
+            return REGISTERED.remove(handlerClass);
         }
     }
 

@@ -22,6 +22,24 @@ public final class ClientAdapters implements Hooks.Resolver {
             return create(site);
         }
     };
+    /**
+     * One handler instance per handler class (so per client and class loader). A handler class that registers
+     * an instance from its static initializer ({@link Hooks#register}) is used without reflection, which on Java
+     * 18+ spins method handles at its first use: milliseconds of start-up.
+     */
+    private final ClassValue<Hooks.Handler> instances = new ClassValue<Hooks.Handler>() {
+        @Override
+        protected Hooks.Handler computeValue(Class<?> handlerClass) {
+            try {
+                Class.forName(handlerClass.getName(), true, handlerClass.getClassLoader()); // its static initializer
+                Hooks.Handler registered = Hooks.takeRegistered(handlerClass);
+                return registered != null ? registered
+                        : (Hooks.Handler) handlerClass.getConstructor().newInstance();
+            } catch (ReflectiveOperationException e) {
+                throw new IllegalStateException("cannot create the handler " + handlerClass.getName(), e);
+            }
+        }
+    };
 
     /** The loader of the agent jar's own classes (this class may live on the bootstrap path). */
     private final ClassLoader agentLoader;
@@ -52,7 +70,7 @@ public final class ClientAdapters implements Hooks.Resolver {
         }
         try {
             Class<?> handlerClass = handlerClass(site, client);
-            return (Hooks.Handler) handlerClass.getConstructor().newInstance();
+            return instances.get(handlerClass);
         } catch (Throwable t) {
             if (t instanceof VirtualMachineError) {
                 throw (VirtualMachineError) t;

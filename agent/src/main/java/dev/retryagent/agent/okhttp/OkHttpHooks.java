@@ -26,6 +26,10 @@ public final class OkHttpHooks implements Hooks.Handler {
     public static final String CANCEL = "okhttp.cancel";
     public static final String FOLLOW_UP = "okhttp.follow-up";
 
+    static {
+        Hooks.register(OkHttpHooks.class, new OkHttpHooks());
+    }
+
     @Override
     public boolean onEnter(String hook, Object self, Object[] args) {
         if (CLIENT_INIT.equals(hook)) {
