@@ -150,7 +150,11 @@ class OkHttpAgentIT {
             }
             run.assertExitCode(0);
             assertEquals(libs.version(), run.single("APP").get("version"), "the intended OkHttp version ran");
-            assertEquals(java25, run.single("APP").get("java").startsWith("25"), run.single("APP").toString());
+            // The default JDK is whatever runs the build (17, or 25 in CI's second pass).
+            if (java25 || System.getProperty("retry.agent.it.java", "").isBlank()) {
+                String expectedJava = java25 ? "25" : System.getProperty("java.specification.version");
+                assertTrue(run.single("APP").get("java").startsWith(expectedJava), run.single("APP").toString());
+            }
             assertEquals(1, run.single("INTERCEPTORS").getInt("agent"), "exactly one agent interceptor\n" + run);
 
             // GET 503, 503, 200: three attempts, each marked, the caller sees the 200
