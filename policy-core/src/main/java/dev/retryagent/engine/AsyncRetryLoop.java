@@ -20,9 +20,19 @@ public final class AsyncRetryLoop {
         this.scheduler = scheduler;
     }
 
+    /**
+     * Runs {@code call} asynchronously. A call started while this thread is making an attempt of another call (see
+     * {@link AttemptScope}) is nested: it is executed exactly once, and its marker, if any, carries the enclosing
+     * attempt's number. That is decided here, on the starting thread, and travels with the call's facts.
+     */
     public <R> void execute(CallFacts call, AsyncExchange<R> exchange, AttemptCallback<R> caller) {
         String marker;
+        int enclosing = 0;
         try {
+            enclosing = AttemptScope.current();
+            if (enclosing > 0) {
+                call = call.insideAttempt(enclosing);
+            }
             if (engine.modeFor(call) == Mode.OFF) {
                 exchange.send(1, null, caller);
                 return;
@@ -33,7 +43,7 @@ public final class AsyncRetryLoop {
             exchange.send(1, null, caller);
             return;
         }
-        new Attempts<R>(call, exchange, caller, marker, clock.nanoTime()).start(1, 0);
+        new Attempts<R>(call, exchange, caller, marker, enclosing, clock.nanoTime()).start(1, 0);
     }
 
     /** The state of one call across its attempts. */
@@ -42,13 +52,17 @@ public final class AsyncRetryLoop {
         private final AsyncExchange<R> exchange;
         private final AttemptCallback<R> caller;
         private final String marker;
+        /** The attempt of another call this one was started inside, or 0. */
+        private final int enclosing;
         private final long startNanos;
 
-        Attempts(CallFacts call, AsyncExchange<R> exchange, AttemptCallback<R> caller, String marker, long startNanos) {
+        Attempts(CallFacts call, AsyncExchange<R> exchange, AttemptCallback<R> caller, String marker, int enclosing,
+                 long startNanos) {
             this.call = call;
             this.exchange = exchange;
             this.caller = caller;
             this.marker = marker;
+            this.enclosing = enclosing;
             this.startNanos = startNanos;
         }
 
@@ -60,7 +74,8 @@ public final class AsyncRetryLoop {
         RuntimeException start(final int attempt, final long previousWaitMillis) {
             final AtomicBoolean calledBack = new AtomicBoolean();
             try {
-                exchange.send(attempt, marker == null ? null : Integer.toString(attempt), new AttemptCallback<R>() {
+                String value = marker == null ? null : Integer.toString(enclosing > 0 ? enclosing : attempt);
+                exchange.send(attempt, value, new AttemptCallback<R>() {
                     @Override
                     public void onResponse(R response) {
                         calledBack.set(true);

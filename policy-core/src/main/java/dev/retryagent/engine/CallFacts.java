@@ -14,6 +14,8 @@ public final class CallFacts {
     private final boolean idempotencyKeyPresent;
     private final boolean bodyReplayable;
     private final boolean markerPresent;
+    /** The attempt of the agent-run call this call is made inside, on the same thread; 0 when none. */
+    private final int enclosingAttempt;
     /**
      * The engine's rule lookup for this call, remembered so that a call pays for one lookup, not one per
      * question it asks; the engine checks that it was made under the current policy. Not part of the
@@ -39,6 +41,28 @@ public final class CallFacts {
         this.idempotencyKeyPresent = idempotencyKeyPresent;
         this.bodyReplayable = bodyReplayable;
         this.markerPresent = markerPresent;
+        this.enclosingAttempt = 0;
+    }
+
+    private CallFacts(CallFacts call, int enclosingAttempt) {
+        this.client = call.client;
+        this.method = call.method;
+        this.scheme = call.scheme;
+        this.host = call.host;
+        this.port = call.port;
+        this.path = call.path;
+        this.idempotencyKeyPresent = call.idempotencyKeyPresent;
+        this.bodyReplayable = call.bodyReplayable;
+        this.markerPresent = call.markerPresent;
+        this.enclosingAttempt = enclosingAttempt;
+    }
+
+    /**
+     * These facts for a call made inside attempt {@code attempt} of another call the agent runs (the loops call
+     * this when {@link AttemptScope#current()} says so): such a call is nested, executed exactly once (SPEC 4.8).
+     */
+    CallFacts insideAttempt(int attempt) {
+        return new CallFacts(this, attempt);
     }
 
     public String client() {
@@ -75,6 +99,19 @@ public final class CallFacts {
 
     public boolean markerPresent() {
         return markerPresent;
+    }
+
+    /** The attempt of the agent-run call this call is made inside, on the same thread; 0 when none. */
+    public int enclosingAttempt() {
+        return enclosingAttempt;
+    }
+
+    /**
+     * True when another retry layer owns this call (SPEC 4.8): the request already carried the marker, or it is
+     * made inside an attempt of another call the agent runs. It is executed exactly once.
+     */
+    public boolean nested() {
+        return markerPresent || enclosingAttempt > 0;
     }
 
     @Override

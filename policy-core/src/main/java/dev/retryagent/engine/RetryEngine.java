@@ -143,7 +143,7 @@ public final class RetryEngine {
             return RetryDecision.done();
         }
         int max = settings.maxAttempts();
-        if (call.markerPresent()) {
+        if (call.nested()) {
             return giveUp(counters, GiveUpReason.NESTED, attempt, max);
         }
         if (!call.bodyReplayable()) {

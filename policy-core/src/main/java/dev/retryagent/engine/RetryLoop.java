@@ -24,9 +24,20 @@ public final class RetryLoop {
         return engine;
     }
 
+    /**
+     * Runs {@code call}: its attempts, the waits between them, and what goes back to the caller. A call made while
+     * this thread is making an attempt of another (see {@link AttemptScope}) is nested: it is executed exactly
+     * once, and its marker, if any, carries the enclosing attempt's number. Each attempt runs inside the scope, so
+     * that calls made inside it are nested in turn; a call in mode {@code off} is left alone and opens no scope.
+     */
     public <R> R execute(CallFacts call, Exchange<R> exchange) throws IOException {
         String marker;
+        int enclosing = 0;
         try {
+            enclosing = AttemptScope.current();
+            if (enclosing > 0) {
+                call = call.insideAttempt(enclosing);
+            }
             if (engine.modeFor(call) == Mode.OFF) {
                 return exchange.send(1, null);
             }
@@ -40,10 +51,14 @@ public final class RetryLoop {
         for (int attempt = 1; ; attempt++) {
             R response = null;
             IOException failure = null;
+            int number = enclosing > 0 ? enclosing : attempt;
+            int outer = AttemptScope.enter(number);
             try {
-                response = exchange.send(attempt, marker == null ? null : Integer.toString(attempt));
+                response = exchange.send(attempt, marker == null ? null : Integer.toString(number));
             } catch (IOException e) {
                 failure = e;
+            } finally {
+                AttemptScope.exit(outer);
             }
             RetryDecision decision;
             try {

@@ -333,6 +333,28 @@ class AsyncRetryLoopTest {
         assertEquals(0, scheduler.pendingCount());
     }
 
+    /**
+     * An async call started inside an attempt of a sync call (an interceptor that enqueues its own call and waits)
+     * is nested: decided on the starting thread, it holds for every later decision, on whatever thread.
+     */
+    @Test
+    void aCallStartedInsideAnAttemptIsSentOnceWithTheEnclosingAttemptsNumber() {
+        RetryEngine engine = engine(exact());
+        FakeAsyncExchange exchange = new FakeAsyncExchange(Script.of().status(503).status(200), false);
+        Caller caller = new Caller();
+        int outer = AttemptScope.enter(2);
+        try {
+            loop(engine).execute(get(), exchange, caller);
+        } finally {
+            AttemptScope.exit(outer);
+        }
+        exchange.completeNext(); // on "another thread": the scope is gone
+        assertSame(exchange.sent.get(0), caller.only());
+        assertEquals(Arrays.asList("2"), exchange.markers);
+        assertEquals(0, scheduler.pendingCount());
+        assertEquals(1, engine.counters(CLIENT, "https", HOST, 443).giveUps(GiveUpReason.NESTED));
+    }
+
     @Test
     void failOpenWhenTheOutcomeCannotBeRead() {
         FakeAsyncExchange exchange = new FakeAsyncExchange(Script.of().status(503).status(200), true);

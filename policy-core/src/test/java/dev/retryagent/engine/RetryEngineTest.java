@@ -14,6 +14,7 @@ import static dev.retryagent.engine.TestPolicies.policy;
 import static dev.retryagent.engine.TestPolicies.rule;
 import static dev.retryagent.engine.TestPolicies.withMarker;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -203,6 +204,18 @@ class RetryEngineTest {
             RetryEngine engine = builtIn();
             CallFacts nested = facts(CLIENT, "GET", HOST, "/items", false, true, true);
             assertGiveUp(first(engine, nested, Outcome.status(503, null)), GiveUpReason.NESTED);
+            assertEquals(1, counters(engine).giveUps(GiveUpReason.NESTED));
+        }
+
+        @Test
+        void aCallMadeInsideAnotherCallsAttemptIsExecutedOnceButKeepsItsMarker() {
+            RetryEngine engine = builtIn();
+            CallFacts inside = get().insideAttempt(2);
+            assertTrue(inside.nested());
+            assertEquals(2, inside.enclosingAttempt());
+            assertFalse(get().nested());
+            assertEquals("Retry-Attempt", engine.markerHeaderFor(inside), "it is marked, with the enclosing number");
+            assertGiveUp(first(engine, inside, Outcome.failure(FailureKind.RESET)), GiveUpReason.NESTED);
             assertEquals(1, counters(engine).giveUps(GiveUpReason.NESTED));
         }
 

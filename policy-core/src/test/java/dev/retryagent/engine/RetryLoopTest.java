@@ -346,6 +346,111 @@ class RetryLoopTest {
         assertNull(exchange.markers.get(0));
     }
 
+    /**
+     * One layer in one JVM (SPEC 4.8): a call made inside an attempt of another, on the same thread (an
+     * interceptor's own call, a wrapper client on another instrumented client), is executed once, with the
+     * enclosing attempt's number as its marker; the outer call retries as usual. Never squared.
+     */
+    @Test
+    void aCallMadeInsideAnAttemptIsSentOnceWithTheEnclosingAttemptsNumber() throws IOException {
+        RetryEngine engine = engine(exact());
+        RetryLoop loop = loop(engine);
+        FakeExchange outer = new FakeExchange(Script.of().status(503).status(503).status(503));
+        List<FakeExchange> inner = new ArrayList<>();
+        List<Integer> scopes = new ArrayList<>();
+        outer.duringSend = () -> {
+            scopes.add(AttemptScope.current());
+            FakeExchange e = new FakeExchange(Script.of().status(503).status(200));
+            inner.add(e);
+            try {
+                assertEquals(503, loop.execute(TestPolicies.at("inner.example", "/"), e).status);
+            } catch (IOException x) {
+                throw new AssertionError(x);
+            }
+        };
+        assertEquals(503, loop.execute(get(), outer).status);
+
+        assertEquals(Arrays.asList(1, 2, 3), outer.attempts);
+        assertEquals(Arrays.asList(1, 2, 3), scopes, "each attempt runs in its own scope");
+        assertEquals(3, inner.size(), "one inner call per outer attempt, never squared");
+        for (int i = 0; i < 3; i++) {
+            assertEquals(Arrays.asList(1), inner.get(i).attempts);
+            assertEquals(Arrays.asList(Integer.toString(i + 1)), inner.get(i).markers);
+        }
+        assertEquals(0, AttemptScope.current(), "the scope ends with the call");
+        assertEquals(3, engine.counters(CLIENT, "https", "inner.example", 443).giveUps(GiveUpReason.NESTED));
+        assertEquals(2, engine.counters(CLIENT, "https", HOST, 443).retries());
+    }
+
+    @Test
+    void aCallInsideANestedCallIsNestedToo() throws IOException {
+        RetryLoop loop = loop(exact());
+        FakeExchange outer = new FakeExchange(Script.of().status(503).status(200));
+        List<FakeExchange> deepest = new ArrayList<>();
+        outer.duringSend = () -> {
+            FakeExchange middle = new FakeExchange(Script.of().status(503));
+            middle.duringSend = () -> {
+                FakeExchange e = new FakeExchange(Script.of().status(503));
+                deepest.add(e);
+                try {
+                    loop.execute(get(), e);
+                } catch (IOException x) {
+                    throw new AssertionError(x);
+                }
+            };
+            try {
+                loop.execute(get(), middle);
+            } catch (IOException x) {
+                throw new AssertionError(x);
+            }
+            assertEquals(1, middle.attempts.size());
+        };
+        assertEquals(200, loop.execute(get(), outer).status);
+        assertEquals(2, deepest.size());
+        assertEquals(Arrays.asList("1"), deepest.get(0).markers);
+        assertEquals(Arrays.asList("2"), deepest.get(1).markers);
+    }
+
+    @Test
+    void aNestedCallKeepsAMarkerItCarriedAndTheScopeEndsOnAFailure() {
+        RetryLoop loop = loop(exact());
+        FakeExchange outer = new FakeExchange(Script.of().fail(FailureKind.RESET).fail(FailureKind.RESET)
+                .fail(FailureKind.RESET));
+        List<FakeExchange> inner = new ArrayList<>();
+        outer.duringSend = () -> {
+            FakeExchange e = new FakeExchange(Script.of().status(503));
+            inner.add(e);
+            try {
+                loop.execute(facts(CLIENT, "GET", HOST, "/", false, true, true), e);
+            } catch (IOException x) {
+                throw new AssertionError(x);
+            }
+        };
+        assertThrows(IOException.class, () -> loop.execute(get(), outer));
+        assertEquals(3, inner.size());
+        assertEquals(Arrays.asList((String) null), inner.get(0).markers, "the marker it carried is left as it was");
+        assertEquals(0, AttemptScope.current());
+    }
+
+    @Test
+    void aCallInModeOffOpensNoScope() throws IOException {
+        RetrySettings defaults = RetrySettings.builtIn();
+        RetryLoop loop = loop(policy(defaults, rule(0, host("reports.internal"), defaults, b -> b.mode(Mode.OFF))));
+        FakeExchange outer = new FakeExchange(Script.of().status(200));
+        List<FakeExchange> inner = new ArrayList<>();
+        outer.duringSend = () -> {
+            FakeExchange e = new FakeExchange(Script.of().status(503).status(200));
+            inner.add(e);
+            try {
+                assertEquals(200, loop.execute(get(), e).status);
+            } catch (IOException x) {
+                throw new AssertionError(x);
+            }
+        };
+        loop.execute(TestPolicies.at("reports.internal", "/"), outer);
+        assertEquals(Arrays.asList(1, 2), inner.get(0).attempts, "the only layer that retries");
+    }
+
     @Test
     void withTheMarkerDisabledRetriesCarryNone() throws IOException {
         FakeExchange exchange = new FakeExchange(Script.of().status(503).status(200));

@@ -1,0 +1,46 @@
+package dev.retryagent.engine;
+
+/**
+ * Which attempt of an agent-run call this thread is making, so that a call made inside it is recognised as nested
+ * (SPEC 4.8): an application interceptor's own call, a wrapper client built on another instrumented client, any
+ * instrumented call made while an attempt runs. Only the outermost call retries; a nested one is executed exactly
+ * once and its marker carries the number of the attempt it is part of.
+ *
+ * <p>Per thread, because a call made inside an attempt runs on the attempt's thread. The sync loop enters the
+ * scope around each attempt itself. An async attempt runs on the client's threads, so its number travels with its
+ * request, and an adapter that runs the attempt synchronously somewhere (OkHttp's interceptor chain on a
+ * dispatcher thread) enters the scope there. Calls handed to another thread are not seen as nested.
+ */
+public final class AttemptScope {
+    private static final ThreadLocal<int[]> CURRENT = new ThreadLocal<int[]>() {
+        @Override
+        protected int[] initialValue() {
+            return new int[1];
+        }
+    };
+
+    private AttemptScope() {
+    }
+
+    /** The attempt this thread is making of an agent-run call (1 for the first), or 0 when none. */
+    public static int current() {
+        return CURRENT.get()[0];
+    }
+
+    /**
+     * Marks this thread as making attempt {@code attempt} of an agent-run call, until {@link #exit}.
+     *
+     * @return what to hand to {@link #exit} afterwards (the enclosing scope)
+     */
+    public static int enter(int attempt) {
+        int[] current = CURRENT.get();
+        int previous = current[0];
+        current[0] = attempt;
+        return previous;
+    }
+
+    /** Ends the scope {@link #enter} began, restoring {@code previous}. */
+    public static void exit(int previous) {
+        CURRENT.get()[0] = previous;
+    }
+}
