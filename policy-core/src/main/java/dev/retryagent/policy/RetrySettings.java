@@ -129,6 +129,15 @@ public final class RetrySettings {
         return budget;
     }
 
+    /** The failure kinds as policy files spell them: {@code [connect, reset, timeout]}. */
+    private List<String> failureNames() {
+        List<String> names = new ArrayList<String>();
+        for (FailureKind kind : retryFailures) {
+            names.add(kind.configName());
+        }
+        return names;
+    }
+
     public Builder toBuilder() {
         return new Builder(this);
     }
@@ -139,7 +148,7 @@ public final class RetrySettings {
                 + ", maxAttempts: " + maxAttempts
                 + ", backoff: " + backoff
                 + ", deadline: " + Durations.format(deadlineMillis)
-                + ", retryOn: {statuses: " + retryStatuses + ", failures: " + retryFailures + "}"
+                + ", retryOn: {statuses: " + retryStatuses + ", failures: " + failureNames() + "}"
                 + ", retryAfter: " + retryAfter
                 + ", idempotentMethods: " + idempotentMethods
                 + ", idempotencyKeyHeaders: " + idempotencyKeyHeaders
