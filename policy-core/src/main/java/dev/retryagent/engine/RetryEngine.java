@@ -1,5 +1,6 @@
 package dev.retryagent.engine;
 
+import dev.retryagent.policy.FailureKind;
 import dev.retryagent.policy.Mode;
 import dev.retryagent.policy.Policy;
 import dev.retryagent.policy.RetryAfterPolicy;
@@ -101,6 +102,24 @@ public final class RetryEngine {
             d.ruleMemo = new Resolution.Memo(r, call);
         }
         return r;
+    }
+
+    /**
+     * Whether a first attempt of {@code call} that failed with {@code kind} could be retried at all under its rule,
+     * time, Retry-After and budget aside: mode {@code enforce}, the failure kind retryable, the request neither
+     * nested nor with a body that cannot be replayed, idempotent or keyed, and more than one attempt allowed. For
+     * adapters that must decide, before the request goes out, whether the agent would recover from a failure
+     * (a client's own resend is only harmless where it would). No side effects: nothing is counted.
+     */
+    public boolean mayRetry(CallFacts call, FailureKind kind) {
+        Resolution r = resolve(policies, call);
+        RetrySettings settings = r.settings;
+        return r.mode == Mode.ENFORCE
+                && settings.retriesFailure(kind)
+                && !call.nested()
+                && call.bodyReplayable()
+                && (call.idempotencyKeyPresent() || settings.isIdempotentMethod(call.method()))
+                && settings.maxAttempts() > 1;
     }
 
     /**

@@ -220,6 +220,23 @@ class RetryEngineTest {
         }
 
         @Test
+        void mayRetrySaysBeforehandWhetherAFailureCouldBeRetriedAndCountsNothing() {
+            RetryEngine engine = builtIn();
+            assertTrue(engine.mayRetry(get(), FailureKind.RESET));
+            assertFalse(engine.mayRetry(get(), FailureKind.OTHER), "not a retryable kind");
+            assertFalse(engine.mayRetry(call("POST"), FailureKind.RESET), "not idempotent");
+            assertTrue(engine.mayRetry(facts(CLIENT, "POST", HOST, "/", true, true, false), FailureKind.RESET), "keyed");
+            assertFalse(engine.mayRetry(facts(CLIENT, "PUT", HOST, "/", false, false, false), FailureKind.RESET),
+                    "body not replayable");
+            assertFalse(engine.mayRetry(facts(CLIENT, "GET", HOST, "/", false, true, true), FailureKind.RESET), "marked");
+            assertFalse(engine.mayRetry(get().insideAttempt(1), FailureKind.RESET), "nested");
+            assertFalse(engine(policy(defaults(b -> b.maxAttempts(1)))).mayRetry(get(), FailureKind.RESET), "one attempt");
+            assertFalse(engine(policy(Mode.OBSERVE, RetrySettings.builtIn())).mayRetry(get(), FailureKind.RESET),
+                    "observe never retries");
+            assertNull(engine.counters(CLIENT, "https", HOST, 443), "nothing counted");
+        }
+
+        @Test
         void nestedIsReportedBeforeBodyAndBodyBeforeIdempotency() {
             RetryEngine engine = builtIn();
             assertGiveUp(first(engine, facts(CLIENT, "POST", HOST, "/", false, false, true), Outcome.status(503, null)),

@@ -1,10 +1,9 @@
 package dev.retryagent.agent.bootstrap;
 
 import dev.retryagent.engine.RetryLog;
+import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * The one class instrumented client code calls. It lives on the bootstrap search path, so a hooked class in
@@ -24,8 +23,11 @@ public final class Hooks {
     public static final Object PROCEED = new Object();
 
     private static volatile Resolver resolver;
-    /** The {@code ENTRY_MAY_REPLACE} hooks whose handler is running on this thread (see {@link #enterMayReplace}). */
-    private static final ThreadLocal<Set<String>> REPLACING = new ThreadLocal<Set<String>>();
+    /**
+     * The {@code ENTRY_MAY_REPLACE} hooks whose handler is running on this thread, as pairs of hook name and
+     * instance (see {@link #enterMayReplace}).
+     */
+    private static final ThreadLocal<ArrayList<Object>> REPLACING = new ThreadLocal<ArrayList<Object>>();
 
     private Hooks() {
     }
@@ -117,23 +119,30 @@ public final class Hooks {
 
     /**
      * Called at the entry of a hooked method of kind {@code ENTRY_MAY_REPLACE}: the value it returns instead of
-     * running its body, or {@link #PROCEED}. Re-entrancy guard: while the handler of {@code hook} runs, a nested
-     * call of the same hook on the same thread (the handler calling the hooked method to make the real call)
-     * gets {@link #PROCEED} without reaching the handler, so the body runs.
+     * running its body, or {@link #PROCEED}. Re-entrancy guard: while the handler of {@code hook} runs for
+     * {@code self}, a nested call of the same hook on the same instance and thread (the handler calling the hooked
+     * method to make the real call, or the client re-entering it) gets {@link #PROCEED} without reaching the
+     * handler, so the body runs. The same hook on another instance (a call of its own made inside an attempt)
+     * reaches the handler, which treats it as a nested call (SPEC 4.8).
      */
     public static Object enterMayReplace(String hook, Class<?> site, Object self, Object[] args) {
         Resolver r = resolver;
         if (r == null) {
             return PROCEED;
         }
-        Set<String> running = REPLACING.get();
+        ArrayList<Object> running = REPLACING.get();
         if (running == null) {
-            running = new HashSet<String>(4);
+            running = new ArrayList<Object>(4);
             REPLACING.set(running);
         }
-        if (!running.add(hook)) {
-            return PROCEED;
+        for (int i = 0; i < running.size(); i += 2) {
+            if (running.get(i + 1) == self && hook.equals(running.get(i))) {
+                return PROCEED;
+            }
         }
+        int depth = running.size();
+        running.add(hook);
+        running.add(self);
         try {
             Handler handler = r.handlerFor(site);
             return handler == null ? PROCEED : handler.onEnterMayReplace(hook, self, args);
@@ -145,7 +154,9 @@ public final class Hooks {
             RetryLog.internalError("hook:" + hook, t);
             return PROCEED;
         } finally {
-            running.remove(hook);
+            while (running.size() > depth) {
+                running.remove(running.size() - 1);
+            }
         }
     }
 

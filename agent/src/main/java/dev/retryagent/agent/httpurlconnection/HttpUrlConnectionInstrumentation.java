@@ -28,22 +28,26 @@ import java.util.logging.Level;
  *   <li>entry of {@code getOutputStream()} of the same class: in streaming mode the request head goes out here,
  *       before the body and long before the first read, so this is where the one attempt of a streaming call
  *       gets its marker header. It changes nothing else.</li>
+ *   <li>entry of the private {@code writeRequests()} of the same class, which writes every request head (the
+ *       connection's client in hand): under {@code builtInRetries: replace} the JDK's hidden resend of an attempt
+ *       the agent runs is switched off there ({@code bootstrap.HiddenResend}).</li>
  * </ul>
  *
  * The handler ({@link HttpUrlConnectionHooks}) and the state it resets live on the bootstrap path, since the
  * hooked class is loaded by the bootstrap loader at start-up or soon after, often before the agent (then it is
  * retransformed: the hook changes a method body only). {@link #prepare} gives {@code java.base} what that needs,
  * through {@link Instrumentation#redefineModule} (no command-line flag): a read edge to the bootstrap loader's
- * unnamed module, for the woven call to {@code Hooks}, and the packages whose private state a retry resets,
- * opened to that module only.
+ * unnamed module, for the woven call to {@code Hooks}, and the packages whose private state a retry resets (and,
+ * {@code sun.net.www.http}, whose client's hidden resend it switches off), opened to that module only.
  */
 public final class HttpUrlConnectionInstrumentation implements ClientInstrumentation {
     static final String CLIENT = "httpurlconnection";
     static final String HTTP_URL_CONNECTION = "sun.net.www.protocol.http.HttpURLConnection";
     static final String GET_INPUT_STREAM_DESCRIPTOR = "()Ljava/io/InputStream;";
     static final String GET_OUTPUT_STREAM_DESCRIPTOR = "()Ljava/io/OutputStream;";
+    static final String WRITE_REQUESTS_DESCRIPTOR = "()V";
     /** What {@code java.base} opens to the bootstrap loader's unnamed module. */
-    static final String[] OPENED_PACKAGES = {"sun.net.www.protocol.http", "sun.net.www", "java.net"};
+    static final String[] OPENED_PACKAGES = {"sun.net.www.protocol.http", "sun.net.www", "java.net", "sun.net.www.http"};
 
     @Override
     public String name() {
@@ -56,7 +60,9 @@ public final class HttpUrlConnectionInstrumentation implements ClientInstrumenta
                 HookPoint.entryMayReplace(HttpUrlConnectionHooks.GET_INPUT_STREAM, HTTP_URL_CONNECTION,
                         "getInputStream", GET_INPUT_STREAM_DESCRIPTOR),
                 HookPoint.entry(HttpUrlConnectionHooks.GET_OUTPUT_STREAM, HTTP_URL_CONNECTION,
-                        "getOutputStream", GET_OUTPUT_STREAM_DESCRIPTOR)));
+                        "getOutputStream", GET_OUTPUT_STREAM_DESCRIPTOR),
+                HookPoint.entry(HttpUrlConnectionHooks.WRITE_REQUESTS, HTTP_URL_CONNECTION,
+                        "writeRequests", WRITE_REQUESTS_DESCRIPTOR)));
     }
 
     @Override

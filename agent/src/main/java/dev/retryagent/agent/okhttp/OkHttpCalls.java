@@ -44,16 +44,22 @@ final class OkHttpCalls {
     private OkHttpCalls() {
     }
 
-    /** The marker header of one attempt: name and value, or neither. */
+    /**
+     * One attempt: the marker header's name and value, or neither, and for an attempt of the async loop the number
+     * the thread that runs it is marked with ({@code AttemptScope}), so that calls made inside it are nested.
+     */
     static final class Attempt {
-        static final Attempt UNMARKED = new Attempt(null, null);
+        static final Attempt UNMARKED = new Attempt(null, null, 0);
 
         final String header;
         final String value;
+        /** The attempt's number for {@code AttemptScope}, or 0 when it opens no scope (a call in mode off). */
+        final int scope;
 
-        Attempt(String header, String value) {
+        Attempt(String header, String value, int scope) {
             this.header = header;
             this.value = value;
+            this.scope = scope;
         }
 
         Request apply(Request request) {

@@ -1,6 +1,7 @@
 package dev.retryagent.agent.okhttp;
 
 import dev.retryagent.agent.bootstrap.RetryRuntime;
+import dev.retryagent.engine.AttemptScope;
 import dev.retryagent.engine.CallFacts;
 import dev.retryagent.engine.RetryLog;
 import dev.retryagent.engine.RetryLoop;
@@ -16,7 +17,8 @@ import okhttp3.Response;
  * {@code chain.proceed()} more than once, so a sync call ({@code Call.execute()}) is retried right here by
  * the shared {@link RetryLoop}, on the caller's thread. An attempt of an async call (see
  * {@link OkHttpAsyncExchange}) only gets its marker header and runs once: the async loop retries it, off the
- * dispatcher thread.
+ * dispatcher thread. Calls made further down the chain while an attempt runs (an application interceptor's own
+ * call through any instrumented client) are nested: executed once (see {@code AttemptScope}).
  */
 public final class RetryInterceptor implements Interceptor {
     static final RetryInterceptor INSTANCE = new RetryInterceptor();
@@ -30,7 +32,17 @@ public final class RetryInterceptor implements Interceptor {
         Call call = chain.call();
         OkHttpCalls.Attempt attempt = OkHttpCalls.attemptOf(call);
         if (attempt != null) {
-            return chain.proceed(attempt.apply(request));
+            if (attempt.scope <= 0) {
+                return chain.proceed(attempt.apply(request));
+            }
+            // An attempt of the async loop, run here on a dispatcher thread: calls the rest of the chain makes (an
+            // application interceptor's own call) are nested in it, as in a sync attempt.
+            int outer = AttemptScope.enter(attempt.scope);
+            try {
+                return chain.proceed(attempt.apply(request));
+            } finally {
+                AttemptScope.exit(outer);
+            }
         }
         RetryLoop loop = RetryRuntime.loop();
         CallFacts facts = null;

@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The {@code ENTRY_MAY_REPLACE} hook kind (added for {@code MinimalHttpClient.doExecute}): the woven method
  * returns the handler's value instead of running its body, runs its body on {@link Hooks#PROCEED}, and a nested
- * call of the same hook from within the handler (the real call) runs the body. The woven class is defined by an
+ * call of the same hook on the same instance from within the handler (the real call) runs the body. The woven class is defined by an
  * ordinary class loader, so the verifier checks the frames the weaver wrote.
  */
 class EntryMayReplaceWeavingTest {
@@ -154,6 +154,32 @@ class EntryMayReplaceWeavingTest {
         // The guard is over once the handler has returned: the next call reaches the handler again.
         assertEquals("k#3,k#4", call(fixture, type, "fetch", "k", 3));
         assertEquals(2, calls.size());
+    }
+
+    /**
+     * The guard is per instance: the same hook on another instance, called from within the handler (a call of its
+     * own made inside an attempt, such as another connection's), reaches the handler, which then sees it as nested.
+     */
+    @Test
+    void theSameHookOnAnotherInstanceFromTheHandlerReachesTheHandler() throws Throwable {
+        Class<?> type = wovenFixture();
+        Object other = type.getConstructor().newInstance();
+        install(a -> {
+            if (a[1] == other) {
+                return "inner " + a[2];
+            }
+            try {
+                return call(other, type, "fetch", "o", 1) + "," + call(a[1], type, "fetch", a[2], (Integer) a[3]);
+            } catch (Throwable t) {
+                throw new IllegalStateException(t);
+            }
+        });
+        Object fixture = type.getConstructor().newInstance();
+
+        assertEquals("inner o,k#1", call(fixture, type, "fetch", "k", 1));
+        assertEquals(2, calls.size(), "the other instance's call reached the handler: " + calls);
+        assertEquals(List.of("fetch k 1"), events(fixture));
+        assertEquals(List.of(), events(other));
     }
 
     @Test

@@ -42,11 +42,13 @@ class HttpUrlConnectionInstrumentationTest {
         assertEquals(HttpUrlConnectionHooks.class.getName(), instrumentation.handlerClass());
         assertTrue(instrumentation.adapterClasses().isEmpty(), "the handler is on the bootstrap path, never injected");
         List<HookPoint> points = instrumentation.hookPoints();
-        assertEquals(2, points.size());
+        assertEquals(3, points.size());
         assertEquals(HookPoint.Where.ENTRY_MAY_REPLACE, points.get(0).where());
         assertEquals("getInputStream", points.get(0).methodName());
         assertEquals(HookPoint.Where.ENTRY, points.get(1).where());
         assertEquals("getOutputStream", points.get(1).methodName());
+        assertEquals(HookPoint.Where.ENTRY, points.get(2).where());
+        assertEquals("writeRequests", points.get(2).methodName(), "where the JDK's hidden resend is switched off");
         for (HookPoint point : points) {
             assertEquals(HTTP, point.className(), "only the http class, never the HTTPS wrapper");
         }
@@ -98,6 +100,7 @@ class HttpUrlConnectionInstrumentationTest {
                     jdk + ": " + first);
             assertTrue(first.contains("getOutputStream()Ljava/io/OutputStream; -> dev/retryagent/agent/bootstrap/Hooks.enter"),
                     jdk + ": " + first);
+            assertTrue(first.contains("writeRequests()V -> dev/retryagent/agent/bootstrap/Hooks.enter"), jdk + ": " + first);
         });
     }
 
@@ -158,12 +161,12 @@ class HttpUrlConnectionInstrumentationTest {
     }
 
     /**
-     * The module edges: java.base reads the handler's module and opens the three packages whose state it resets
-     * to that module only. Shown with a class of java.base itself (whose module is java.base: the edges then hold
+     * The module edges: java.base reads the handler's module and opens the four packages whose state it resets
+     * (or, sun.net.www.http, whose client's hidden resend it switches off) to that module only. Shown with a class of java.base itself (whose module is java.base: the edges then hold
      * by definition), the Instrumentation a recording stub.
      */
     @Test
-    void openJavaBaseAddsAReadEdgeAndOpensThreePackagesToTheBootstrapModule() throws Exception {
+    void openJavaBaseAddsAReadEdgeAndOpensFourPackagesToTheBootstrapModule() throws Exception {
         List<Object[]> redefinitions = new ArrayList<>();
         Instrumentation inst = (Instrumentation) Proxy.newProxyInstance(getClass().getClassLoader(),
                 new Class<?>[] {Instrumentation.class}, (proxy, method, args) -> {
@@ -181,7 +184,7 @@ class HttpUrlConnectionInstrumentationTest {
         assertEquals(Set.of(String.class.getModule()), args[1], "extra reads");
         assertEquals(Map.of(), args[2], "no exports");
         assertEquals(Map.of("sun.net.www.protocol.http", Set.of(javaBase), "sun.net.www", Set.of(javaBase),
-                "java.net", Set.of(javaBase)), args[3], "opens");
+                "java.net", Set.of(javaBase), "sun.net.www.http", Set.of(javaBase)), args[3], "opens");
         assertEquals(Set.of(), args[4]);
         assertEquals(Map.of(), args[5]);
     }

@@ -107,8 +107,8 @@ class OkHttpCallsTest {
     @Test
     void theMarkerIsAddedOnlyWhenThereIsOne() {
         Request request = new Request.Builder().url("http://a/").build();
-        assertEquals("2", new OkHttpCalls.Attempt("Retry-Attempt", "2").apply(request).header("Retry-Attempt"));
-        assertEquals(request, new OkHttpCalls.Attempt("Retry-Attempt", null).apply(request));
+        assertEquals("2", new OkHttpCalls.Attempt("Retry-Attempt", "2", 2).apply(request).header("Retry-Attempt"));
+        assertEquals(request, new OkHttpCalls.Attempt("Retry-Attempt", null, 0).apply(request));
         assertEquals(request, OkHttpCalls.Attempt.UNMARKED.apply(request));
     }
 }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.net.httpserver.HttpServer;
+import dev.retryagent.agent.bootstrap.HeldScheduler;
 import dev.retryagent.agent.bootstrap.RetryRuntime;
 import dev.retryagent.policy.PolicyLoader;
 import java.io.IOException;
@@ -13,6 +14,7 @@ import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import okhttp3.Call;
@@ -33,19 +35,23 @@ import org.junit.jupiter.api.Test;
  * {@code Call.enqueue}). The forked-JVM integration tests cover the real thing.
  */
 class OkHttpRetryTest {
+    private static final String POLICY = "version: 1\n"
+            + "defaults:\n  backoff: { base: 10ms, cap: 20ms }\n";
+
     private HttpServer server;
     private final List<Integer> script = new CopyOnWriteArrayList<>();
     private final List<String> markers = new CopyOnWriteArrayList<>();
+    private final List<String> paths = new CopyOnWriteArrayList<>();
     private final AtomicInteger requests = new AtomicInteger();
 
     @BeforeEach
     void start() throws Exception {
-        RetryRuntime.install(PolicyLoader.parse("version: 1\n"
-                + "defaults:\n  backoff: { base: 10ms, cap: 20ms }\n", "test.yaml"));
+        RetryRuntime.install(PolicyLoader.parse(POLICY, "test.yaml"));
         server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
         server.createContext("/", exchange -> {
             int n = requests.getAndIncrement();
             markers.add(String.valueOf(exchange.getRequestHeaders().getFirst("Retry-Attempt")));
+            paths.add(exchange.getRequestURI().getPath());
             exchange.getRequestBody().readAllBytes();
             int status = n < script.size() ? script.get(n) : 200;
             byte[] body = ("r" + n).getBytes();
@@ -68,6 +74,16 @@ class OkHttpRetryTest {
     private static OkHttpClient client(OkHttpClient.Builder builder) {
         OkHttpHooks.clientInit(builder);
         return builder.build();
+    }
+
+    /**
+     * Stops {@code client}'s dispatcher and waits until every call it ran has returned: after that, and with no
+     * wait of the loop left, nothing can call the application back any more.
+     */
+    private static void awaitDispatcherDone(OkHttpClient client) throws InterruptedException {
+        ExecutorService dispatcher = client.dispatcher().executorService();
+        dispatcher.shutdown();
+        assertTrue(dispatcher.awaitTermination(10, TimeUnit.SECONDS), "the dispatcher's calls never returned");
     }
 
     @Test
@@ -118,6 +134,8 @@ class OkHttpRetryTest {
 
     @Test
     void anAsyncCallIsRetriedOffTheDispatcherAndCalledBackOnce() throws Exception {
+        HeldScheduler scheduler = new HeldScheduler();
+        RetryRuntime.install(PolicyLoader.parse(POLICY, "test.yaml"), scheduler);
         script.addAll(List.of(503, 502));
         OkHttpClient client = client(new OkHttpClient.Builder());
         Call call = client.newCall(new Request.Builder().url(url()).build());
@@ -141,18 +159,75 @@ class OkHttpRetryTest {
             }
         };
         assertTrue(OkHttpHooks.enqueue(call, callback), "the loop takes the call over");
+        for (int retry = 2; retry <= 3; retry++) {
+            HeldScheduler.Wait wait = scheduler.awaitWait(); // attempt retry - 1 answered: the loop waits
+            // The dispatcher thread that heard the attempt end only scheduled the wait; it does not wait itself.
+            assertTrue(wait.scheduledOn().startsWith("OkHttp"), wait.scheduledOn());
+            assertTrue(wait.delayMillis() >= 0 && wait.delayMillis() <= 20, "backoff cap 20ms: " + wait.delayMillis());
+            assertEquals(0, callbacks.get(), "no callback while the loop waits");
+            wait.end();
+        }
         assertTrue(done.await(10, TimeUnit.SECONDS));
-        Thread.sleep(200);
+        awaitDispatcherDone(client);
+        assertEquals(0, scheduler.pending(), "no wait after the last attempt");
         assertEquals(1, callbacks.get());
         assertEquals(List.of("true 200 r2"), seen, "called back with the application's own call");
         assertEquals(List.of("1", "2", "3"), markers);
         assertTrue(call.isExecuted());
     }
 
+    /**
+     * One layer (SPEC 4.8): an application interceptor that makes its own call, through another client, to the
+     * same failing server, inside every attempt. Only the outer call retries; the inner one is sent once per outer
+     * attempt, marked with the outer attempt's number: 3 + 3 requests, never 3 + 9.
+     */
+    @Test
+    void aCallMadeInsideAnAttemptIsSentOncePerAttemptSyncAndAsync() throws Exception {
+        for (int i = 0; i < 40; i++) {
+            script.add(503);
+        }
+        OkHttpClient inner = client(new OkHttpClient.Builder());
+        Interceptor own = chain -> {
+            try (Response r = inner.newCall(new Request.Builder().url(url().replace("/items", "/inner")).build())
+                    .execute()) {
+                assertEquals(503, r.code());
+            }
+            return chain.proceed(chain.request());
+        };
+        OkHttpClient outer = client(new OkHttpClient.Builder().addInterceptor(own));
+        try (Response response = outer.newCall(new Request.Builder().url(url()).build()).execute()) {
+            assertEquals(503, response.code());
+        }
+        assertEquals(List.of("/inner", "/items", "/inner", "/items", "/inner", "/items"), paths);
+        assertEquals(List.of("1", "1", "2", "2", "3", "3"), markers);
+
+        paths.clear();
+        markers.clear();
+        CountDownLatch done = new CountDownLatch(1);
+        assertTrue(OkHttpHooks.enqueue(outer.newCall(new Request.Builder().url(url()).build()), new Callback() {
+            @Override
+            public void onFailure(Call c, IOException e) {
+                done.countDown();
+            }
+
+            @Override
+            public void onResponse(Call c, Response response) {
+                response.close();
+                done.countDown();
+            }
+        }));
+        assertTrue(done.await(10, TimeUnit.SECONDS));
+        assertEquals(List.of("/inner", "/items", "/inner", "/items", "/inner", "/items"), paths,
+                "async: each attempt, run on a dispatcher thread, is a scope too");
+        assertEquals(List.of("1", "1", "2", "2", "3", "3"), markers);
+    }
+
     @Test
     void cancellingTheApplicationsCallStopsTheRetries() throws Exception {
+        HeldScheduler scheduler = new HeldScheduler();
         RetryRuntime.install(PolicyLoader.parse("version: 1\n"
-                + "defaults:\n  maxAttempts: 5\n  backoff: { base: 300ms, cap: 300ms, jitter: none }\n", "slow.yaml"));
+                + "defaults:\n  maxAttempts: 5\n  backoff: { base: 300ms, cap: 300ms, jitter: none }\n", "slow.yaml"),
+                scheduler);
         script.addAll(List.of(503, 503, 503, 503));
         OkHttpClient client = client(new OkHttpClient.Builder());
         Call call = client.newCall(new Request.Builder().url(url()).build());
@@ -172,11 +247,14 @@ class OkHttpRetryTest {
                 done.countDown();
             }
         });
-        Thread.sleep(150); // attempt 1 answered, waiting for attempt 2
+        HeldScheduler.Wait wait = scheduler.awaitWait(); // attempt 1 answered (503): the loop waits for attempt 2
+        assertEquals(300, wait.delayMillis());
         call.cancel();
         OkHttpCalls.cancelled(call); // what the hook at the exit of RealCall.cancel() does
+        wait.end(); // the wait is over: the loop finds the call cancelled
         assertTrue(done.await(5, TimeUnit.SECONDS));
-        Thread.sleep(500);
+        awaitDispatcherDone(client);
+        assertEquals(0, scheduler.pending(), "no wait after the cancel");
         assertEquals(List.of("failure Canceled"), seen);
         assertEquals(1, requests.get());
     }

@@ -67,6 +67,8 @@ final class ConnectionState {
     private final Method headersRemove;
     /** Required: {@code MessageHeader.findValue(String)}. */
     private final Method headersFindValue;
+    /** Optional: the JDK's hidden resend, and how to switch it off; null when it cannot be reached. */
+    private final HiddenResend hiddenResend;
 
     private static final Object LOCK = new Object();
     private static volatile ConnectionState instance;
@@ -106,6 +108,7 @@ final class ConnectionState {
         headersRemove.setAccessible(true);
         headersFindValue = messageHeader.getMethod("findValue", String.class);
         headersFindValue.setAccessible(true);
+        hiddenResend = HiddenResend.of(impl);
     }
 
     /**
@@ -174,6 +177,11 @@ final class ConnectionState {
     }
 
     // ---- reading ----
+
+    /** The JDK's hidden resend and how to switch it off, or null when this JDK's cannot be reached. */
+    HiddenResend hiddenResend() {
+        return hiddenResend;
+    }
 
     /** The connection's lock, or null when the JDK synchronizes on the connection itself (before Java 14). */
     ReentrantLock lockOf(HttpURLConnection conn) {
@@ -315,7 +323,7 @@ final class ConnectionState {
 
     // ---- reflection, with errors as unchecked exceptions (the caller fails open) ----
 
-    private static Object read(Field f, Object target) {
+    static Object read(Field f, Object target) {
         try {
             return f.get(target);
         } catch (IllegalAccessException e) {
@@ -347,7 +355,7 @@ final class ConnectionState {
         }
     }
 
-    private static Object invoke(Method m, Object target, Object... args) {
+    static Object invoke(Method m, Object target, Object... args) {
         try {
             return m.invoke(target, args);
         } catch (IllegalAccessException e) {

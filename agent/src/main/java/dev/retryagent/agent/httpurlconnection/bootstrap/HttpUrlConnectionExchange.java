@@ -22,13 +22,20 @@ final class HttpUrlConnectionExchange implements Exchange<HttpUrlConnectionExcha
     private final HttpURLConnection conn;
     private final ConnectionState state;
     private final String markerHeader;
+    /** The agent is the only retry layer of this call: the JDK's hidden resend is off ({@link HiddenResend}). */
+    private final boolean soleLayer;
+    /** With {@link #soleLayer}: the policy would not retry this request after a reset. */
+    private final boolean checkStale;
     /** The failure the last attempt threw, to tell it from the loop's own (interrupted while waiting). */
     private IOException lastFailure;
 
-    HttpUrlConnectionExchange(HttpURLConnection conn, ConnectionState state, String markerHeader) {
+    HttpUrlConnectionExchange(HttpURLConnection conn, ConnectionState state, String markerHeader, boolean soleLayer,
+                              boolean checkStale) {
         this.conn = conn;
         this.state = state;
         this.markerHeader = markerHeader;
+        this.soleLayer = soleLayer;
+        this.checkStale = checkStale;
     }
 
     /** How one attempt ended with a status line: the stream the JDK returned, or the exception it threw. */
@@ -57,6 +64,7 @@ final class HttpUrlConnectionExchange implements Exchange<HttpUrlConnectionExcha
             state.setRequestHeader(conn, markerHeader, marker);
         }
         InputStream in;
+        Object outer = soleLayer ? HiddenResend.enter(conn, checkStale) : null;
         try {
             in = conn.getInputStream(); // the hook lets this nested call through: the JDK's own attempt
         } catch (IOException e) {
@@ -68,6 +76,10 @@ final class HttpUrlConnectionExchange implements Exchange<HttpUrlConnectionExcha
             throw e;
         } catch (RuntimeException e) {
             throw new NotIo(e);
+        } finally {
+            if (soleLayer) {
+                HiddenResend.exit(outer);
+            }
         }
         return new Attempt(in, null, statusOrNothing(), conn.getHeaderField("Retry-After"));
     }

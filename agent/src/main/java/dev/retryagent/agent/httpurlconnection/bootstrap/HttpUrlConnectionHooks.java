@@ -2,9 +2,13 @@ package dev.retryagent.agent.httpurlconnection.bootstrap;
 
 import dev.retryagent.agent.bootstrap.Hooks;
 import dev.retryagent.agent.bootstrap.RetryRuntime;
+import dev.retryagent.engine.AttemptScope;
 import dev.retryagent.engine.CallFacts;
+import dev.retryagent.engine.RetryEngine;
 import dev.retryagent.engine.RetryLog;
 import dev.retryagent.engine.RetryLoop;
+import dev.retryagent.policy.BuiltInRetries;
+import dev.retryagent.policy.FailureKind;
 import dev.retryagent.policy.Mode;
 import dev.retryagent.policy.Policy;
 import java.io.IOException;
@@ -34,10 +38,14 @@ public final class HttpUrlConnectionHooks implements Hooks.Handler {
     public static final String GET_INPUT_STREAM = "httpurlconnection.get-input-stream";
     /** The hook at the entry of {@code getOutputStream()}. */
     public static final String GET_OUTPUT_STREAM = "httpurlconnection.get-output-stream";
+    /** The hook at the entry of the private {@code writeRequests()}. */
+    public static final String WRITE_REQUESTS = "httpurlconnection.write-requests";
 
     @Override
     public boolean onEnter(String hook, Object self, Object[] args) {
-        if (GET_OUTPUT_STREAM.equals(hook) && self instanceof HttpURLConnection) {
+        if (WRITE_REQUESTS.equals(hook) && self instanceof HttpURLConnection) {
+            HiddenResend.beforeRequestWritten((HttpURLConnection) self);
+        } else if (GET_OUTPUT_STREAM.equals(hook) && self instanceof HttpURLConnection) {
             beforeStreamingHead((HttpURLConnection) self);
         }
         return false;
@@ -120,7 +128,9 @@ public final class HttpUrlConnectionHooks implements Hooks.Handler {
         }
         String marker = loop.engine().markerHeaderFor(facts);
         if (marker != null) {
-            state.setRequestHeader(conn, marker, "1");
+            // Attempt 1, or, made inside an attempt of another call, that attempt's number (as the loop does).
+            int enclosing = AttemptScope.current();
+            state.setRequestHeader(conn, marker, enclosing > 0 ? Integer.toString(enclosing) : "1");
         }
     }
 
@@ -131,9 +141,15 @@ public final class HttpUrlConnectionHooks implements Hooks.Handler {
             if (state.hasResult(conn)) {
                 return Hooks.PROCEED; // a later read of a call made already, or the JDK re-entering its read
             }
-            Policy policy = loop.engine().policy();
+            RetryEngine engine = loop.engine();
+            Policy policy = engine.policy();
             facts = HttpUrlConnectionCalls.facts(conn, state.isStreaming(conn), policy, state);
-            exchange = new HttpUrlConnectionExchange(conn, state, policy.markerHeader());
+            // Under builtInRetries: replace the loop is this call's only retry layer: the JDK's hidden resend goes.
+            boolean soleLayer = policy.builtInRetries() == BuiltInRetries.REPLACE
+                    && engine.modeFor(facts) == Mode.ENFORCE;
+            boolean checkStale = soleLayer
+                    && (AttemptScope.current() > 0 || !engine.mayRetry(facts, FailureKind.RESET));
+            exchange = new HttpUrlConnectionExchange(conn, state, policy.markerHeader(), soleLayer, checkStale);
         } catch (RuntimeException e) {
             RetryLog.internalError(HttpUrlConnectionCalls.CLIENT + ".facts", e);
             return Hooks.PROCEED;
