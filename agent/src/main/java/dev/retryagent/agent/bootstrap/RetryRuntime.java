@@ -33,9 +33,20 @@ public final class RetryRuntime {
 
     /** Starts the runtime with {@code policy}. Called once, by the agent's start-up. */
     public static synchronized void install(Policy policy) {
+        install(policy, DaemonScheduler.INSTANCE);
+    }
+
+    /**
+     * Starts the runtime with {@code policy}, async retries waiting on {@code scheduler} instead of the agent's
+     * scheduler thread: for tests, which then see each wait and decide when it is over.
+     */
+    public static synchronized void install(Policy policy, Scheduler scheduler) {
+        if (scheduler == null) {
+            throw new NullPointerException("scheduler");
+        }
         RetryEngine e = new RetryEngine(policy, Clock.SYSTEM, RandomSource.THREAD_LOCAL);
         loop = new RetryLoop(e, Clock.SYSTEM, Sleeper.SYSTEM);
-        asyncLoop = new AsyncRetryLoop(e, Clock.SYSTEM, DaemonScheduler.INSTANCE);
+        asyncLoop = new AsyncRetryLoop(e, Clock.SYSTEM, scheduler);
         engine = e;
     }
 

@@ -5,9 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.net.httpserver.HttpServer;
+import dev.retryagent.agent.bootstrap.HeldScheduler;
 import dev.retryagent.agent.bootstrap.RetryRuntime;
 import dev.retryagent.policy.PolicyLoader;
 import java.io.ByteArrayInputStream;
+import java.io.IOException;
 import java.lang.reflect.Field;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -20,7 +22,12 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 import java.util.function.IntUnaryOperator;
+import org.apache.hc.client5.http.async.AsyncExecCallback;
+import org.apache.hc.client5.http.async.AsyncExecChain;
+import org.apache.hc.client5.http.async.AsyncExecChainHandler;
 import org.apache.hc.client5.http.async.methods.SimpleHttpRequest;
 import org.apache.hc.client5.http.async.methods.SimpleHttpResponse;
 import org.apache.hc.client5.http.async.methods.SimpleRequestBuilder;
@@ -40,11 +47,16 @@ import org.apache.hc.client5.http.impl.nio.PoolingAsyncClientConnectionManagerBu
 import org.apache.hc.core5.concurrent.FutureCallback;
 import org.apache.hc.core5.http.ClassicHttpRequest;
 import org.apache.hc.core5.http.ContentType;
+import org.apache.hc.core5.http.EntityDetails;
+import org.apache.hc.core5.http.HttpException;
 import org.apache.hc.core5.http.HttpHost;
+import org.apache.hc.core5.http.HttpRequest;
+import org.apache.hc.core5.http.HttpResponse;
 import org.apache.hc.core5.http.io.entity.EntityUtils;
 import org.apache.hc.core5.http.io.entity.InputStreamEntity;
 import org.apache.hc.core5.http.io.entity.StringEntity;
 import org.apache.hc.core5.http.io.support.ClassicRequestBuilder;
+import org.apache.hc.core5.http.nio.AsyncDataConsumer;
 import org.apache.hc.core5.http.nio.AsyncEntityProducer;
 import org.apache.hc.core5.http.nio.DataStreamChannel;
 import org.apache.hc.core5.http.nio.entity.StringAsyncEntityProducer;
@@ -105,6 +117,17 @@ class HttpClient5RetryTest {
 
     private static void install(String extra) throws Exception {
         RetryRuntime.install(PolicyLoader.parse(POLICY + extra, "test.yaml"));
+    }
+
+    /** Polls {@code condition} until it holds or 10 seconds have passed; fails with {@code what} then. */
+    private static void awaitCondition(BooleanSupplier condition, String what) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError("not within 10 s: " + what);
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+        }
     }
 
     private void statuses(int... codes) {
@@ -292,7 +315,8 @@ class HttpClient5RetryTest {
             SimpleHttpResponse response = future.get(10, TimeUnit.SECONDS);
             assertEquals(200, response.getCode());
             assertEquals("r2", response.getBodyText());
-            Thread.sleep(100);
+            // The future completes before it calls the callback back; it calls back at most once.
+            assertTrue(callback.done.await(10, TimeUnit.SECONDS));
             assertEquals(1, callback.completed.get());
             assertEquals(0, callback.failed.get() + callback.cancelled.get());
             assertTrue(callback.threads.get(0).startsWith("httpclient-dispatch"), callback.threads.toString());
@@ -324,22 +348,62 @@ class HttpClient5RetryTest {
 
     @Test
     void cancellingTheFutureStopsTheRetries() throws Exception {
-        install("rules:\n  - match: { path: /items }\n    maxAttempts: 5\n"
-                + "    backoff: { base: 400ms, cap: 400ms, jitter: none }\n");
+        HeldScheduler scheduler = new HeldScheduler();
+        RetryRuntime.install(PolicyLoader.parse(POLICY + "rules:\n  - match: { path: /items }\n    maxAttempts: 5\n"
+                + "    backoff: { base: 400ms, cap: 400ms, jitter: none }\n", "test.yaml"), scheduler);
         statuses(503, 503, 503, 503, 503);
-        try (CloseableHttpAsyncClient client = asyncClient(HttpAsyncClientBuilder.create())) {
+        ChainEnd chainEnd = new ChainEnd();
+        try (CloseableHttpAsyncClient client = asyncClient(HttpAsyncClientBuilder.create()
+                .addExecInterceptorFirst("chain-end", chainEnd))) {
             Callback<SimpleHttpResponse> callback = new Callback<>();
             Future<SimpleHttpResponse> future = client.execute(SimpleRequestBuilder.get(url()).build(), callback);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-            while (requests.get() < 1 && System.nanoTime() < deadline) {
-                Thread.sleep(5);
-            }
-            Thread.sleep(100);
+            HeldScheduler.Wait wait = scheduler.awaitWait(); // attempt 1 answered (503): the loop waits for attempt 2
+            assertEquals(400, wait.delayMillis());
             assertTrue(future.cancel(true));
-            Thread.sleep(1000);
+            wait.end(); // the wait is over: the loop finds the call cancelled and ends it instead of sending attempt 2
+            assertEquals(List.of("failed Canceled"), chainEnd.heard, "the rest of the chain hears of one failure");
+            assertEquals(0, scheduler.pending(), "no wait after the cancel");
             assertEquals(1, requests.get(), "no attempt after the cancel");
             assertEquals(1, callback.cancelled.get());
             assertEquals(0, callback.completed.get() + callback.failed.get());
+        }
+    }
+
+    /**
+     * The first element of an async exec chain, the application's end: records what the elements after it (the
+     * agent's handler among them) hand back, which is what the client's future hears.
+     */
+    private static final class ChainEnd implements AsyncExecChainHandler {
+        final List<String> heard = new CopyOnWriteArrayList<>();
+
+        @Override
+        public void execute(HttpRequest request, AsyncEntityProducer producer, AsyncExecChain.Scope scope,
+                            AsyncExecChain chain, AsyncExecCallback callback) throws HttpException, IOException {
+            chain.proceed(request, producer, scope, new AsyncExecCallback() {
+                @Override
+                public AsyncDataConsumer handleResponse(HttpResponse response, EntityDetails details)
+                        throws HttpException, IOException {
+                    heard.add("response " + response.getCode());
+                    return callback.handleResponse(response, details);
+                }
+
+                @Override
+                public void handleInformationResponse(HttpResponse response) throws HttpException, IOException {
+                    callback.handleInformationResponse(response);
+                }
+
+                @Override
+                public void completed() {
+                    heard.add("completed");
+                    callback.completed();
+                }
+
+                @Override
+                public void failed(Exception cause) {
+                    heard.add("failed " + cause.getMessage());
+                    callback.failed(cause);
+                }
+            });
         }
     }
 
@@ -355,7 +419,8 @@ class HttpClient5RetryTest {
                 assertEquals(200, client.execute(SimpleRequestBuilder.get(url()).build(), null)
                         .get(10, TimeUnit.SECONDS).getCode());
             }
-            Thread.sleep(50);
+            // The future completes when the last response has been consumed; its connection goes back a moment after.
+            awaitCondition(() -> pool.getTotalStats().getLeased() == 0, "no connection leased");
             assertEquals(0, pool.getTotalStats().getLeased());
         }
         assertEquals(60, requests.get());
