@@ -15,14 +15,11 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
-import java.util.Optional;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import javax.tools.JavaCompiler;
 import javax.tools.ToolProvider;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -79,8 +76,7 @@ class OkHttpClassLoadingIT {
     @ParameterizedTest
     @EnumSource(names = {"OKHTTP_4", "OKHTTP_5"})
     void anApplicationWithItsOwnByteBuddyKeepsWorking(ClientLibs libs) throws IOException {
-        Path byteBuddy = applicationByteBuddy().orElse(null);
-        Assumptions.assumeTrue(byteBuddy != null, "no Byte Buddy 1.x other than the agent's in the local Maven repository");
+        Path byteBuddy = applicationByteBuddy();
         Path dir = Files.createTempDirectory(Files.createDirectories(ForkedApp.workRoot()), "own-byte-buddy-app-");
         Path source = dir.resolve("OwnByteBuddyApp.java");
         Files.writeString(source, """
@@ -116,28 +112,38 @@ class OkHttpClassLoadingIT {
                     .clientLibs(libs).classpath(dir).classpath(byteBuddy).policy(OkHttpAgentIT.POLICY)
                     .args(server.url("/x")).run().assertExitCode(0);
             assertEquals("made-by-the-app", run.single("BYTEBUDDY").get("made"), run.describe());
-            assertTrue(run.single("BYTEBUDDY").get("from").contains(byteBuddy.getFileName().toString()));
+            assertTrue(run.single("BYTEBUDDY").get("from").contains(byteBuddy.getFileName().toString()), run.describe());
             assertEquals("done", run.result().get("body"), run.describe());
             assertEquals(List.of("1", "2"), OkHttpAgentIT.markers(server.awaitRequests(2, WAIT)));
         }
     }
 
-    /** The newest Byte Buddy 1.14.x in the local Maven repository, else any version but the agent's 1.18. */
-    private static Optional<Path> applicationByteBuddy() throws IOException {
-        String repo = System.getProperty("maven.repo.local");
-        Path base = (repo != null && !repo.isBlank() ? Paths.get(repo)
-                : Paths.get(System.getProperty("user.home"), ".m2", "repository")).resolve("net/bytebuddy/byte-buddy");
-        if (!Files.isDirectory(base)) {
-            return Optional.empty();
-        }
+    /**
+     * The application's Byte Buddy ({@code app.byte-buddy.version} in the pom, not the agent's), which
+     * maven-dependency-plugin copies in pre-integration-test to {@code target/client-libs/own-byte-buddy/}, passed in
+     * as system property {@code retry.agent.it.libs.own-byte-buddy}. Fails if it is not there.
+     */
+    private static Path applicationByteBuddy() {
+        String configured = System.getProperty("retry.agent.it.libs.own-byte-buddy");
+        Path dir = configured != null && !configured.isBlank()
+                ? Paths.get(configured)
+                : Paths.get("target", "client-libs", "own-byte-buddy").toAbsolutePath();
+        String version = System.getProperty("retry.agent.it.version.own-byte-buddy");
+        String name = version != null && !version.isBlank() ? "byte-buddy-" + version + ".jar" : null;
         List<Path> jars;
-        try (Stream<Path> versions = Files.list(base)) {
-            jars = versions.map(v -> v.resolve("byte-buddy-" + v.getFileName() + ".jar")).filter(Files::isRegularFile)
-                    .filter(j -> !j.getFileName().toString().startsWith("byte-buddy-1.18"))
-                    .sorted(Comparator.comparing(Path::toString)).collect(Collectors.toList());
+        try (Stream<Path> files = Files.list(dir)) {
+            jars = files.filter(p -> p.getFileName().toString().startsWith("byte-buddy-")
+                            && p.getFileName().toString().endsWith(".jar"))
+                    .filter(p -> name == null || p.getFileName().toString().equals(name))
+                    .sorted().collect(Collectors.toList());
+        } catch (IOException e) {
+            throw new IllegalStateException("the application's Byte Buddy not found at " + dir
+                    + " (maven-dependency-plugin copies it in pre-integration-test: run mvn verify)", e);
         }
-        Optional<Path> v114 = jars.stream().filter(j -> j.getFileName().toString().startsWith("byte-buddy-1.14."))
-                .reduce((a, b) -> b);
-        return v114.isPresent() ? v114 : jars.stream().reduce((a, b) -> b);
+        if (jars.size() != 1) {
+            throw new IllegalStateException("expected one " + (name != null ? name : "byte-buddy-*.jar") + " in " + dir
+                    + ", found " + jars);
+        }
+        return jars.get(0);
     }
 }
