@@ -17,7 +17,7 @@ import java.util.Map;
  * the other is taken from {@code retry.agent.it.java17} / {@code retry.agent.it.java25} or the usual install
  * paths. A JDK that cannot be found fails the suite: CI must run both.
  */
-final class Jdks {
+public final class Jdks {
     static final Path JAVA_17 = Paths.get(System.getProperty("retry.agent.it.java17",
             "/usr/lib/jvm/java-17-openjdk-amd64/bin/java"));
     static final Path JAVA_25 = Paths.get(System.getProperty("retry.agent.it.java25",
@@ -27,7 +27,7 @@ final class Jdks {
     }
 
     /** The {@code java} executables by feature version (17, 25), the test JDK's own first. */
-    static List<Jdk> both() {
+    public static List<Jdk> both() {
         Map<Integer, Path> byVersion = new LinkedHashMap<>();
         Path own = ForkedApp.defaultJava();
         byVersion.put(featureVersion(own), own);
@@ -70,7 +70,7 @@ final class Jdks {
     }
 
     /** One JDK: its feature version and its {@code java}. */
-    record Jdk(int version, Path java) {
+    public record Jdk(int version, Path java) {
         @Override
         public String toString() {
             return "java" + version;

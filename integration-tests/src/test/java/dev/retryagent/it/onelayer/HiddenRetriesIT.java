@@ -1,0 +1,227 @@
+package dev.retryagent.it.onelayer;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.retryagent.it.apps.HttpClient5Scenario;
+import dev.retryagent.it.harness.ClientLibs;
+import dev.retryagent.it.harness.ForkedApp;
+import dev.retryagent.it.harness.RecordedRequest;
+import dev.retryagent.it.harness.ReportLine;
+import dev.retryagent.it.harness.ScriptedServer;
+import dev.retryagent.it.harness.Step;
+import dev.retryagent.it.httpurlconnection.HttpUrlConnectionBatchApp;
+import dev.retryagent.it.httpurlconnection.Jdks;
+import dev.retryagent.it.okhttp.OkHttpBatchApp;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * SPEC 4.8, the clients' hidden retries: a server that reads a request and closes the connection without a byte of
+ * answer, on a fresh connection and on a reused keep-alive one (the first call on it answered). Each client runs
+ * the same calls, one after the other, three times: without the agent (what the client does alone, measured here),
+ * with {@code builtInRetries: replace} and with {@code keep}.
+ *
+ * <ul>
+ *   <li>{@code replace}: a POST without key is seen exactly once by the server; a GET is recovered by the agent
+ *       (its second request carries {@code Retry-Attempt: 2}).</li>
+ *   <li>{@code keep}: the POST is sent exactly as often as without the agent; a GET succeeds.</li>
+ * </ul>
+ * The JDK's HttpURLConnection also gets a kept-alive connection the server closed while idle: its own resend of a
+ * request no server has seen stays (the POST succeeds, seen once). Each run prints one {@code HIDDEN-RETRIES} line
+ * with the counts.
+ */
+@Timeout(300)
+class HiddenRetriesIT {
+    private static final String POLICY = """
+            version: 1
+            builtInRetries: %s
+            defaults:
+              maxAttempts: 3
+              backoff: { base: 1ms, cap: 5ms }
+              budget: { ratio: 1.0, minPerSecond: 1000 }
+            """;
+
+    enum Mode { NONE, REPLACE, KEEP }
+
+    /** One client as the test runs it: its application, libraries and JVM, and the modes to run. */
+    record Client(String name, String mainClass, ClientLibs libs, Path java, Path classpath, List<Mode> modes) {
+        @Override
+        public String toString() {
+            return name;
+        }
+    }
+
+    static Stream<Client> clients() throws Exception {
+        Path batchApps = Paths.get(OkHttpBatchApp.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        Path java = ForkedApp.defaultJava();
+        List<Mode> all = List.of(Mode.NONE, Mode.REPLACE, Mode.KEEP);
+        List<Client> clients = new ArrayList<>(List.of(
+                new Client("okhttp-5", OkHttpBatchApp.class.getName(), ClientLibs.OKHTTP_5, java, batchApps, all),
+                new Client("okhttp-4.12", OkHttpBatchApp.class.getName(), ClientLibs.OKHTTP_4, java, batchApps,
+                        List.of(Mode.REPLACE)),
+                new Client("httpclient5-5.6", HttpClient5Scenario.class.getName(), ClientLibs.HTTPCLIENT5_NEWEST, java,
+                        null, all),
+                new Client("httpclient5-5.2", HttpClient5Scenario.class.getName(), ClientLibs.HTTPCLIENT5_OLDEST, java,
+                        null, List.of(Mode.REPLACE))));
+        for (Jdks.Jdk jdk : Jdks.both()) {
+            clients.add(new Client("jdk-" + jdk, HttpUrlConnectionBatchApp.class.getName(), ClientLibs.NONE, jdk.java(),
+                    batchApps, all));
+        }
+        return clients.stream();
+    }
+
+    /** The scenarios, each against a server of its own. */
+    static final class Servers implements AutoCloseable {
+        final ScriptedServer postFresh = ScriptedServer.start(Step.dropAfterRequest());
+        final ScriptedServer postReused = ScriptedServer.start(Step.ok().body("first"), Step.dropAfterRequest(),
+                Step.ok().body("third"));
+        final ScriptedServer getFresh = ScriptedServer.start(Step.dropAfterRequest(), Step.ok().body("second"));
+        final ScriptedServer getReused = ScriptedServer.start(Step.ok().body("first"), Step.dropAfterRequest(),
+                Step.ok().body("third"));
+        /** The first answer closes the connection unannounced: the client keeps a connection that is dead already. */
+        final ScriptedServer postStale = ScriptedServer.start(Step.ok().body("first").closeAfterResponse(),
+                Step.ok().body("second"));
+
+        /** The calls, in order; "1" and "2" of a scenario go over one kept-alive connection when it lasts. */
+        List<String> args() {
+            List<String> args = new ArrayList<>(List.of("--sequential"));
+            for (String call : List.of(
+                    call("postFresh", postFresh, "method=POST;body=once"),
+                    call("postReused1", postReused, "method=POST;body=one"),
+                    call("postReused2", postReused, "method=POST;body=once"),
+                    call("getFresh", getFresh, "method=GET"),
+                    call("getReused1", getReused, "method=GET"),
+                    call("getReused2", getReused, "method=GET"),
+                    call("postStale1", postStale, "method=POST;body=one"),
+                    call("postStale2", postStale, "method=POST;body=once"))) {
+                args.addAll(List.of("--call", call));
+            }
+            return args;
+        }
+
+        private static String call(String id, ScriptedServer server, String more) {
+            return "id=" + id + ";url=" + server.url("/" + id.replaceAll("[0-9]$", "")) + ";" + more;
+        }
+
+        @Override
+        public void close() {
+            Stream.of(postFresh, postReused, getFresh, getReused, postStale).forEach(ScriptedServer::close);
+        }
+    }
+
+    /** What one run measured. */
+    record Measured(ForkedApp.Result run, Servers servers) {
+        ReportLine result(String id) {
+            List<ReportLine> found = run.results().stream().filter(r -> id.equals(r.getOrNull("id"))).toList();
+            assertEquals(1, found.size(), "one RESULT for " + id + "\n" + run.describe());
+            return found.get(0);
+        }
+
+        boolean ok(String id) {
+            return result(id).has("status") && result(id).getInt("status") == 200;
+        }
+
+        /** How many requests the server saw for the call, the answered first call of a reused connection aside. */
+        static int sends(ScriptedServer server, boolean reused) {
+            return server.requestCount() - (reused ? 1 : 0);
+        }
+
+        static String markers(ScriptedServer server) {
+            return server.requests().stream().map(r -> String.valueOf(r.header("Retry-Attempt")))
+                    .collect(Collectors.joining(","));
+        }
+
+        String line(Client client, Mode mode) {
+            Servers s = servers;
+            return "HIDDEN-RETRIES client=" + client + " mode=" + mode.name().toLowerCase()
+                    + " postFresh=" + sends(s.postFresh, false) + (ok("postFresh") ? "(ok)" : "(failed)")
+                    + " postReused=" + sends(s.postReused, true) + (ok("postReused2") ? "(ok)" : "(failed)")
+                    + " getFresh=" + sends(s.getFresh, false) + (ok("getFresh") ? "(ok)" : "(failed)")
+                    + " getReused=" + sends(s.getReused, true) + (ok("getReused2") ? "(ok)" : "(failed)")
+                    + " postStale=" + sends(s.postStale, true) + (ok("postStale2") ? "(ok)" : "(failed)")
+                    + " markers[getFresh]=" + markers(s.getFresh) + " markers[getReused]=" + markers(s.getReused);
+        }
+    }
+
+    private static Measured run(Client client, Mode mode, Servers servers) {
+        ForkedApp app = ForkedApp.of(client.mainClass()).name("hidden-" + client + "-" + mode).clientLibs(client.libs())
+                .java(client.java()).args(servers.args());
+        if (client.classpath() != null) {
+            app.classpath(client.classpath());
+        }
+        if (mode != Mode.NONE) {
+            app.policy(POLICY.formatted(mode.name().toLowerCase())).agentArg("log", "debug");
+        }
+        ForkedApp.Result run = app.run().assertExitCode(0);
+        assertTrue(!run.stderr().contains("internal-error"), run.describe());
+        return new Measured(run, servers);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("clients")
+    void aRequestIsSentTwiceOnlyWhenThePolicyWouldRetryIt(Client client) {
+        Map<Mode, Measured> measured = new EnumMap<>(Mode.class);
+        List<Servers> open = new ArrayList<>();
+        try {
+            for (Mode mode : client.modes()) {
+                Servers servers = new Servers();
+                open.add(servers);
+                Measured m = run(client, mode, servers);
+                measured.put(mode, m);
+                System.out.println(m.line(client, mode));
+            }
+            Measured replace = measured.get(Mode.REPLACE);
+            Servers s = replace.servers();
+            String describe = replace.run().describe();
+            // replace: the POST without key is seen once, on a fresh and on a reused connection
+            assertEquals(1, Measured.sends(s.postFresh, false), "POST, fresh connection: " + s.postFresh.requests());
+            assertEquals(1, Measured.sends(s.postReused, true), "POST, reused connection: " + s.postReused.requests());
+            assertTrue(replace.result("postFresh").has("failure"), describe);
+            assertTrue(replace.result("postReused2").has("failure"), describe);
+            assertTrue(replace.ok("postReused1"), describe);
+            // ... and a GET is recovered by the agent, within the policy
+            assertTrue(replace.ok("getFresh"), describe);
+            assertEquals("1,2", Measured.markers(s.getFresh), "the agent's retry: " + s.getFresh.requests());
+            assertTrue(replace.ok("getReused2"), describe);
+            assertEquals("1,1,2", Measured.markers(s.getReused), "the agent's retry: " + s.getReused.requests());
+            assertTrue(logged(replace, "retry", "path=/getFresh", "cause=failure:reset"), describe);
+            assertTrue(logged(replace, "give up", "path=/postFresh", "reason=not-idempotent"), describe);
+            List<RecordedRequest> reused = s.getReused.requests();
+            assertEquals(reused.get(0).connectionId(), reused.get(1).connectionId(), "the second call reused the connection");
+            if (client.libs() == ClientLibs.NONE) {
+                // the JDK's resend after a kept-alive connection died while idle stays: the POST went out once
+                assertTrue(replace.ok("postStale2"), describe);
+                assertEquals(1, Measured.sends(s.postStale, true), s.postStale.requests().toString());
+            }
+
+            Measured none = measured.get(Mode.NONE);
+            Measured keep = measured.get(Mode.KEEP);
+            if (none != null && keep != null) {
+                // keep: the clients' own behaviour for the POST the policy would not retry, as measured without agent
+                assertEquals(Measured.sends(none.servers().postFresh, false), Measured.sends(keep.servers().postFresh, false),
+                        "keep, POST fresh");
+                assertEquals(Measured.sends(none.servers().postReused, true),
+                        Measured.sends(keep.servers().postReused, true), "keep, POST reused");
+                assertEquals(none.ok("postReused2"), keep.ok("postReused2"));
+                assertTrue(keep.ok("getFresh") && keep.ok("getReused2"), keep.run().describe());
+                assertTrue(none.servers().postFresh.requests().stream().allMatch(r -> r.header("Retry-Attempt") == null));
+            }
+        } finally {
+            open.forEach(Servers::close);
+        }
+    }
+
+    private static boolean logged(Measured m, String... parts) {
+        return m.run().agentLog().stream().anyMatch(line -> Stream.of(parts).allMatch(line::contains));
+    }
+}
