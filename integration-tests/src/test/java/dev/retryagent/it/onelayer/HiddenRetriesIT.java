@@ -42,14 +42,6 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 @Timeout(300)
 class HiddenRetriesIT {
-    private static final String POLICY = """
-            version: 1
-            builtInRetries: %s
-            defaults:
-              maxAttempts: 3
-              backoff: { base: 1ms, cap: 5ms }
-              budget: { ratio: 1.0, minPerSecond: 1000 }
-            """;
 
     enum Mode { NONE, REPLACE, KEEP }
 
@@ -160,7 +152,7 @@ class HiddenRetriesIT {
             app.classpath(client.classpath());
         }
         if (mode != Mode.NONE) {
-            app.policy(POLICY.formatted(mode.name().toLowerCase())).agentArg("log", "debug");
+            app.policy(Policies.threeAttempts("builtInRetries: " + mode.name().toLowerCase())).agentArg("log", "debug");
         }
         ForkedApp.Result run = app.run().assertExitCode(0);
         assertTrue(!run.stderr().contains("internal-error"), run.describe());

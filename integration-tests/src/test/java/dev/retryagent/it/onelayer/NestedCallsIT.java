@@ -30,14 +30,6 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 @Timeout(120)
 class NestedCallsIT {
-    private static final String POLICY = """
-            version: 1
-            marker: { enabled: %s }
-            defaults:
-              maxAttempts: 3
-              backoff: { base: 1ms, cap: 5ms }
-              budget: { ratio: 1.0, minPerSecond: 1000 }
-            """;
     private static final List<String> CASES = List.of("interceptor", "async-interceptor", "inner-async", "wrapper");
 
     @ParameterizedTest(name = "marker enabled: {0}")
@@ -51,8 +43,9 @@ class NestedCallsIT {
                 servers.put(name, server);
                 args.addAll(List.of("--case", name + "=" + server.url("").replaceAll("/$", "")));
             }
-            ForkedApp app = ForkedApp.of(NestedCallsApp.class).name("nested-marker-" + marker).clientLibs(ClientLibs.OKHTTP_5)
-                    .policy(POLICY.formatted(marker)).agentArg("log", "debug").args(args);
+            ForkedApp app = ForkedApp.of(NestedCallsApp.class).name("nested-marker-" + marker)
+                    .clientLibs(ClientLibs.OKHTTP_5).policy(Policies.threeAttempts("marker: { enabled: " + marker + " }"))
+                    .agentArg("log", "debug").args(args);
             ClientLibs.HTTPCLIENT5_NEWEST.jars().forEach(app::classpath);
             ForkedApp.Result run = app.run().assertExitCode(0);
             assertFalse(run.stderr().contains("internal-error"), run.describe());

@@ -1,0 +1,193 @@
+package dev.retryagent.it.apps;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.HttpURLConnection;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.URL;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Executors;
+import okhttp3.MediaType;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.RequestBody;
+import okhttp3.Response;
+import okhttp3.ResponseBody;
+import org.apache.hc.client5.http.classic.methods.HttpUriRequestBase;
+import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
+import org.apache.hc.client5.http.impl.classic.HttpClients;
+import org.apache.hc.core5.http.ContentType;
+import org.apache.hc.core5.http.io.entity.ByteArrayEntity;
+import org.apache.hc.core5.http.io.entity.EntityUtils;
+
+/**
+ * A "legacy" service in the middle of a call chain (a gateway, a backend-for-frontend): it accepts HTTP requests
+ * on a loopback port and forwards each one to its upstream with every incoming header (hop-by-hop ones aside),
+ * the method and the body, through the client it is told to use, then answers with the upstream's status and
+ * body. It knows nothing about the agent; forwarding incoming headers is what carries a marker from hop to hop.
+ *
+ * <pre>
+ * --client okhttp|httpclient5|httpurlconnection   the outgoing client (OkHttp or HttpClient 5 on the class path)
+ * --upstream URL                                  http://host:port; the incoming path and query are appended
+ * </pre>
+ * Prints {@code LISTENING port=N} once it accepts requests, then per request {@code FORWARDED method=.. path=..
+ * marker=<incoming Retry-Attempt> status=<upstream's, or failure class>}. Runs until its stdin closes.
+ */
+public final class ForwardingService {
+    /** Headers that belong to one connection, not to the request: never forwarded. */
+    private static final Set<String> HOP_BY_HOP = Set.of("host", "connection", "keep-alive", "content-length",
+            "transfer-encoding", "te", "trailer", "upgrade", "proxy-connection", "proxy-authorization");
+
+    /** One outgoing client. */
+    interface Forwarder {
+        /** Sends the request upstream; answers the status and body. */
+        Reply forward(String method, String url, List<String[]> headers, byte[] body) throws IOException;
+    }
+
+    record Reply(int status, byte[] body) {
+    }
+
+    private ForwardingService() {
+    }
+
+    public static void main(String[] argv) throws Exception {
+        String client = null;
+        String upstream = null;
+        for (int i = 0; i + 1 < argv.length; i += 2) {
+            switch (argv[i]) {
+                case "--client" -> client = argv[i + 1];
+                case "--upstream" -> upstream = argv[i + 1];
+                default -> {
+                    System.err.println("usage error: unknown argument " + argv[i]);
+                    System.exit(2);
+                }
+            }
+        }
+        if (client == null || upstream == null) {
+            System.err.println("usage error: --client and --upstream are required");
+            System.exit(2);
+            return;
+        }
+        // By name, so that only the chosen client's classes are ever loaded.
+        String type = switch (client) {
+            case "okhttp" -> "OkHttpForwarder";
+            case "httpclient5" -> "HttpClient5Forwarder";
+            case "httpurlconnection" -> "JdkForwarder";
+            default -> throw new IllegalArgumentException("--client " + client);
+        };
+        Forwarder forwarder = (Forwarder) Class.forName(ForwardingService.class.getName() + "$" + type)
+                .getDeclaredConstructor().newInstance();
+        String base = upstream.replaceAll("/$", "");
+        HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 50);
+        server.setExecutor(Executors.newFixedThreadPool(4));
+        server.createContext("/", exchange -> handle(exchange, forwarder, base));
+        server.start();
+        Report.line("LISTENING", "port", server.getAddress().getPort(), "client", client);
+        System.in.readAllBytes(); // until stdin closes
+        Report.line("DONE");
+        System.exit(0);
+    }
+
+    private static void handle(HttpExchange exchange, Forwarder forwarder, String base) throws IOException {
+        try (exchange) {
+            byte[] body = exchange.getRequestBody().readAllBytes();
+            List<String[]> headers = new ArrayList<>();
+            for (Map.Entry<String, List<String>> h : exchange.getRequestHeaders().entrySet()) {
+                if (!HOP_BY_HOP.contains(h.getKey().toLowerCase(Locale.ROOT))) {
+                    for (String value : h.getValue()) {
+                        headers.add(new String[] {h.getKey(), value});
+                    }
+                }
+            }
+            URI uri = exchange.getRequestURI();
+            String method = exchange.getRequestMethod();
+            String marker = exchange.getRequestHeaders().getFirst("Retry-Attempt");
+            Reply reply;
+            String outcome;
+            try {
+                reply = forwarder.forward(method, base + uri.getRawPath()
+                        + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery()), headers, body);
+                outcome = Integer.toString(reply.status());
+            } catch (IOException e) {
+                reply = new Reply(502, ("upstream: " + e).getBytes());
+                outcome = e.getClass().getName();
+            }
+            Report.line("FORWARDED", "method", method, "path", uri.getRawPath(), "marker", marker, "status", outcome);
+            exchange.sendResponseHeaders(reply.status(), reply.body().length == 0 ? -1 : reply.body().length);
+            if (reply.body().length > 0) {
+                exchange.getResponseBody().write(reply.body());
+            }
+        }
+    }
+
+    static final class OkHttpForwarder implements Forwarder {
+        private final OkHttpClient client = new OkHttpClient.Builder().build();
+
+        @Override
+        public Reply forward(String method, String url, List<String[]> headers, byte[] body) throws IOException {
+            boolean hasBody = body.length > 0 || method.equals("POST") || method.equals("PUT");
+            Request.Builder request = new Request.Builder().url(url)
+                    .method(method, hasBody ? RequestBody.create(body, MediaType.get("application/octet-stream")) : null);
+            for (String[] h : headers) {
+                request.addHeader(h[0], h[1]);
+            }
+            try (Response response = client.newCall(request.build()).execute()) {
+                ResponseBody responseBody = response.body();
+                return new Reply(response.code(), responseBody == null ? new byte[0] : responseBody.bytes());
+            }
+        }
+    }
+
+    static final class HttpClient5Forwarder implements Forwarder {
+        private final CloseableHttpClient client = HttpClients.createDefault();
+
+        @Override
+        public Reply forward(String method, String url, List<String[]> headers, byte[] body) throws IOException {
+            HttpUriRequestBase request = new HttpUriRequestBase(method, URI.create(url));
+            for (String[] h : headers) {
+                request.addHeader(h[0], h[1]);
+            }
+            if (body.length > 0) {
+                request.setEntity(new ByteArrayEntity(body, ContentType.APPLICATION_OCTET_STREAM));
+            }
+            return client.execute(request, response -> new Reply(response.getCode(),
+                    response.getEntity() == null ? new byte[0] : EntityUtils.toByteArray(response.getEntity())));
+        }
+    }
+
+    static final class JdkForwarder implements Forwarder {
+        @Override
+        public Reply forward(String method, String url, List<String[]> headers, byte[] body) throws IOException {
+            HttpURLConnection conn = (HttpURLConnection) new URL(url).openConnection();
+            conn.setRequestMethod(method);
+            for (String[] h : headers) {
+                conn.addRequestProperty(h[0], h[1]);
+            }
+            if (body.length > 0) {
+                conn.setDoOutput(true);
+                try (OutputStream out = conn.getOutputStream()) {
+                    out.write(body);
+                }
+            }
+            int status = conn.getResponseCode();
+            InputStream in = status < 400 ? conn.getInputStream() : conn.getErrorStream();
+            ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+            if (in != null) {
+                try (in) {
+                    in.transferTo(bytes);
+                }
+            }
+            return new Reply(status, bytes.toByteArray());
+        }
+    }
+}

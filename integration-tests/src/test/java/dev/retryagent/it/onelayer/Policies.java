@@ -1,0 +1,22 @@
+package dev.retryagent.it.onelayer;
+
+/** The policy of the one-layer tests: counts that depend on the retry layers alone. */
+final class Policies {
+    private Policies() {
+    }
+
+    /**
+     * {@code maxAttempts: 3}, waits of a few milliseconds, a budget that never refuses, plus {@code topLevel} (such as
+     * {@code builtInRetries: keep} or {@code marker: { enabled: false }}).
+     */
+    static String threeAttempts(String topLevel) {
+        return """
+                version: 1
+                %s
+                defaults:
+                  maxAttempts: 3
+                  backoff: { base: 1ms, cap: 5ms }
+                  budget: { ratio: 1.0, minPerSecond: 1000 }
+                """.formatted(topLevel);
+    }
+}

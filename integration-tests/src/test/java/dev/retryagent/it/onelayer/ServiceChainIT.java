@@ -1,0 +1,114 @@
+package dev.retryagent.it.onelayer;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.retryagent.it.apps.ForwardingService;
+import dev.retryagent.it.apps.HttpUrlConnectionScenario;
+import dev.retryagent.it.apps.OkHttpScenario;
+import dev.retryagent.it.harness.ClientLibs;
+import dev.retryagent.it.harness.ForkedApp;
+import dev.retryagent.it.harness.ReportLine;
+import dev.retryagent.it.harness.ScriptedServer;
+import dev.retryagent.it.harness.Step;
+import java.time.Duration;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * SPEC 4.8 across services: client -> gateway -> service -> backend, four JVMs, the first three with the agent
+ * ({@code maxAttempts: 3}), the gateway and the service plain forwarders of every incoming header
+ * ({@link ForwardingService}), the clients mixed across the hops; the backend always answers 503. With the marker,
+ * the gateway and the service see it on the request they forward and send it once: the backend sees 3 requests.
+ * With the marker disabled ({@code marker: { enabled: false }}), every layer retries: 3 x 3 x 3 = 27. Each run
+ * prints one {@code CHAIN} line with the requests each hop received.
+ */
+@Timeout(180)
+class ServiceChainIT {
+    private static final Duration START = Duration.ofSeconds(30);
+
+    static Stream<Arguments> chains() {
+        return Stream.of(
+                Arguments.of("okhttp", "httpclient5", "httpurlconnection", true),
+                Arguments.of("okhttp", "httpclient5", "httpurlconnection", false),
+                Arguments.of("httpurlconnection", "okhttp", "httpclient5", true));
+    }
+
+    private static ClientLibs libs(String client) {
+        return switch (client) {
+            case "okhttp" -> ClientLibs.OKHTTP_5;
+            case "httpclient5" -> ClientLibs.HTTPCLIENT5_NEWEST;
+            default -> ClientLibs.NONE;
+        };
+    }
+
+    /** A forwarder JVM with the agent, listening: its base URL is read from its LISTENING line. */
+    private static ForkedApp.Running forwarder(String name, String client, String upstream, String policy) {
+        ForkedApp.Running running = ForkedApp.of(ForwardingService.class).name("chain-" + name + "-" + client)
+                .clientLibs(libs(client)).policy(policy).agentArg("log", "debug")
+                .args("--client", client, "--upstream", upstream).start();
+        running.awaitStdoutLine(l -> l.startsWith("LISTENING "), START);
+        return running;
+    }
+
+    private static String baseUrl(ForkedApp.Running running) {
+        String line = running.awaitStdoutLine(l -> l.startsWith("LISTENING "), START);
+        return "http://127.0.0.1:" + ReportLine.parse(line).getInt("port");
+    }
+
+    @ParameterizedTest(name = "{0} > {1} > {2}, marker {3}")
+    @MethodSource("chains")
+    void theBackendSeesOneLayerOfRetries(String clientKind, String gatewayKind, String serviceKind, boolean marker) {
+        String policy = Policies.threeAttempts("marker: { enabled: " + marker + " }");
+        try (ScriptedServer backend = ScriptedServer.start(Step.status(503).body("busy"))) {
+            ForkedApp.Result service;
+            ForkedApp.Result gateway;
+            ForkedApp.Result client;
+            try (ForkedApp.Running serviceJvm = forwarder("service", serviceKind, backend.url(""), policy);
+                 ForkedApp.Running gatewayJvm = forwarder("gateway", gatewayKind, baseUrl(serviceJvm), policy)) {
+                ForkedApp app = ForkedApp.of(clientKind.equals("okhttp") ? OkHttpScenario.class
+                                : HttpUrlConnectionScenario.class).name("chain-client-" + clientKind)
+                        .clientLibs(libs(clientKind)).policy(policy).agentArg("log", "debug")
+                        .args("--url", baseUrl(gatewayJvm) + "/orders?id=7");
+                client = app.run().assertExitCode(0);
+                gateway = gatewayJvm.await();
+                service = serviceJvm.await();
+            }
+            assertEquals(503, client.result().getInt("status"), client.describe());
+            assertEquals("busy", client.result().get("body"), "the backend's answer came all the way back");
+            int atGateway = gateway.lines("FORWARDED").size();
+            int atService = service.lines("FORWARDED").size();
+            int atBackend = backend.requestCount();
+            System.out.println("CHAIN " + clientKind + ">" + gatewayKind + ">" + serviceKind + " marker="
+                    + (marker ? "on" : "off") + " client->gateway=" + atGateway + " gateway->service=" + atService
+                    + " service->backend=" + atBackend + " markers[backend]="
+                    + backend.requests().stream().map(r -> String.valueOf(r.header("Retry-Attempt"))).toList());
+            for (ForkedApp.Result run : List.of(client, gateway, service)) {
+                assertFalse(run.stderr().contains("internal-error"), run.describe());
+            }
+            if (marker) {
+                assertEquals(3, atGateway, gateway.describe());
+                assertEquals(3, atService, service.describe());
+                assertTrue(atBackend <= 3, "one layer of retries: " + backend.requests());
+                assertEquals(3, atBackend);
+                assertEquals(List.of("1", "2", "3"),
+                        backend.requests().stream().map(r -> r.header("Retry-Attempt")).toList(),
+                        "the client's marker, forwarded unchanged");
+                for (ForkedApp.Result hop : List.of(gateway, service)) {
+                    assertEquals(3, hop.agentLog().stream().filter(l -> l.contains("reason=nested")).count(),
+                            hop.describe());
+                }
+            } else {
+                assertEquals(3, atGateway, gateway.describe());
+                assertEquals(9, atService, service.describe());
+                assertEquals(27, atBackend, "every layer retries without the marker");
+                assertTrue(backend.requests().stream().allMatch(r -> r.header("Retry-Attempt") == null));
+            }
+        }
+    }
+}
