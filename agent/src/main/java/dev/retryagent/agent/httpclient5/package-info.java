@@ -54,8 +54,9 @@
  *   <li><b>{@code MinimalHttpClient.doExecute}.</b> {@code HttpClients.createMinimal()} has no exec chain (and no
  *       retries of its own): its {@code doExecute} is where every overload ends. The new hook kind
  *       {@code ENTRY_MAY_REPLACE} ({@code HookPoint}, {@code HookWeaver}, {@code Hooks.enterMayReplace}) returns
- *       the handler's result instead of running the body; a nested call of the same hook on the same thread
- *       (the attempts) runs the body. The attempts are copies of the request, so the request's
+ *       the handler's result instead of running the body; a nested call of the same hook on the same client and
+ *       thread (the attempts) runs the body, while another client's call made inside an attempt reaches the loop as
+ *       a nested call (executed once). The attempts are copies of the request, so the request's
  *       {@code RequestConfig} is carried by the context, as {@code doExecute} would have put it there.</li>
  * </ul>
  *
@@ -73,7 +74,9 @@
  *       of the chain, and so the future and the application's callback, hears of exactly one response or one
  *       failure; a cancelled future stops the retries.</li>
  *   <li>Non-repeatable bodies ({@code HttpEntity.isRepeatable()}, {@code AsyncEntityProducer.isRepeatable()})
- *       are never retried; a request that already carries the marker header is executed once.</li>
+ *       are never retried; a request that already carries the marker header is executed once, and so is a call
+ *       made inside an attempt of another agent-run call on the same thread (a classic call, or an async call
+ *       started there: {@code AttemptScope}), marked with that attempt's number.</li>
  *   <li>Failures: {@code ConnectException} (so {@code HttpHostConnectException}), {@code NoRouteToHostException},
  *       {@code ConnectTimeoutException}: connect; {@code SocketTimeoutException}: timeout (connect when it says
  *       so); {@code SocketException}, {@code NoHttpResponseException}, {@code ConnectionClosedException},

@@ -41,8 +41,25 @@
  *   <li>the marker set in {@code requests} ({@code MessageHeader.set}), since {@code setRequestProperty} refuses
  *       once the connection is connecting.</li>
  * </ol>
- * {@code java.base} opens {@code sun.net.www.protocol.http}, {@code sun.net.www} and {@code java.net} to the
- * bootstrap loader's unnamed module only, where the handler lives, and reads that module (for the woven call to
- * {@code Hooks}): {@code Instrumentation.redefineModule} at premain, no command-line flag.
+ * {@code java.base} opens {@code sun.net.www.protocol.http}, {@code sun.net.www}, {@code java.net} and
+ * {@code sun.net.www.http} to the bootstrap loader's unnamed module only, where the handler lives, and reads that
+ * module (for the woven call to {@code Hooks}): {@code Instrumentation.redefineModule} at premain, no command-line
+ * flag.
+ *
+ * <h2>One retry layer (SPEC 4.8)</h2>
+ * <ul>
+ *   <li><b>The JDK's hidden resend.</b> {@code sun.net.www.http.HttpClient.parseHTTP} sends a buffered request a
+ *       second time when the connection fails or closes before the status line. Under {@code builtInRetries:
+ *       replace}, for an attempt the agent runs in mode {@code enforce}, an entry hook on the private
+ *       {@code writeRequests()} (every request head, redirect hops and the JDK's rewrite after a failed write
+ *       included) calls the client's public {@code setDoNotRetry(true)}: the failure reaches the retry loop, which
+ *       recovers a GET and sends a POST without key once. A request the policy would not retry, on a connection
+ *       from the keep-alive cache that the server has already closed ({@code available()}), keeps the JDK's resend:
+ *       that resend goes to a server that never saw the request ({@code bootstrap.HiddenResend}).</li>
+ *   <li><b>Nested calls.</b> Each attempt runs in an {@code AttemptScope}: another connection's call made on this
+ *       thread meanwhile (an {@code Authenticator}'s own lookup, or any instrumented client's) is executed once and
+ *       marked with this attempt's number. The hook's re-entrancy guard is per connection, so such a call reaches
+ *       the loop while the handler's own re-entries on this connection run the JDK's body.</li>
+ * </ul>
  */
 package dev.retryagent.agent.httpurlconnection;
