@@ -1,21 +1,13 @@
 package dev.retryagent.agent.httpclient5;
 
+import dev.retryagent.agent.bootstrap.Failures;
 import dev.retryagent.engine.CallFacts;
 import dev.retryagent.engine.Outcome;
 import dev.retryagent.policy.FailureKind;
 import dev.retryagent.policy.Policy;
 import dev.retryagent.policy.RetrySettings;
-import java.io.EOFException;
 import java.io.IOException;
-import java.io.InterruptedIOException;
-import java.net.ConnectException;
-import java.net.NoRouteToHostException;
-import java.net.SocketException;
-import java.net.SocketTimeoutException;
-import java.net.UnknownHostException;
 import java.util.Locale;
-import javax.net.ssl.SSLException;
-import javax.net.ssl.SSLHandshakeException;
 import org.apache.hc.core5.http.ClassicHttpResponse;
 import org.apache.hc.core5.http.Header;
 import org.apache.hc.core5.http.HttpHost;
@@ -84,38 +76,18 @@ final class HttpClient5Calls {
         if (failure instanceof NotIo) {
             return FailureKind.OTHER; // a protocol error or the application's own exception
         }
-        // HttpHostConnectException (refused) is a ConnectException
-        if (failure instanceof ConnectException || failure instanceof NoRouteToHostException) {
-            return FailureKind.CONNECT;
-        }
         String type = failure.getClass().getName();
         if (type.equals("org.apache.hc.client5.http.ConnectTimeoutException")) {
-            return FailureKind.CONNECT;
+            return FailureKind.CONNECT; // a SocketTimeoutException whatever its message says
         }
-        if (failure instanceof SocketTimeoutException) {
-            String message = failure.getMessage();
-            return message != null && message.toLowerCase(Locale.ROOT).contains("connect")
-                    ? FailureKind.CONNECT   // "Connect timed out"
-                    : FailureKind.TIMEOUT;  // "Read timed out" (classic), the response timeout (async)
-        }
-        if (failure instanceof UnknownHostException || failure instanceof SSLHandshakeException) {
-            return FailureKind.OTHER;
-        }
-        if (failure instanceof SSLException) {
-            // A TLS record cut short by a reset is a reset; any other TLS error will not change on a retry.
-            Throwable cause = failure.getCause();
-            return cause instanceof SocketException || cause instanceof EOFException ? FailureKind.RESET : FailureKind.OTHER;
-        }
-        if (failure instanceof SocketException || failure instanceof EOFException) {
-            return FailureKind.RESET; // reset, broken pipe, aborted
+        // HttpHostConnectException (refused) is a ConnectException
+        FailureKind byType = Failures.byJdkType(failure);
+        if (byType != null) {
+            return byType;
         }
         if (type.equals("org.apache.hc.core5.http.NoHttpResponseException")
                 || type.equals("org.apache.hc.core5.http.ConnectionClosedException")) {
             return FailureKind.RESET; // closed before a complete response
-        }
-        if (failure instanceof InterruptedIOException) {
-            // Request aborted (RequestFailedException), connection pool lease timeout, interrupted
-            return FailureKind.OTHER;
         }
         return FailureKind.OTHER;
     }

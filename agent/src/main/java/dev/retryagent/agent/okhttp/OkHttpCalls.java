@@ -1,23 +1,15 @@
 package dev.retryagent.agent.okhttp;
 
+import dev.retryagent.agent.bootstrap.Failures;
 import dev.retryagent.engine.CallFacts;
 import dev.retryagent.policy.FailureKind;
 import dev.retryagent.policy.Policy;
 import dev.retryagent.policy.RetrySettings;
-import java.io.EOFException;
 import java.io.IOException;
-import java.io.InterruptedIOException;
-import java.net.ConnectException;
-import java.net.NoRouteToHostException;
-import java.net.SocketException;
-import java.net.SocketTimeoutException;
-import java.net.UnknownHostException;
 import java.util.Collections;
 import java.util.Locale;
 import java.util.Map;
 import java.util.WeakHashMap;
-import javax.net.ssl.SSLException;
-import javax.net.ssl.SSLHandshakeException;
 import okhttp3.Call;
 import okhttp3.HttpUrl;
 import okhttp3.Request;
@@ -107,28 +99,9 @@ final class OkHttpCalls {
     }
 
     static FailureKind classify(IOException failure) {
-        if (failure instanceof ConnectException || failure instanceof NoRouteToHostException) {
-            return FailureKind.CONNECT; // refused, unreachable
-        }
-        if (failure instanceof SocketTimeoutException) {
-            String message = failure.getMessage();
-            return message != null && message.toLowerCase(Locale.ROOT).contains("connect")
-                    ? FailureKind.CONNECT   // "Connect timed out"
-                    : FailureKind.TIMEOUT;  // "timeout" (okio), "Read timed out"
-        }
-        if (failure instanceof UnknownHostException || failure instanceof SSLHandshakeException) {
-            return FailureKind.OTHER;
-        }
-        if (failure instanceof SSLException) {
-            // A TLS record cut short by a reset is a reset; any other TLS error will not change on a retry.
-            Throwable cause = failure.getCause();
-            return cause instanceof SocketException || cause instanceof EOFException ? FailureKind.RESET : FailureKind.OTHER;
-        }
-        if (failure instanceof SocketException || failure instanceof EOFException) {
-            return FailureKind.RESET; // reset, broken pipe, aborted, closed before the response was complete
-        }
-        if (failure instanceof InterruptedIOException) {
-            return FailureKind.OTHER; // call timeout, interrupted
+        FailureKind byType = Failures.byJdkType(failure);
+        if (byType != null) {
+            return byType;
         }
         String type = failure.getClass().getName();
         if (type.equals("okhttp3.internal.http2.StreamResetException")

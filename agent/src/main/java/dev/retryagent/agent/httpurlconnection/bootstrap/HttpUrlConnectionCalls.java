@@ -1,22 +1,15 @@
 package dev.retryagent.agent.httpurlconnection.bootstrap;
 
+import dev.retryagent.agent.bootstrap.Failures;
 import dev.retryagent.engine.CallFacts;
 import dev.retryagent.policy.FailureKind;
 import dev.retryagent.policy.Policy;
 import dev.retryagent.policy.RetrySettings;
-import java.io.EOFException;
 import java.io.IOException;
-import java.io.InterruptedIOException;
-import java.net.ConnectException;
 import java.net.HttpURLConnection;
-import java.net.NoRouteToHostException;
 import java.net.SocketException;
-import java.net.SocketTimeoutException;
 import java.net.URL;
-import java.net.UnknownHostException;
 import java.util.Locale;
-import javax.net.ssl.SSLException;
-import javax.net.ssl.SSLHandshakeException;
 
 /** HttpURLConnection requests and failures in the engine's terms. Only JDK types: it lives on the bootstrap path. */
 final class HttpUrlConnectionCalls {
@@ -61,32 +54,13 @@ final class HttpUrlConnectionCalls {
 
     /** How an attempt that failed with {@code failure}, and no response, failed (SPEC 4.1). */
     static FailureKind classify(IOException failure) {
-        if (failure instanceof ConnectException || failure instanceof NoRouteToHostException) {
-            return FailureKind.CONNECT; // refused, unreachable
-        }
-        if (failure instanceof SocketTimeoutException) {
-            String message = failure.getMessage();
-            return message != null && message.toLowerCase(Locale.ROOT).contains("connect")
-                    ? FailureKind.CONNECT   // "Connect timed out"
-                    : FailureKind.TIMEOUT;  // "Read timed out"
-        }
-        if (failure instanceof UnknownHostException || failure instanceof SSLHandshakeException) {
-            return FailureKind.OTHER;
-        }
-        if (failure instanceof SSLException) {
-            // A TLS record cut short by a reset is a reset; any other TLS error will not change on a retry.
-            Throwable cause = failure.getCause();
-            return cause instanceof SocketException || cause instanceof EOFException ? FailureKind.RESET : FailureKind.OTHER;
-        }
-        if (failure instanceof SocketException && isClosedHere(failure.getMessage())) {
+        FailureKind byType = Failures.byJdkType(failure);
+        if (byType == FailureKind.RESET && failure instanceof SocketException && isClosedHere(failure.getMessage())) {
             return FailureKind.OTHER; // the application closed it (disconnect() from another thread): not a reset
         }
-        if (failure instanceof SocketException || failure instanceof EOFException) {
-            // "Connection reset", "Broken pipe", "Unexpected end of file from server" (closed before a response)
-            return FailureKind.RESET;
-        }
-        if (failure instanceof InterruptedIOException) {
-            return FailureKind.OTHER;
+        if (byType != null) {
+            // RESET: "Connection reset", "Broken pipe", "Unexpected end of file from server" (closed before a response)
+            return byType;
         }
         if ("Error writing to server".equals(failure.getMessage())) {
             return FailureKind.RESET; // the JDK's own rewrite on a new connection failed too

@@ -1,0 +1,55 @@
+package dev.retryagent.agent.bootstrap;
+
+import dev.retryagent.policy.FailureKind;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.net.ConnectException;
+import java.net.NoRouteToHostException;
+import java.net.SocketException;
+import java.net.SocketTimeoutException;
+import java.net.UnknownHostException;
+import java.util.Locale;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLHandshakeException;
+
+/**
+ * How a failed attempt failed (SPEC 4.1), as far as the JDK's own exception types tell: the part of failure
+ * classification every client shares. Each client's adapter asks here first and adds only its own exception
+ * types and messages. Only JDK types: it lives on the bootstrap path, next to policy-core.
+ */
+public final class Failures {
+    private Failures() {
+    }
+
+    /**
+     * The kind of failure {@code failure} is by its JDK type, or null when it is none of the JDK types this knows
+     * (the caller then looks at its own client's exception types and messages).
+     */
+    public static FailureKind byJdkType(IOException failure) {
+        if (failure instanceof ConnectException || failure instanceof NoRouteToHostException) {
+            return FailureKind.CONNECT; // refused, unreachable
+        }
+        if (failure instanceof SocketTimeoutException) {
+            String message = failure.getMessage();
+            return message != null && message.toLowerCase(Locale.ROOT).contains("connect")
+                    ? FailureKind.CONNECT   // "Connect timed out"
+                    : FailureKind.TIMEOUT;  // "Read timed out", "timeout" (okio), HttpClient 5's response timeout
+        }
+        if (failure instanceof UnknownHostException || failure instanceof SSLHandshakeException) {
+            return FailureKind.OTHER;
+        }
+        if (failure instanceof SSLException) {
+            // A TLS record cut short by a reset is a reset; any other TLS error will not change on a retry.
+            Throwable cause = failure.getCause();
+            return cause instanceof SocketException || cause instanceof EOFException ? FailureKind.RESET : FailureKind.OTHER;
+        }
+        if (failure instanceof SocketException || failure instanceof EOFException) {
+            return FailureKind.RESET; // reset, broken pipe, aborted, closed before the response was complete
+        }
+        if (failure instanceof InterruptedIOException) {
+            return FailureKind.OTHER; // a call timeout, a request aborted, a pool lease timeout, interrupted
+        }
+        return null;
+    }
+}
