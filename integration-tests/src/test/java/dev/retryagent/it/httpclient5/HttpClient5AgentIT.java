@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.retryagent.it.apps.HttpClient5Scenario;
 import dev.retryagent.it.harness.ClientLibs;
 import dev.retryagent.it.harness.ForkedApp;
+import dev.retryagent.it.harness.LateServer;
 import dev.retryagent.it.harness.RecordedRequest;
 import dev.retryagent.it.harness.ReportLine;
 import dev.retryagent.it.harness.ScriptedServer;
@@ -186,7 +187,7 @@ class HttpClient5AgentIT {
             }
 
             ForkedApp.Result run;
-            Map<String, LatePort> late = new LinkedHashMap<>();
+            Map<String, LateServer> late = new LinkedHashMap<>();
             try (ForkedApp.Running app = app("agent", libs).policy(POLICY).agentArg("log", "debug")
                     .args("--await-go").args(calls.args).start()) {
                 app.awaitStdoutLine(l -> l.equals("READY"), Duration.ofSeconds(60));
@@ -200,7 +201,7 @@ class HttpClient5AgentIT {
                 for (String a : APIS) {
                     app.awaitStderrLine(l -> l.contains("path=/refused/" + a + " ") && l.contains("cause=failure:connect"),
                             Duration.ofSeconds(20));
-                    LatePort port = LatePort.bind(refusedPorts.get(a));
+                    LateServer port = LateServer.bind(refusedPorts.get(a));
                     calls.closer.add(port);
                     late.put(a, port);
                 }

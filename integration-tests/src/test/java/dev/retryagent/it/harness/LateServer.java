@@ -1,4 +1,4 @@
-package dev.retryagent.it.httpclient5;
+package dev.retryagent.it.harness;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -11,33 +11,34 @@ import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A listener that comes up late on a port that refused connections until then (ScriptedServer always takes an
- * ephemeral port of its own): answers every request {@code 200 late}, closing the connection, and counts them.
- * Requests without a body only.
+ * A server that comes up late on a port that refused connections until then ({@link ScriptedServer} always takes
+ * an ephemeral port of its own; {@link ScriptedServer#refusingPort()} gives one that refuses): answers every
+ * request {@code 200 late}, closing the connection, and counts them. Requests without a body (GET) only.
  */
-final class LatePort implements AutoCloseable {
+public final class LateServer implements AutoCloseable {
     private final ServerSocket socket;
     private final AtomicInteger requests = new AtomicInteger();
 
-    private LatePort(int port) throws IOException {
+    private LateServer(int port) throws IOException {
         socket = new ServerSocket();
         socket.setReuseAddress(true);
         socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 50);
-        Thread acceptor = new Thread(this::serve, "late-port-" + port);
+        Thread acceptor = new Thread(this::serve, "late-server-" + port);
         acceptor.setDaemon(true);
         acceptor.start();
     }
 
     /** Starts listening on {@code port} now. */
-    static LatePort bind(int port) {
+    public static LateServer bind(int port) {
         try {
-            return new LatePort(port);
+            return new LateServer(port);
         } catch (IOException e) {
             throw new IllegalStateException("cannot bind port " + port, e);
         }
     }
 
-    int requestCount() {
+    /** The requests answered so far. */
+    public int requestCount() {
         return requests.get();
     }
 
