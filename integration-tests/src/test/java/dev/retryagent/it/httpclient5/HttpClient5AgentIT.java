@@ -1,5 +1,8 @@
 package dev.retryagent.it.httpclient5;
 
+import static dev.retryagent.it.harness.Runs.logged;
+import static dev.retryagent.it.harness.Runs.markers;
+import static dev.retryagent.it.harness.Runs.result;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -19,8 +22,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Collectors;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -94,20 +95,6 @@ class HttpClient5AgentIT {
 
     static ForkedApp app(String name, ClientLibs libs) {
         return ForkedApp.of(HttpClient5Scenario.class).name("httpclient5-" + name + "-" + libs).clientLibs(libs);
-    }
-
-    static ReportLine result(ForkedApp.Result run, String id) {
-        List<ReportLine> found = run.results().stream().filter(r -> id.equals(r.getOrNull("id"))).toList();
-        assertEquals(1, found.size(), "one RESULT for " + id + "\n" + run.describe());
-        return found.get(0);
-    }
-
-    static List<String> markers(List<RecordedRequest> requests) {
-        return requests.stream().map(r -> r.header("Retry-Attempt")).collect(Collectors.toList());
-    }
-
-    static boolean logged(ForkedApp.Result run, String... parts) {
-        return run.agentLog().stream().anyMatch(line -> Stream.of(parts).allMatch(line::contains));
     }
 
     static void assertVersion(ForkedApp.Result run, ClientLibs libs) {

@@ -7,6 +7,7 @@ import dev.retryagent.it.harness.ClientLibs;
 import dev.retryagent.it.harness.ForkedApp;
 import dev.retryagent.it.harness.RecordedRequest;
 import dev.retryagent.it.harness.ReportLine;
+import dev.retryagent.it.harness.Runs;
 import dev.retryagent.it.harness.ScriptedServer;
 import dev.retryagent.it.harness.Step;
 import java.util.ArrayList;
@@ -50,7 +51,7 @@ class HttpClient5PoolIT {
                     .run().assertExitCode(0);
             HttpClient5AgentIT.assertVersion(run, libs);
             for (String api : List.of("classic", "async")) {
-                ReportLine r = HttpClient5AgentIT.result(run, api);
+                ReportLine r = Runs.result(run, api);
                 assertEquals(CALLS, r.getInt("ok"), api + " " + r + "\n" + run.describe());
                 assertEquals(0, r.getInt("failures"), r.toString());
                 ReportLine pool = run.lines("POOL").stream().filter(l -> l.get("api").equals(api)).findFirst()

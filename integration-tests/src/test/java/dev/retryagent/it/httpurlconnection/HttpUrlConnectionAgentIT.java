@@ -1,5 +1,9 @@
 package dev.retryagent.it.httpurlconnection;
 
+import static dev.retryagent.it.harness.Runs.logged;
+import static dev.retryagent.it.harness.Runs.markers;
+import static dev.retryagent.it.harness.Runs.open;
+import static dev.retryagent.it.harness.Runs.result;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -25,7 +29,6 @@ import java.util.List;
 import java.util.jar.Attributes;
 import java.util.jar.JarOutputStream;
 import java.util.jar.Manifest;
-import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -85,31 +88,11 @@ class HttpUrlConnectionAgentIT {
         return String.join(";", parts);
     }
 
-    static ReportLine result(ForkedApp.Result run, String id) {
-        List<ReportLine> found = run.results().stream().filter(r -> id.equals(r.getOrNull("id"))).toList();
-        assertEquals(1, found.size(), "one RESULT for " + id + "\n" + run.describe());
-        return found.get(0);
-    }
-
-    static List<String> markers(List<RecordedRequest> requests) {
-        return requests.stream().map(r -> r.header("Retry-Attempt")).collect(Collectors.toList());
-    }
-
     /** The request's head without the marker, in order: what every attempt must send alike. */
     static List<String> headWithoutMarker(RecordedRequest request) {
         return Stream.concat(Stream.of(request.method() + " " + request.target() + " " + request.version()),
                 request.headers().fields().stream().filter(f -> !f.getKey().equalsIgnoreCase("Retry-Attempt"))
                         .map(f -> f.getKey() + ": " + f.getValue())).toList();
-    }
-
-    static boolean logged(ForkedApp.Result run, String... parts) {
-        return run.agentLog().stream().anyMatch(line -> Stream.of(parts).allMatch(line::contains));
-    }
-
-    private static ScriptedServer open(List<AutoCloseable> closer, Step... steps) {
-        ScriptedServer server = ScriptedServer.start(steps);
-        closer.add(server);
-        return server;
     }
 
     private static ScriptedServer openTls(List<AutoCloseable> closer, Step... steps) {

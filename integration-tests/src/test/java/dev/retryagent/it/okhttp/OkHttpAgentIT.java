@@ -1,5 +1,9 @@
 package dev.retryagent.it.okhttp;
 
+import static dev.retryagent.it.harness.Runs.logged;
+import static dev.retryagent.it.harness.Runs.markers;
+import static dev.retryagent.it.harness.Runs.open;
+import static dev.retryagent.it.harness.Runs.result;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -19,7 +23,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -76,20 +79,6 @@ class OkHttpAgentIT {
         List<String> parts = new ArrayList<>(List.of("id=" + id, "url=" + url, "mode=" + mode));
         parts.addAll(List.of(more));
         return String.join(";", parts);
-    }
-
-    static ReportLine result(ForkedApp.Result run, String id) {
-        List<ReportLine> found = run.results().stream().filter(r -> id.equals(r.getOrNull("id"))).toList();
-        assertEquals(1, found.size(), "one RESULT for " + id + "\n" + run.describe());
-        return found.get(0);
-    }
-
-    static List<String> markers(List<RecordedRequest> requests) {
-        return requests.stream().map(r -> r.header("Retry-Attempt")).collect(Collectors.toList());
-    }
-
-    static boolean logged(ForkedApp.Result run, String... parts) {
-        return run.agentLog().stream().anyMatch(line -> Stream.of(parts).allMatch(line::contains));
     }
 
     @ParameterizedTest(name = "{0} {1} java25={2}")
@@ -255,12 +244,6 @@ class OkHttpAgentIT {
                 c.close();
             }
         }
-    }
-
-    private static ScriptedServer open(List<AutoCloseable> closer, Step... steps) {
-        ScriptedServer server = ScriptedServer.start(steps);
-        closer.add(server);
-        return server;
     }
 
     @ParameterizedTest

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.retryagent.it.harness.ClientLibs;
 import dev.retryagent.it.harness.ForkedApp;
 import dev.retryagent.it.harness.RecordedRequest;
+import dev.retryagent.it.harness.Runs;
 import dev.retryagent.it.harness.ScriptedServer;
 import dev.retryagent.it.harness.Step;
 import java.io.File;
@@ -60,13 +61,13 @@ class OkHttpClassLoadingIT {
                     .run().assertExitCode(0);
             assertEquals("application", run.single("LAUNCHER").get("loader"));
             assertEquals(libs.version(), run.single("APP").get("version"));
-            assertEquals("sync", OkHttpAgentIT.result(run, "sync").get("body"), run.describe());
-            assertEquals("async", OkHttpAgentIT.result(run, "async").get("body"), run.describe());
+            assertEquals("sync", Runs.result(run, "sync").get("body"), run.describe());
+            assertEquals("async", Runs.result(run, "async").get("body"), run.describe());
             for (ScriptedServer server : List.of(sync, async)) {
                 List<RecordedRequest> seen = server.awaitRequests(2, WAIT);
-                assertEquals(List.of("1", "2"), OkHttpAgentIT.markers(seen));
+                assertEquals(List.of("1", "2"), Runs.markers(seen));
             }
-            assertTrue(OkHttpAgentIT.logged(run, "adapter client=okhttp defined-in=java.net.URLClassLoader"),
+            assertTrue(Runs.logged(run, "adapter client=okhttp defined-in=java.net.URLClassLoader"),
                     run.describe());
             assertEquals(1, run.single("INTERCEPTORS").getInt("agent"));
         }
@@ -114,7 +115,7 @@ class OkHttpClassLoadingIT {
             assertEquals("made-by-the-app", run.single("BYTEBUDDY").get("made"), run.describe());
             assertTrue(run.single("BYTEBUDDY").get("from").contains(byteBuddy.getFileName().toString()), run.describe());
             assertEquals("done", run.result().get("body"), run.describe());
-            assertEquals(List.of("1", "2"), OkHttpAgentIT.markers(server.awaitRequests(2, WAIT)));
+            assertEquals(List.of("1", "2"), Runs.markers(server.awaitRequests(2, WAIT)));
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.retryagent.it.onelayer;
 
+import static dev.retryagent.it.harness.Runs.logged;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -15,7 +16,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -86,9 +86,5 @@ class NestedCallsIT {
     private static List<String> markers(List<RecordedRequest> seen, String path) {
         return seen.stream().filter(r -> r.target().equals(path)).map(r -> String.valueOf(r.header("Retry-Attempt")))
                 .collect(Collectors.toList());
-    }
-
-    private static boolean logged(ForkedApp.Result run, String... parts) {
-        return run.agentLog().stream().anyMatch(line -> Stream.of(parts).allMatch(line::contains));
     }
 }

@@ -1,0 +1,37 @@
+package dev.retryagent.it.harness;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.List;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+/** What the client ITs read from a forked run and its servers, and how they open servers for one. */
+public final class Runs {
+    private Runs() {
+    }
+
+    /** The one {@code RESULT} line of the call {@code id}; fails the test unless there is exactly one. */
+    public static ReportLine result(ForkedApp.Result run, String id) {
+        List<ReportLine> found = run.results().stream().filter(r -> id.equals(r.getOrNull("id"))).toList();
+        assertEquals(1, found.size(), "one RESULT for " + id + "\n" + run.describe());
+        return found.get(0);
+    }
+
+    /** The {@code Retry-Attempt} marker of each request, in order (null where a request had none). */
+    public static List<String> markers(List<RecordedRequest> requests) {
+        return requests.stream().map(r -> r.header("Retry-Attempt")).collect(Collectors.toList());
+    }
+
+    /** Whether one line of the agent's log contains every one of {@code parts}. */
+    public static boolean logged(ForkedApp.Result run, String... parts) {
+        return run.agentLog().stream().anyMatch(line -> Stream.of(parts).allMatch(line::contains));
+    }
+
+    /** Starts a server that answers with {@code steps}, and adds it to {@code closer}. */
+    public static ScriptedServer open(List<AutoCloseable> closer, Step... steps) {
+        ScriptedServer server = ScriptedServer.start(steps);
+        closer.add(server);
+        return server;
+    }
+}
