@@ -1,5 +1,8 @@
 package dev.retryagent.it.httpurlconnection;
 
+import static dev.retryagent.it.harness.CallSpec.one;
+import static dev.retryagent.it.harness.CallSpec.parse;
+
 import dev.retryagent.it.apps.Report;
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
@@ -11,7 +14,6 @@ import java.net.HttpURLConnection;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executors;
@@ -191,19 +193,5 @@ public final class HttpUrlConnectionBatchApp {
 
     private static long elapsed(long start) {
         return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-    }
-
-    private static Map<String, List<String>> parse(String spec) {
-        Map<String, List<String>> map = new LinkedHashMap<>();
-        for (String part : spec.split(";")) {
-            int eq = part.indexOf('=');
-            map.computeIfAbsent(part.substring(0, eq), k -> new ArrayList<>()).add(part.substring(eq + 1));
-        }
-        return map;
-    }
-
-    private static String one(Map<String, List<String>> spec, String key, String fallback) {
-        List<String> values = spec.get(key);
-        return values == null ? fallback : values.get(values.size() - 1);
     }
 }

@@ -1,5 +1,8 @@
 package dev.retryagent.it.okhttp;
 
+import static dev.retryagent.it.harness.CallSpec.one;
+import static dev.retryagent.it.harness.CallSpec.parse;
+
 import dev.retryagent.it.apps.Report;
 import java.io.BufferedReader;
 import java.io.ByteArrayInputStream;
@@ -187,20 +190,6 @@ public final class OkHttpBatchApp {
 
     private static long elapsed(long start) {
         return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-    }
-
-    private static Map<String, List<String>> parse(String spec) {
-        Map<String, List<String>> map = new LinkedHashMap<>();
-        for (String part : spec.split(";")) {
-            int eq = part.indexOf('=');
-            map.computeIfAbsent(part.substring(0, eq), k -> new ArrayList<>()).add(part.substring(eq + 1));
-        }
-        return map;
-    }
-
-    private static String one(Map<String, List<String>> spec, String key, String fallback) {
-        List<String> values = spec.get(key);
-        return values == null ? fallback : values.get(values.size() - 1);
     }
 
     /** Fixed bytes; a one-shot body streams them once (isOneShot() = true). */

@@ -1,0 +1,31 @@
+package dev.retryagent.it.harness;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The batch applications' {@code --call} argument: {@code key=value} pairs separated by {@code ;}, a key may
+ * come more than once. Runs in the forked JVM (target/test-classes is on its class path): JDK types only.
+ */
+public final class CallSpec {
+    private CallSpec() {
+    }
+
+    /** Every value of every key of {@code spec}, in order. */
+    public static Map<String, List<String>> parse(String spec) {
+        Map<String, List<String>> map = new LinkedHashMap<>();
+        for (String part : spec.split(";")) {
+            int eq = part.indexOf('=');
+            map.computeIfAbsent(part.substring(0, eq), k -> new ArrayList<>()).add(part.substring(eq + 1));
+        }
+        return map;
+    }
+
+    /** The last value of {@code key}, or {@code fallback} when {@code spec} has none. */
+    public static String one(Map<String, List<String>> spec, String key, String fallback) {
+        List<String> values = spec.get(key);
+        return values == null ? fallback : values.get(values.size() - 1);
+    }
+}
