@@ -1,5 +1,6 @@
 package dev.retryagent.agent.httpclient5;
 
+import dev.retryagent.agent.bootstrap.NotIoFailure;
 import dev.retryagent.engine.AsyncExchange;
 import dev.retryagent.engine.AttemptCallback;
 import dev.retryagent.engine.Outcome;
@@ -235,7 +236,7 @@ final class AsyncAttemptExchange implements AsyncExchange<AsyncAttemptExchange.H
             boolean first = reported.compareAndSet(false, true);
             finished();
             if (first) {
-                loop.onFailure(cause instanceof IOException ? (IOException) cause : new HttpClient5Calls.NotIo(cause));
+                loop.onFailure(cause instanceof IOException ? (IOException) cause : new NotIoFailure(cause));
             }
             // else: the body of a discarded response failed; the retry already scheduled goes ahead
         }
@@ -264,7 +265,7 @@ final class AsyncAttemptExchange implements AsyncExchange<AsyncAttemptExchange.H
 
         @Override
         public void onFailure(IOException failure) {
-            application.failed(HttpClient5Calls.NotIo.unwrap(failure));
+            application.failed(NotIoFailure.unwrap(failure));
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.retryagent.agent.httpclient5;
 
+import dev.retryagent.agent.bootstrap.NotIoFailure;
 import dev.retryagent.engine.Exchange;
 import dev.retryagent.engine.Outcome;
 import dev.retryagent.policy.FailureKind;
@@ -45,7 +46,7 @@ abstract class ClassicExchange implements Exchange<ClassicHttpResponse> {
         try {
             return proceed(copy);
         } catch (HttpException e) {
-            throw new HttpClient5Calls.NotIo(e);
+            throw new NotIoFailure(e);
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.retryagent.agent.httpclient5;
 
+import dev.retryagent.agent.bootstrap.NotIoFailure;
 import dev.retryagent.agent.bootstrap.Hooks;
 import dev.retryagent.agent.bootstrap.RetryRuntime;
 import dev.retryagent.engine.CallFacts;
@@ -58,7 +59,7 @@ public final class ClassicRetryHandler implements ExecChainHandler {
         }
         try {
             return loop.execute(facts, new ClassicExchange.Chain(request, markerHeader, chain, scope));
-        } catch (HttpClient5Calls.NotIo e) {
+        } catch (NotIoFailure e) {
             throw (HttpException) e.original(); // the only checked exception the chain throws besides IOException
         }
     }

@@ -1,6 +1,7 @@
 package dev.retryagent.agent.httpclient5;
 
 import dev.retryagent.agent.bootstrap.Failures;
+import dev.retryagent.agent.bootstrap.NotIoFailure;
 import dev.retryagent.engine.CallFacts;
 import dev.retryagent.engine.Outcome;
 import dev.retryagent.policy.FailureKind;
@@ -73,7 +74,7 @@ final class HttpClient5Calls {
 
     /** How an attempt that failed with {@code failure} failed (SPEC 4.1). */
     static FailureKind classify(IOException failure) {
-        if (failure instanceof NotIo) {
+        if (failure instanceof NotIoFailure) {
             return FailureKind.OTHER; // a protocol error or the application's own exception
         }
         String type = failure.getClass().getName();
@@ -107,28 +108,6 @@ final class HttpClient5Calls {
             response.close();
         } catch (IOException e) {
             // nothing more to release
-        }
-    }
-
-    /**
-     * A failure that is not an {@link IOException} (a protocol {@code HttpException}, an async callback's
-     * exception), carried through the retry loop, which only passes IOExceptions. Never retried; unwrapped before
-     * the application sees it.
-     */
-    static final class NotIo extends IOException {
-        private static final long serialVersionUID = 1L;
-
-        NotIo(Exception cause) {
-            super(cause);
-        }
-
-        Exception original() {
-            return (Exception) getCause();
-        }
-
-        /** {@code failure} as the client produced it. */
-        static Exception unwrap(IOException failure) {
-            return failure instanceof NotIo ? ((NotIo) failure).original() : failure;
         }
     }
 }

@@ -74,7 +74,6 @@ public final class HttpClient5Instrumentation implements ClientInstrumentation {
         // Names, not class literals: a literal would load the class here, in a loader that may not see HttpClient.
         return Collections.unmodifiableList(Arrays.asList(
                 PACKAGE + "HttpClient5Calls",
-                PACKAGE + "HttpClient5Calls$NotIo",
                 PACKAGE + "ClassicExchange",
                 PACKAGE + "ClassicExchange$Chain",
                 PACKAGE + "ClassicExchange$Minimal",

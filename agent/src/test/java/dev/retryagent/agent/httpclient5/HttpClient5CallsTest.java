@@ -1,5 +1,6 @@
 package dev.retryagent.agent.httpclient5;
 
+import dev.retryagent.agent.bootstrap.NotIoFailure;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -60,9 +61,9 @@ class HttpClient5CallsTest {
         assertEquals(FailureKind.OTHER, HttpClient5Calls.classify(new InterruptedIOException()));
         assertEquals(FailureKind.OTHER, HttpClient5Calls.classify(new IOException("something else")));
         ProtocolException protocol = new ProtocolException("bad");
-        IOException carried = new HttpClient5Calls.NotIo(protocol);
+        IOException carried = new NotIoFailure(protocol);
         assertEquals(FailureKind.OTHER, HttpClient5Calls.classify(carried));
-        assertSame(protocol, HttpClient5Calls.NotIo.unwrap(carried));
+        assertSame(protocol, NotIoFailure.unwrap(carried));
     }
 
     @Test

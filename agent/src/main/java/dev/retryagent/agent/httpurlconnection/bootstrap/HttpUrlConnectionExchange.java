@@ -1,5 +1,6 @@
 package dev.retryagent.agent.httpurlconnection.bootstrap;
 
+import dev.retryagent.agent.bootstrap.NotIoFailure;
 import dev.retryagent.engine.Exchange;
 import dev.retryagent.engine.Outcome;
 import dev.retryagent.policy.FailureKind;
@@ -75,7 +76,7 @@ final class HttpUrlConnectionExchange implements Exchange<HttpUrlConnectionExcha
             lastFailure = e;
             throw e;
         } catch (RuntimeException e) {
-            throw new NotIo(e);
+            throw new NotIoFailure(e);
         } finally {
             if (soleLayer) {
                 HiddenResend.exit(outer);
@@ -102,7 +103,7 @@ final class HttpUrlConnectionExchange implements Exchange<HttpUrlConnectionExcha
 
     @Override
     public FailureKind classify(IOException failure) {
-        return failure instanceof NotIo ? FailureKind.OTHER : HttpUrlConnectionCalls.classify(failure);
+        return failure instanceof NotIoFailure ? FailureKind.OTHER : HttpUrlConnectionCalls.classify(failure);
     }
 
     @Override
@@ -113,22 +114,5 @@ final class HttpUrlConnectionExchange implements Exchange<HttpUrlConnectionExcha
     /** The failure the last attempt threw, or null if it ended with a status line. */
     IOException lastFailure() {
         return lastFailure;
-    }
-
-    /**
-     * A RuntimeException of the JDK or the application's own code (a proxy selector, a cookie handler) during an
-     * attempt, carried through the retry loop, which only passes IOExceptions; never retried, unwrapped before
-     * the application sees it.
-     */
-    static final class NotIo extends IOException {
-        private static final long serialVersionUID = 1L;
-
-        NotIo(RuntimeException cause) {
-            super(cause);
-        }
-
-        RuntimeException original() {
-            return (RuntimeException) getCause();
-        }
     }
 }

@@ -1,5 +1,6 @@
 package dev.retryagent.agent.httpurlconnection.bootstrap;
 
+import dev.retryagent.agent.bootstrap.NotIoFailure;
 import dev.retryagent.agent.bootstrap.Hooks;
 import dev.retryagent.agent.bootstrap.RetryRuntime;
 import dev.retryagent.engine.AttemptScope;
@@ -157,7 +158,7 @@ public final class HttpUrlConnectionHooks implements Hooks.Handler {
         HttpUrlConnectionExchange.Attempt last;
         try {
             last = loop.execute(facts, exchange);
-        } catch (HttpUrlConnectionExchange.NotIo e) {
+        } catch (NotIoFailure e) {
             throw new Hooks.Propagate(e.original()); // the JDK's or the application's own RuntimeException
         } catch (IOException e) {
             if (e != exchange.lastFailure()) {
