@@ -10,8 +10,14 @@ import java.io.IOException;
  * @param <R> the client's response type
  */
 public interface AsyncExchange<R> {
-    /** Starts attempt {@code attempt}; {@code marker} is the marker header value, or null for none. */
-    void send(int attempt, String marker, AttemptCallback<R> callback);
+    /**
+     * Starts attempt {@code attempt}.
+     *
+     * @param scope  the {@link AttemptScope} number for code that runs the attempt synchronously on a client thread
+     *               (calls made there are nested in it), or 0 when the attempt opens no scope
+     * @param marker the marker header value, or null for none
+     */
+    void send(int attempt, int scope, String marker, AttemptCallback<R> callback);
 
     Outcome outcome(R response);
 

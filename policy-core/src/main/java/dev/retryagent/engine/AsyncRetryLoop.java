@@ -27,6 +27,7 @@ public final class AsyncRetryLoop {
      */
     public <R> void execute(CallFacts call, AsyncExchange<R> exchange, AttemptCallback<R> caller) {
         String marker;
+        boolean scoped;
         int enclosing = 0;
         try {
             enclosing = AttemptScope.current();
@@ -34,16 +35,17 @@ public final class AsyncRetryLoop {
                 call = call.insideAttempt(enclosing);
             }
             if (engine.modeFor(call) == Mode.OFF) {
-                exchange.send(1, null, caller);
+                exchange.send(1, 0, null, caller);
                 return;
             }
             marker = engine.markerHeaderFor(call);
+            scoped = enclosing > 0 || engine.mayRetry(call);
         } catch (RuntimeException e) {
             RetryLog.internalError("async-retry-loop.start", e);
-            exchange.send(1, null, caller);
+            exchange.send(1, 0, null, caller);
             return;
         }
-        new Attempts<R>(call, exchange, caller, marker, enclosing, clock.nanoTime()).start(1, 0);
+        new Attempts<R>(call, exchange, caller, marker, scoped, enclosing, clock.nanoTime()).start(1, 0);
     }
 
     /** The state of one call across its attempts. */
@@ -52,16 +54,19 @@ public final class AsyncRetryLoop {
         private final AsyncExchange<R> exchange;
         private final AttemptCallback<R> caller;
         private final String marker;
+        /** Whether the attempts run in an {@link AttemptScope}: this layer may retry the call, or it is nested. */
+        private final boolean scoped;
         /** The attempt of another call this one was started inside, or 0. */
         private final int enclosing;
         private final long startNanos;
 
-        Attempts(CallFacts call, AsyncExchange<R> exchange, AttemptCallback<R> caller, String marker, int enclosing,
-                 long startNanos) {
+        Attempts(CallFacts call, AsyncExchange<R> exchange, AttemptCallback<R> caller, String marker, boolean scoped,
+                 int enclosing, long startNanos) {
             this.call = call;
             this.exchange = exchange;
             this.caller = caller;
             this.marker = marker;
+            this.scoped = scoped;
             this.enclosing = enclosing;
             this.startNanos = startNanos;
         }
@@ -74,8 +79,9 @@ public final class AsyncRetryLoop {
         RuntimeException start(final int attempt, final long previousWaitMillis) {
             final AtomicBoolean calledBack = new AtomicBoolean();
             try {
-                String value = marker == null ? null : Integer.toString(enclosing > 0 ? enclosing : attempt);
-                exchange.send(attempt, value, new AttemptCallback<R>() {
+                int number = enclosing > 0 ? enclosing : attempt;
+                String value = marker == null ? null : Integer.toString(number);
+                exchange.send(attempt, scoped ? number : 0, value, new AttemptCallback<R>() {
                     @Override
                     public void onResponse(R response) {
                         calledBack.set(true);

@@ -58,14 +58,22 @@ public final class RetryEngine {
     }
 
     /**
-     * The marker header name to send with {@code call}'s attempts, or null when none is sent: the marker
-     * is disabled, the mode is not {@code enforce}, or the request already carried one (SPEC 4.8, 4.12).
+     * The marker header name to send with {@code call}'s attempts, or null when none is sent (SPEC 4.8, 4.12). A call
+     * this layer may retry ({@link #mayRetry(CallFacts)}) is marked, so that layers further down send it once; so is
+     * a call made inside an attempt of such a call, which that call's retries cover. Every other request goes out
+     * unchanged, so that a layer further down may retry it in this layer's place: a request that already carried the
+     * marker, one this layer will never retry, and every request when the marker is disabled or the mode is not
+     * {@code enforce}.
      */
     public String markerHeaderFor(CallFacts call) {
         if (call.markerPresent()) {
             return null;
         }
-        return resolve(policies, call).marker;
+        Resolution r = resolve(policies, call);
+        if (r.marker == null) {
+            return null;
+        }
+        return call.enclosingAttempt() > 0 || mayRetry(r, call) ? r.marker : null;
     }
 
     /** The call's rule as remembered on it, when that was under the current policy; else looked up. */
@@ -105,21 +113,33 @@ public final class RetryEngine {
     }
 
     /**
-     * Whether a first attempt of {@code call} that failed with {@code kind} could be retried at all under its rule,
-     * time, Retry-After and budget aside: mode {@code enforce}, the failure kind retryable, the request neither
-     * nested nor with a body that cannot be replayed, idempotent or keyed, and more than one attempt allowed. For
-     * adapters that must decide, before the request goes out, whether the agent would recover from a failure
-     * (a client's own resend is only harmless where it would). No side effects: nothing is counted.
+     * Whether this layer may retry {@code call} at all (SPEC 4.8): mode {@code enforce}, more than one attempt allowed,
+     * the request neither nested nor with a body that cannot be replayed, and idempotent or keyed. Outcome, time,
+     * Retry-After and budget aside. Only such a call carries the marker and makes the calls inside its attempts
+     * nested: a call that will not be retried here leaves the retrying to the layers below it. No side effects.
+     */
+    public boolean mayRetry(CallFacts call) {
+        return mayRetry(resolve(policies, call), call);
+    }
+
+    /**
+     * Whether a first attempt of {@code call} that failed with {@code kind} could be retried at all under its rule:
+     * {@link #mayRetry(CallFacts)}, and the failure kind retryable. For adapters that must decide, before the request
+     * goes out, whether the agent would recover from a failure (a client's own resend is only harmless where it
+     * would). No side effects: nothing is counted.
      */
     public boolean mayRetry(CallFacts call, FailureKind kind) {
         Resolution r = resolve(policies, call);
+        return r.settings.retriesFailure(kind) && mayRetry(r, call);
+    }
+
+    private static boolean mayRetry(Resolution r, CallFacts call) {
         RetrySettings settings = r.settings;
         return r.mode == Mode.ENFORCE
-                && settings.retriesFailure(kind)
+                && settings.maxAttempts() > 1
                 && !call.nested()
                 && call.bodyReplayable()
-                && (call.idempotencyKeyPresent() || settings.isIdempotentMethod(call.method()))
-                && settings.maxAttempts() > 1;
+                && (call.idempotencyKeyPresent() || settings.isIdempotentMethod(call.method()));
     }
 
     /**

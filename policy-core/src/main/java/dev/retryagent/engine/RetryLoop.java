@@ -27,11 +27,13 @@ public final class RetryLoop {
     /**
      * Runs {@code call}: its attempts, the waits between them, and what goes back to the caller. A call made while
      * this thread is making an attempt of another (see {@link AttemptScope}) is nested: it is executed exactly
-     * once, and its marker, if any, carries the enclosing attempt's number. Each attempt runs inside the scope, so
-     * that calls made inside it are nested in turn; a call in mode {@code off} is left alone and opens no scope.
+     * once, and its marker, if any, carries the enclosing attempt's number. Each attempt of a call this layer may
+     * retry runs inside the scope, so that calls made inside it are nested in turn; a call it will not retry opens
+     * no scope, and the calls made inside it may be retried themselves.
      */
     public <R> R execute(CallFacts call, Exchange<R> exchange) throws IOException {
         String marker;
+        boolean scoped;
         int enclosing = 0;
         try {
             enclosing = AttemptScope.current();
@@ -42,6 +44,7 @@ public final class RetryLoop {
                 return exchange.send(1, null);
             }
             marker = engine.markerHeaderFor(call);
+            scoped = enclosing > 0 || engine.mayRetry(call);
         } catch (RuntimeException e) {
             RetryLog.internalError("retry-loop.start", e);
             return exchange.send(1, null);
@@ -52,13 +55,15 @@ public final class RetryLoop {
             R response = null;
             IOException failure = null;
             int number = enclosing > 0 ? enclosing : attempt;
-            int outer = AttemptScope.enter(number);
+            int outer = scoped ? AttemptScope.enter(number) : 0;
             try {
                 response = exchange.send(attempt, marker == null ? null : Integer.toString(number));
             } catch (IOException e) {
                 failure = e;
             } finally {
-                AttemptScope.exit(outer);
+                if (scoped) {
+                    AttemptScope.exit(outer);
+                }
             }
             RetryDecision decision;
             try {

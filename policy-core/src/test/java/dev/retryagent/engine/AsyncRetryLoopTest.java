@@ -79,6 +79,7 @@ class AsyncRetryLoopTest {
         final boolean inline;
         final List<Integer> attempts = new ArrayList<>();
         final List<String> markers = new ArrayList<>();
+        final List<Integer> scopes = new ArrayList<>();
         final List<FakeResponse> sent = new ArrayList<>();
         final List<FakeResponse> discarded = new ArrayList<>();
         final List<IOException> failed = new ArrayList<>();
@@ -95,12 +96,13 @@ class AsyncRetryLoopTest {
         }
 
         @Override
-        public void send(int attempt, String marker, AttemptCallback<FakeResponse> callback) {
+        public void send(int attempt, int scope, String marker, AttemptCallback<FakeResponse> callback) {
             if (attempt >= 2 && sendFailureFromAttempt2 != null) {
                 throw sendFailureFromAttempt2;
             }
             attempts.add(attempt);
             markers.add(marker);
+            scopes.add(scope);
             sendDepth++;
             maxSendDepth = Math.max(maxSendDepth, sendDepth);
             try {
@@ -351,8 +353,29 @@ class AsyncRetryLoopTest {
         exchange.completeNext(); // on "another thread": the scope is gone
         assertSame(exchange.sent.get(0), caller.only());
         assertEquals(Arrays.asList("2"), exchange.markers);
+        assertEquals(Arrays.asList(2), exchange.scopes, "its attempt stays in the enclosing scope");
         assertEquals(0, scheduler.pendingCount());
         assertEquals(1, engine.counters(CLIENT, "https", HOST, 443).giveUps(GiveUpReason.NESTED));
+    }
+
+    @Test
+    void eachAttemptOfACallThisLayerMayRetryCarriesItsScopeAndMarker() {
+        FakeAsyncExchange exchange = new FakeAsyncExchange(Script.of().status(503).status(200), true);
+        Caller caller = new Caller();
+        loop(exact()).execute(get(), exchange, caller);
+        scheduler.runAll();
+        assertEquals(Arrays.asList(1, 2), exchange.scopes);
+        assertEquals(Arrays.asList("1", "2"), exchange.markers);
+    }
+
+    @Test
+    void aCallThisLayerWillNotRetryGoesOutUnmarkedAndOpensNoScope() {
+        FakeAsyncExchange exchange = new FakeAsyncExchange(Script.of().status(503).status(200), true);
+        Caller caller = new Caller();
+        loop(exact()).execute(TestPolicies.call("POST"), exchange, caller);
+        assertSame(exchange.sent.get(0), caller.only());
+        assertEquals(Arrays.asList(0), exchange.scopes);
+        assertEquals(Arrays.asList((String) null), exchange.markers);
     }
 
     @Test

@@ -963,6 +963,34 @@ class RetryEngineTest {
         }
 
         @Test
+        void noMarkerOnARequestThisLayerWillNotRetry() {
+            assertNull(builtIn().markerHeaderFor(TestPolicies.call("POST")), "not idempotent, no key");
+            assertEquals("Retry-Attempt", builtIn().markerHeaderFor(facts(CLIENT, "POST", HOST, "/", true, true, false)),
+                    "a POST with an idempotency key may be retried");
+            assertNull(builtIn().markerHeaderFor(facts(CLIENT, "PUT", HOST, "/", false, false, false)),
+                    "a body that cannot be replayed");
+            assertNull(engine(policy(defaults(b -> b.maxAttempts(1)))).markerHeaderFor(get()), "maxAttempts 1");
+        }
+
+        @Test
+        void aCallMadeInsideAnAttemptCarriesTheMarkerEvenWhenItWouldNotBeRetriedItself() {
+            CallFacts post = TestPolicies.call("POST").insideAttempt(2);
+            assertEquals("Retry-Attempt", builtIn().markerHeaderFor(post),
+                    "the enclosing call's retries cover it: layers below must not retry it");
+            assertFalse(builtIn().mayRetry(post));
+        }
+
+        @Test
+        void mayRetryIsTheMarkersCondition() {
+            RetryEngine engine = builtIn();
+            assertTrue(engine.mayRetry(get()));
+            assertFalse(engine.mayRetry(TestPolicies.call("POST")));
+            assertFalse(engine.mayRetry(facts(CLIENT, "GET", HOST, "/", false, true, true)), "already marked");
+            assertFalse(engine(policy(Mode.OBSERVE, RetrySettings.builtIn())).mayRetry(get()));
+            assertFalse(engine(policy(defaults(b -> b.maxAttempts(1)))).mayRetry(get()));
+        }
+
+        @Test
         void markerHeaderForAndModeForCountNothing() {
             RetryEngine engine = builtIn();
             engine.modeFor(get());

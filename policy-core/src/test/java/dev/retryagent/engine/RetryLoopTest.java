@@ -382,6 +382,38 @@ class RetryLoopTest {
         assertEquals(2, engine.counters(CLIENT, "https", HOST, 443).retries());
     }
 
+    /**
+     * A call this layer will not retry (a POST without key) opens no scope: a call made inside its attempt is not
+     * nested, and is retried under its own rule, so that one layer still retries where one may.
+     */
+    @Test
+    void aCallMadeInsideACallThisLayerWillNotRetryIsRetriedItself() throws IOException {
+        RetryEngine engine = engine(exact());
+        RetryLoop loop = loop(engine);
+        FakeExchange outer = new FakeExchange(Script.of().status(503));
+        List<FakeExchange> inner = new ArrayList<>();
+        List<Integer> scopes = new ArrayList<>();
+        outer.duringSend = () -> {
+            scopes.add(AttemptScope.current());
+            FakeExchange e = new FakeExchange(Script.of().status(503).status(200));
+            inner.add(e);
+            try {
+                assertEquals(200, loop.execute(TestPolicies.at("inner.example", "/"), e).status);
+            } catch (IOException x) {
+                throw new AssertionError(x);
+            }
+        };
+        assertEquals(503, loop.execute(TestPolicies.call("POST"), outer).status);
+
+        assertEquals(Arrays.asList(1), outer.attempts);
+        assertEquals(Arrays.asList((String) null), outer.markers);
+        assertEquals(Arrays.asList(0), scopes, "no scope around an attempt this layer will not retry");
+        assertEquals(1, inner.size());
+        assertEquals(Arrays.asList(1, 2), inner.get(0).attempts);
+        assertEquals(Arrays.asList("1", "2"), inner.get(0).markers);
+        assertEquals(0, engine.counters(CLIENT, "https", "inner.example", 443).giveUps(GiveUpReason.NESTED));
+    }
+
     @Test
     void aCallInsideANestedCallIsNestedToo() throws IOException {
         RetryLoop loop = loop(exact());
@@ -548,7 +580,7 @@ class RetryLoopTest {
     void maxAttemptsOneSendsOnce() throws IOException {
         FakeExchange exchange = new FakeExchange(Script.of().status(503).status(200));
         assertEquals(503, loop(exact(1)).execute(get(), exchange).status);
-        assertEquals(Arrays.asList("1"), exchange.markers);
+        assertEquals(Arrays.asList((String) null), exchange.markers, "a request this layer will not retry goes out unmarked");
     }
 
     @Test
@@ -556,6 +588,6 @@ class RetryLoopTest {
         FakeExchange exchange = new FakeExchange(Script.of().fail(FailureKind.RESET).status(200));
         IOException thrown = assertThrows(IOException.class, () -> loop(exact()).execute(TestPolicies.call("POST"), exchange));
         assertSame(exchange.thrown.get(0), thrown);
-        assertEquals(Arrays.asList("1"), exchange.markers, "the marker is still sent on the one attempt");
+        assertEquals(Arrays.asList((String) null), exchange.markers, "a request this layer will not retry goes out unmarked");
     }
 }

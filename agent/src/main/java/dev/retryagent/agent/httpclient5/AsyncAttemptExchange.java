@@ -66,7 +66,7 @@ final class AsyncAttemptExchange implements AsyncExchange<AsyncAttemptExchange.H
     }
 
     @Override
-    public void send(int attempt, String marker, AttemptCallback<Head> callback) {
+    public void send(int attempt, int scope, String marker, AttemptCallback<Head> callback) {
         Attempt current = new Attempt(callback);
         Attempt previous = last;
         last = current;

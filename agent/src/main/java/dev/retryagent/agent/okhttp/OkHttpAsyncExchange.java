@@ -20,22 +20,17 @@ import okhttp3.Response;
 final class OkHttpAsyncExchange implements AsyncExchange<Response> {
     private final Call call;
     private final String markerHeader;
-    /** False for a call in mode off: its attempt opens no {@code AttemptScope}, as the sync loop opens none. */
-    private final boolean scoped;
     /** The attempt in flight: the application's call, then each clone. */
     private volatile Call inFlight;
 
-    OkHttpAsyncExchange(Call call, String markerHeader, boolean scoped) {
+    OkHttpAsyncExchange(Call call, String markerHeader) {
         this.call = call;
         this.markerHeader = markerHeader;
-        this.scoped = scoped;
     }
 
     @Override
-    public void send(int attempt, String marker, AttemptCallback<Response> callback) {
+    public void send(int attempt, int scope, String marker, AttemptCallback<Response> callback) {
         Call attemptCall = attempt == 1 ? call : call.clone();
-        // The marker's value is the attempt's number (the enclosing attempt's, for a nested call): the loop writes it.
-        int scope = !scoped ? 0 : marker != null ? Integer.parseInt(marker) : attempt;
         OkHttpCalls.markAttempt(attemptCall, new OkHttpCalls.Attempt(markerHeader, marker, scope));
         inFlight = attemptCall;
         AttemptListener listener = new AttemptListener(callback);

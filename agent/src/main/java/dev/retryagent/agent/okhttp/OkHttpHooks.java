@@ -6,7 +6,6 @@ import dev.retryagent.engine.AsyncRetryLoop;
 import dev.retryagent.engine.CallFacts;
 import dev.retryagent.engine.RetryEngine;
 import dev.retryagent.engine.RetryLog;
-import dev.retryagent.policy.Mode;
 import dev.retryagent.policy.Policy;
 import java.util.Iterator;
 import java.util.List;
@@ -120,7 +119,7 @@ public final class OkHttpHooks implements Hooks.Handler {
             }
             Policy policy = engine.policy();
             facts = OkHttpCalls.facts(call.request(), policy);
-            exchange = new OkHttpAsyncExchange(call, policy.markerHeader(), engine.modeFor(facts) != Mode.OFF);
+            exchange = new OkHttpAsyncExchange(call, policy.markerHeader());
         } catch (RuntimeException e) {
             RetryLog.internalError("okhttp.enqueue", e);
             return false;
