@@ -9,8 +9,11 @@ package dev.retryagent.engine;
  * <p>The grammar is applied strictly, as RFC 9110 section 5.6.7 writes it: HTTP-date is case-sensitive
  * (so {@code gmt} or {@code sun} is malformed), separators are exactly one space except the asctime
  * day's padding, and the day-name must be the day that the date falls on. A value that breaks the
- * grammar is ignored rather than guessed at, which is safe: plain backoff applies (SPEC 4.5). Only
- * optional whitespace (spaces and tabs) around the whole value is tolerated.
+ * grammar is ignored rather than guessed at: plain backoff applies (SPEC 4.5). Only optional whitespace
+ * (spaces and tabs) around the whole value is tolerated, and one form outside the grammar is accepted:
+ * the RFC 1123 date with a one-digit day ({@code Sun, 6 Nov 1994 08:49:37 GMT}), which Java's own
+ * {@code DateTimeFormatter.RFC_1123_DATE_TIME} writes on the first nine days of every month. Ignoring it
+ * would bring the client back before the time the server named.
  */
 public final class RetryAfter {
     /** The value to ignore: malformed, negative or out of range. */
@@ -31,6 +34,8 @@ public final class RetryAfter {
 
     /** {@code Sun, 06 Nov 1994 08:49:37 GMT} */
     private static final int IMF_FIXDATE_LENGTH = 29;
+    /** {@code Sun, 6 Nov 1994 08:49:37 GMT} */
+    private static final int RFC1123_ONE_DIGIT_DAY_LENGTH = 28;
     /** {@code Sun Nov  6 08:49:37 1994} */
     private static final int ASCTIME_LENGTH = 24;
     /** {@code , 06-Nov-94 08:49:37 GMT}: an RFC 850 date after its day-name. */
@@ -84,7 +89,10 @@ public final class RetryAfter {
     private static long httpDateDelayMillis(String value, int start, int end, long nowEpochMillis) {
         int length = end - start;
         if (length == IMF_FIXDATE_LENGTH && value.charAt(start + 3) == ',') {
-            return imfFixdateDelayMillis(value, start, nowEpochMillis);
+            return imfFixdateDelayMillis(value, start, 2, nowEpochMillis);
+        }
+        if (length == RFC1123_ONE_DIGIT_DAY_LENGTH && value.charAt(start + 3) == ',') {
+            return imfFixdateDelayMillis(value, start, 1, nowEpochMillis);
         }
         if (length == ASCTIME_LENGTH && value.charAt(start + 3) == ' ') {
             return asctimeDelayMillis(value, start, nowEpochMillis);
@@ -96,18 +104,20 @@ public final class RetryAfter {
         return IGNORE;
     }
 
-    /** {@code Sun, 06 Nov 1994 08:49:37 GMT} */
-    private static long imfFixdateDelayMillis(String s, int at, long nowEpochMillis) {
+    /** {@code Sun, 06 Nov 1994 08:49:37 GMT}, or with {@code dayDigits} 1, {@code Sun, 6 Nov 1994 08:49:37 GMT}. */
+    private static long imfFixdateDelayMillis(String s, int at, int dayDigits, long nowEpochMillis) {
         int dayOfWeek = nameIndex(SHORT_DAY_NAMES, s, at, 3);
+        int month = at + 6 + dayDigits;
         if (!matches(s, at + 3, ", ")
-                || !matches(s, at + 7, " ")
-                || !matches(s, at + 11, " ")
-                || !matches(s, at + 16, " ")
-                || !matches(s, at + 25, " GMT")) {
+                || !matches(s, month - 1, " ")
+                || !matches(s, month + 3, " ")
+                || !matches(s, month + 8, " ")
+                || !matches(s, month + 17, " GMT")) {
             return IGNORE;
         }
-        return delayUntil(fourDigits(s, at + 12), nameIndex(MONTH_NAMES, s, at + 8, 3), twoDigits(s, at + 5),
-                timeOfDaySeconds(s, at + 17), dayOfWeek, nowEpochMillis);
+        int dayOfMonth = dayDigits == 2 ? twoDigits(s, at + 5) : digit(s, at + 5);
+        return delayUntil(fourDigits(s, month + 4), nameIndex(MONTH_NAMES, s, month, 3), dayOfMonth,
+                timeOfDaySeconds(s, month + 9), dayOfWeek, nowEpochMillis);
     }
 
     /** {@code Sunday, 06-Nov-94 08:49:37 GMT}, where {@code comma} is the index of the comma. */

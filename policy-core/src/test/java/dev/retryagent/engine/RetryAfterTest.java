@@ -110,6 +110,7 @@ class RetryAfterTest {
             "Sunday, 06-Nov-94 08:49:37 GMT",  // obsolete RFC 850
             "Sun Nov  6 08:49:37 1994",        // ANSI C asctime()
             "Sun Nov 06 08:49:37 1994",        // asctime's day as 2DIGIT is in the grammar too
+            "Sun, 6 Nov 1994 08:49:37 GMT",    // RFC 1123's one-digit day, as DateTimeFormatter.RFC_1123_DATE_TIME writes it
     })
     void eachDateFormIsTheDelayUntilThatDate(String value) {
         assertEquals(37_000, RetryAfter.delayMillis(value, NOW));
@@ -148,6 +149,17 @@ class RetryAfterTest {
         assertEquals(0, RetryAfter.delayMillis("Sunday, 01-Mar-26 11:59:59 GMT", now));
         assertEquals(0, RetryAfter.delayMillis("Thu, 01 Jan 1970 00:00:00 GMT", now));
         assertEquals(0, RetryAfter.delayMillis("Mon, 01 Jan 0001 00:00:00 GMT", now));
+    }
+
+    @Test
+    void javasOwnRfc1123FormatIsReadOnEveryDayOfTheMonth() {
+        java.time.format.DateTimeFormatter rfc1123 = java.time.format.DateTimeFormatter.RFC_1123_DATE_TIME
+                .withZone(java.time.ZoneOffset.UTC);
+        for (int day = 1; day <= 31; day++) {
+            long until = millis(String.format("2026-12-%02dT02:27:39", day));
+            String value = rfc1123.format(java.time.Instant.ofEpochMilli(until));
+            assertEquals(3_000, RetryAfter.delayMillis(value, until - 3_000), value);
+        }
     }
 
     @Test
@@ -244,7 +256,10 @@ class RetryAfterTest {
             "Sun, 06 Nov 1994 08:49:61 GMT",
             "Sun, 06 Foo 1994 08:49:37 GMT",
             "Sun, 06 Nov 19x4 08:49:37 GMT",
-            "Sun, 6 Nov 1994 08:49:37 GMT",    // IMF-fixdate's day has two digits
+            "Sun, 0 Nov 1994 08:49:37 GMT",    // the one-digit day is a day all the same
+            "Sun, 6 Nov 1994 8:49:37 GMT",
+            "Sun, 6 Nov 94 08:49:37 GMT",
+            "Sun,  6 Nov 1994 08:49:37 GMT",   // not padded with a space, as asctime is
             "Sun, 06 Nov 94 08:49:37 GMT",
             "Sun, 06 Nov 1994 8:49:37 GMT",
             "Sun, 06 Nov 1994 08.49.37 GMT",
