@@ -10,13 +10,18 @@ final class Policies {
      * {@code builtInRetries: keep} or {@code marker: { enabled: false }}).
      */
     static String threeAttempts(String topLevel) {
+        return attempts(3, topLevel);
+    }
+
+    /** As {@link #threeAttempts}, with {@code maxAttempts: n}. */
+    static String attempts(int n, String topLevel) {
         return """
                 version: 1
                 %s
                 defaults:
-                  maxAttempts: 3
+                  maxAttempts: %d
                   backoff: { base: 1ms, cap: 5ms }
                   budget: { ratio: 1.0, minPerSecond: 1000 }
-                """.formatted(topLevel);
+                """.formatted(topLevel, n);
     }
 }

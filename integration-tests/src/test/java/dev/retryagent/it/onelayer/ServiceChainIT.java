@@ -113,6 +113,57 @@ class ServiceChainIT {
         }
     }
 
+    /**
+     * A hop that will not retry ({@code maxAttempts: 1}) sends no marker, so the hop below it retries in its place:
+     * exactly one layer retries wherever one may. With the client retrying, the backend sees the client's 3 attempts
+     * through the gateway that sends each once; with the client and the gateway both at one attempt, it sees the 3
+     * attempts of the service, the last hop.
+     */
+    @ParameterizedTest(name = "maxAttempts client {0}, gateway {1}, service {2}")
+    @MethodSource("hopAttempts")
+    void aHopThatWillNotRetryLeavesTheRetriesToTheHopBelow(int clientAttempts, int gatewayAttempts,
+                                                          int serviceAttempts) {
+        try (ScriptedServer backend = ScriptedServer.start(Step.status(503).body("busy"))) {
+            ForkedApp.Result client;
+            ForkedApp.Result gateway;
+            ForkedApp.Result service;
+            try (ForkedApp.Running serviceJvm = forwarder("service", "okhttp", backend.url(""),
+                    Policies.attempts(serviceAttempts, ""));
+                 ForkedApp.Running gatewayJvm = forwarder("gateway", "httpclient5", baseUrl(serviceJvm),
+                         Policies.attempts(gatewayAttempts, ""))) {
+                client = ForkedApp.of(HttpUrlConnectionScenario.class).name("chain-client-attempts-" + clientAttempts)
+                        .policy(Policies.attempts(clientAttempts, "")).agentArg("log", "debug")
+                        .args("--url", baseUrl(gatewayJvm) + "/orders?id=7").run().assertExitCode(0);
+                gateway = gatewayJvm.await();
+                service = serviceJvm.await();
+            }
+            assertEquals(503, client.result().getInt("status"), client.describe());
+            int atGateway = gateway.lines("FORWARDED").size();
+            int atService = service.lines("FORWARDED").size();
+            List<String> markers = markers(backend, "Retry-Attempt");
+            System.out.println("CHAIN maxAttempts=" + clientAttempts + "," + gatewayAttempts + "," + serviceAttempts
+                    + " client->gateway=" + atGateway + " gateway->service=" + atService
+                    + " service->backend=" + backend.requestCount() + " markers[backend]=" + markers);
+            assertEquals(3, backend.requestCount(), "one layer retries: " + backend.requests());
+            assertEquals(List.of("1", "2", "3"), markers);
+            if (clientAttempts > 1) {
+                assertEquals(3, atGateway, gateway.describe());
+                assertEquals(3, atService, service.describe());
+                assertEquals(3, service.agentLog().stream().filter(l -> l.contains("reason=nested")).count(),
+                        service.describe());
+            } else {
+                assertEquals(1, atGateway, "the client sends once: " + gateway.describe());
+                assertEquals(1, atService, "the gateway sends once, unmarked: " + service.describe());
+                assertEquals(2, service.agentLog().stream().filter(l -> l.contains(" retry ")).count(),
+                        "the service, the last hop, retries: " + service.describe());
+            }
+        }
+    }
+
+    static Stream<Arguments> hopAttempts() {
+        return Stream.of(Arguments.of(3, 1, 3), Arguments.of(1, 1, 3));
+    }
+
     private static List<String> markers(ScriptedServer server, String header) {
         return server.requests().stream().map(r -> String.valueOf(header == null ? null : r.header(header))).toList();
     }
