@@ -43,7 +43,8 @@
  *       {@code REDIRECT, RETRY, COMPRESS, PROTOCOL}), so: each redirect hop is its own call, decided by the rule
  *       for its own host and path; authentication challenges ({@code PROTOCOL}) and connection management run
  *       per attempt; under {@code keep} the client's own retry element wraps the agent's layer exactly as the
- *       application configured it (each of its re-executions is a fresh call to the agent, marker 1).
+ *       application configured it (each of its re-executions is a fresh call to the agent, marker 1 where the agent may
+ *       retry it).
  *       {@code PROTOCOL} adds headers to the request it is given, so every attempt sends a fresh copy of the
  *       request with the marker set, as {@code HttpRequestRetryExec} itself does.</li>
  *   <li><b>{@code disableAutomaticRetries()} under {@code replace}.</b> The retry element is then not built at
