@@ -7,6 +7,7 @@ import dev.retryagent.agent.PolicyAnalysis.Section;
 import dev.retryagent.agent.PolicyAnalysis.Suggestion;
 import dev.retryagent.agent.PolicyAnalysis.Timeline;
 import dev.retryagent.policy.Durations;
+import dev.retryagent.policy.Jitter;
 import dev.retryagent.policy.Match;
 import dev.retryagent.policy.Mode;
 import dev.retryagent.policy.Policy;
@@ -223,7 +224,8 @@ final class CheckCommand {
             row("retries", "statuses " + (st.retryStatuses().codes().length == 0 ? "none" : joinInts(st.retryStatuses().codes()))
                     + "; failures " + (s.failureNames().isEmpty() ? "none" : PolicyAnalysis.join(s.failureNames())));
             row("", methods(s));
-            row("backoff", st.backoff().jitter().configName() + " jitter, base " + Human.duration(st.backoff().baseMillis())
+            row("backoff", (st.backoff().jitter() == Jitter.NONE ? "no" : st.backoff().jitter().configName())
+                    + " jitter, base " + Human.duration(st.backoff().baseMillis())
                     + " x" + st.backoff().multiplier() + " up to cap " + Human.duration(st.backoff().capMillis())
                     + "; deadline " + Human.duration(st.deadlineMillis()));
         }
