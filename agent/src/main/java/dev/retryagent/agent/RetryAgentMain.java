@@ -1,16 +1,12 @@
 package dev.retryagent.agent;
 
-import dev.retryagent.policy.Policy;
-import dev.retryagent.policy.PolicyError;
-import dev.retryagent.policy.PolicyException;
-import dev.retryagent.policy.PolicyLoader;
 import java.io.PrintStream;
-import java.nio.file.Paths;
+import java.util.Arrays;
 
 /**
  * {@code java -jar retry-agent.jar COMMAND}: the operator tools of SPEC 6.
  * <pre>
- * check POLICY       exit 0: valid, prints the effective settings; exit 2: file:line: key: message per error
+ * check [--attempt-time D] [--outage D] [--json] [--strict] POLICY   see {@link CheckCommand}
  * attach PID [ARGS]  not supported yet (exit 64)
  * </pre>
  */
@@ -33,12 +29,7 @@ public final class RetryAgentMain {
         }
         String command = args[0];
         if ("check".equals(command)) {
-            if (args.length != 2) {
-                err.println("retry-agent: check takes one argument, the policy file");
-                usage(err);
-                return USAGE;
-            }
-            return check(args[1], out, err);
+            return CheckCommand.run(Arrays.copyOfRange(args, 1, args.length), out, err);
         }
         if ("attach".equals(command)) {
             err.println("retry-agent: attach is not yet supported; start the JVM with -javaagent instead");
@@ -53,25 +44,8 @@ public final class RetryAgentMain {
         return USAGE;
     }
 
-    static int check(String file, PrintStream out, PrintStream err) {
-        Policy policy;
-        try {
-            policy = PolicyLoader.load(Paths.get(file));
-        } catch (PolicyException e) {
-            for (PolicyError error : e.errors()) {
-                err.println(error);
-            }
-            err.println("retry-agent: " + file + " is not valid (" + e.errors().size() + " error"
-                    + (e.errors().size() == 1 ? "" : "s") + ")");
-            return INVALID;
-        }
-        out.println("retry-agent: " + file + " is valid");
-        PolicyReport.print(policy, out);
-        return OK;
-    }
-
     private static void usage(PrintStream out) {
-        out.println("usage: java -jar retry-agent.jar check POLICY");
+        out.println("usage: java -jar retry-agent.jar " + CheckCommand.SYNOPSIS);
         out.println("       java -jar retry-agent.jar attach PID [ARGS]   (not yet supported)");
         out.println("as an agent: java -javaagent:retry-agent.jar[=policy=FILE,mode=enforce|observe|off,log=info|debug|warn|off] ...");
     }

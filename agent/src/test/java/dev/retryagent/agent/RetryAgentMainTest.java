@@ -42,14 +42,15 @@ class RetryAgentMainTest {
         assertEquals(0, run("check", policy.toString()), err());
         String text = out();
         assertTrue(text.contains("is valid"), text);
-        assertTrue(text.contains("defaults:"), text);
+        assertTrue(text.contains("defaults (calls no rule matches)"), text);
         assertTrue(text.contains("rule #1"), text);
-        assertTrue(text.contains("most attempts per call: 7"), text);
-        assertTrue(text.contains("most attempts per call: 2"), text);
-        assertTrue(text.contains("longest 3500ms, median 3500ms"), text); // 100+200+400+800+1000+1000
-        assertTrue(text.contains("warning: jitter none"), text);
-        assertTrue(text.contains("warning: status 404"), text);
-        assertTrue(text.contains("warning: maxAttempts 7"), text);
+        assertTrue(text.contains("at most 7 per call"), text);
+        assertTrue(text.contains("at most 2 per call"), text);
+        // 7 attempts of the assumed 1s, waits of 100+200+400+800+1000+1000 ms, no jitter
+        assertTrue(text.contains("longest 10.5s (7 attempts x 1s + 3.5s of waits); median 10.5s"), text);
+        assertTrue(text.contains("[backoff.jitter] jitter none"), text);
+        assertTrue(text.contains("[retryOn.statuses] status 404"), text);
+        assertTrue(text.contains("[maxAttempts] maxAttempts 7"), text);
     }
 
     @Test
