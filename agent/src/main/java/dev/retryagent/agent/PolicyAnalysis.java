@@ -207,10 +207,11 @@ final class PolicyAnalysis {
                     false));
         }
         if (ra.honor() && ra.maxMillis() >= settings.deadlineMillis()) {
-            w.add(new Finding("retryAfter.max", "retryAfter.max " + Human.duration(ra.maxMillis())
-                    + " is not below the deadline " + Human.duration(settings.deadlineMillis()) + ": a Retry-After "
-                    + "longer than the time left before the deadline is refused anyway, so the retries honored are "
-                    + "shorter than max says (set max below the deadline)", false));
+            // A note, not a warning: the built-in defaults (max 30s, deadline 10s) are like this, and the outcome is
+            // safe either way: a Retry-After the deadline cannot wait out goes back to the caller at once.
+            s.notes.add("retryAfter.max " + Human.duration(ra.maxMillis()) + " is not below the deadline "
+                    + Human.duration(settings.deadlineMillis()) + ": a Retry-After longer than the time left before the "
+                    + "deadline goes back to the caller at once, so the deadline is the real limit");
         }
         if (!ra.honor() && (settings.retryStatuses().contains(429) || settings.retryStatuses().contains(503))) {
             w.add(new Finding("retryAfter.honor", "retryAfter.honor false: a 429 or 503 that says when to come back "

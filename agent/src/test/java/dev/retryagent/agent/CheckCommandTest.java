@@ -242,7 +242,6 @@ class CheckCommandTest {
                 Arguments.of("backoff.cap", d + "  backoff: { base: 1s, cap: 1s, jitter: decorrelated }\n"),
                 Arguments.of("backoff.base", d + "  backoff: { base: 5ms }\n"),
                 Arguments.of("retryAfter.spread", "version: 1\ndefaults:\n  retryAfter: { max: 5s, spread: 0.05 }\n"),
-                Arguments.of("retryAfter.max", "version: 1\ndefaults:\n  retryAfter: { max: 10s }\n"),
                 Arguments.of("retryAfter.honor", "version: 1\ndefaults:\n  retryAfter: { honor: false }\n"),
                 Arguments.of("deadline", d + "  backoff: { base: 200ms, jitter: equal }\n  deadline: 100ms\n"),
                 Arguments.of("deadline", d.replace("5s", "500ms") + "  deadline: 1s\n"),
@@ -290,6 +289,13 @@ class CheckCommandTest {
         assertTrue(out().contains("note         mode off: the agent leaves these calls alone"), out());
         assertTrue(out().contains("note: builtInRetries keep"), out());
         assertTrue(out().contains("1 per call now (observe); once enforced, at most 3 per call"), out());
+    }
+
+    @Test
+    void theBuiltInDefaultsPassStrict() throws IOException {
+        // retryAfter.max 30s against a 10s deadline is noted: the deadline is the real limit, and that is safe.
+        assertEquals(0, check("--strict", policy("version: 1\n").toString()), out());
+        assertTrue(out().contains("note         retryAfter.max 30s is not below the deadline 10s"), out());
     }
 
     @Test
