@@ -11,7 +11,7 @@ import java.nio.file.Paths;
  * {@code java -jar retry-agent.jar COMMAND}: the operator tools of SPEC 6.
  * <pre>
  * check POLICY       exit 0: valid, prints the effective settings; exit 2: file:line: key: message per error
- * attach PID [ARGS]  not supported yet (exit 64)
+ * attach PID [ARGS]  loads the agent into a running JVM; exit codes in {@link AttachCommand}
  * </pre>
  */
 public final class RetryAgentMain {
@@ -41,8 +41,9 @@ public final class RetryAgentMain {
             return check(args[1], out, err);
         }
         if ("attach".equals(command)) {
-            err.println("retry-agent: attach is not yet supported; start the JVM with -javaagent instead");
-            return USAGE;
+            String[] rest = new String[args.length - 1];
+            System.arraycopy(args, 1, rest, 0, rest.length);
+            return AttachCommand.run(rest, out, err);
         }
         if ("help".equals(command) || "-h".equals(command) || "--help".equals(command)) {
             usage(out);
@@ -72,7 +73,7 @@ public final class RetryAgentMain {
 
     private static void usage(PrintStream out) {
         out.println("usage: java -jar retry-agent.jar check POLICY");
-        out.println("       java -jar retry-agent.jar attach PID [ARGS]   (not yet supported)");
+        out.println("       java -jar retry-agent.jar attach PID [policy=FILE,mode=...,log=...]");
         out.println("as an agent: java -javaagent:retry-agent.jar[=policy=FILE,mode=enforce|observe|off,log=info|debug|warn|off] ...");
     }
 }
