@@ -10,12 +10,14 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * {@code java -jar retry-agent.jar attach ARGS...} as an operator types it, in a working directory of its own,
  * with the forked applications' {@code java} (so that the command itself runs on Java 25 too).
  */
 record AttachCommandRun(List<String> command, int exitCode, String stdout, String stderr) {
+    private static final AtomicInteger RUNS = new AtomicInteger();
 
     static AttachCommandRun run(Path workDir, String... args) {
         List<String> command = new ArrayList<>(List.of(ForkedApp.defaultJava().toString(), "-jar",
@@ -23,8 +25,9 @@ record AttachCommandRun(List<String> command, int exitCode, String stdout, Strin
         command.addAll(Arrays.asList(args));
         try {
             Files.createDirectories(workDir);
-            Path out = workDir.resolve("attach-stdout.txt");
-            Path err = workDir.resolve("attach-stderr.txt");
+            int n = RUNS.incrementAndGet();
+            Path out = workDir.resolve("attach-" + n + "-stdout.txt");
+            Path err = workDir.resolve("attach-" + n + "-stderr.txt");
             ProcessBuilder builder = new ProcessBuilder(command).directory(workDir.toFile())
                     .redirectOutput(out.toFile()).redirectError(err.toFile());
             builder.environment().remove("JAVA_TOOL_OPTIONS");

@@ -137,6 +137,23 @@ class AttachIT {
         }
     }
 
+    @Test
+    void aJvmStartedWithTheAgentIsLeftAsItIs() {
+        ForkedApp app = ForkedApp.of(LongRunningClientsApp.class).name("attach-premain").clientLibs(ClientLibs.OKHTTP_5)
+                .agentArg("log", "warn");
+        ClientLibs.HTTPCLIENT5_NEWEST.jars().forEach(app::classpath);
+        try (ForkedApp.Running target = app.start()) {
+            target.awaitStdoutLine(l -> l.startsWith("READY "), CALL);
+            AttachCommandRun again = AttachCommandRun.run(target.runDir(), Long.toString(target.pid()), "mode=off");
+            assertEquals(3, again.exitCode(), again.describe());
+            assertEquals(1, again.lines().size(), again.describe());
+            assertTrue(again.stderr().contains("retry-agent.started=premain") && again.stderr().contains("nothing changed")
+                    && again.stderr().contains("not applied"), again.describe());
+            assertNoStackTrace(again);
+            System.out.println("ATTACH-ERROR exit=" + again.exitCode() + " line=" + again.lines().get(0));
+        }
+    }
+
     private static void assertError(AttachCommandRun run, int exitCode, String text) {
         assertEquals(exitCode, run.exitCode(), run.describe());
         assertEquals("", run.stdout(), run.describe());
