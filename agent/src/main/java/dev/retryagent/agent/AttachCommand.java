@@ -171,7 +171,7 @@ final class AttachCommand {
         try {
             vm = invoke(vmType.getMethod("attach", String.class), null, pid);
         } catch (Throwable t) {
-            err.println("retry-agent: attach: cannot attach to JVM " + pid + ": " + describe(t) + hint(t));
+            err.println("retry-agent: attach: cannot attach to JVM " + pid + ": " + describe(t) + hint(t) + "; nothing attached");
             return FAILED;
         }
         try {
@@ -214,10 +214,12 @@ final class AttachCommand {
         }
     }
 
-    /** The failure's type and message on one line, without a stack trace. */
+    /** What went wrong, on one line: the JDK's message, or the failure's kind when it has none. */
     static String describe(Throwable t) {
         String message = t.getMessage();
-        String text = t.getClass().getSimpleName() + (message == null || message.trim().isEmpty() ? "" : ": " + message.trim());
+        String text = message == null || message.trim().isEmpty()
+                ? t.getClass().getSimpleName().replaceAll("(Exception|Error)$", "").replaceAll("([a-z])([A-Z])", "$1 $2").toLowerCase()
+                : message.trim();
         return text.replace('\n', ' ').replace('\r', ' ');
     }
 

@@ -94,7 +94,7 @@ class AttachCommandTest {
 
     @Test
     void failuresAreDescribedOnOneLine() {
-        assertEquals("IOException: a b", AttachCommand.describe(new IOException("a\nb")));
-        assertEquals("IllegalStateException", AttachCommand.describe(new IllegalStateException()));
+        assertEquals("a b", AttachCommand.describe(new IOException("a\nb")));
+        assertEquals("illegal state", AttachCommand.describe(new IllegalStateException()));
     }
 }

@@ -20,8 +20,15 @@ record AttachCommandRun(List<String> command, int exitCode, String stdout, Strin
     private static final AtomicInteger RUNS = new AtomicInteger();
 
     static AttachCommandRun run(Path workDir, String... args) {
-        List<String> command = new ArrayList<>(List.of(ForkedApp.defaultJava().toString(), "-jar",
-                ForkedApp.agentJarPath().toString(), "attach"));
+        return run(workDir, List.of(), args);
+    }
+
+    /** With options for the command's own JVM before {@code -jar}. */
+    static AttachCommandRun run(Path workDir, List<String> jvmOptions, String... args) {
+        List<String> command = new ArrayList<>();
+        command.add(ForkedApp.defaultJava().toString());
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-jar", ForkedApp.agentJarPath().toString(), "attach"));
         command.addAll(Arrays.asList(args));
         try {
             Files.createDirectories(workDir);

@@ -118,6 +118,10 @@ class AttachIT {
         assertError(AttachCommandRun.run(dir, "2147483000"), 1, "no process with id 2147483000");
         assertError(AttachCommandRun.run(dir, "1", "policy=absent.yaml"), 2, "nothing attached");
 
+        // A Java runtime without the attach API (a JRE): here a JDK limited to the modules a JRE image may hold.
+        assertError(AttachCommandRun.run(dir, List.of("--limit-modules", "java.base,java.logging,java.instrument"),
+                Long.toString(ProcessHandle.current().pid())), 1, "has no attach API");
+
         // A process that is not a JVM: refused before the attach API would send it SIGQUIT (which ends it).
         Process sleeper = new ProcessBuilder("sleep", "60").start();
         try {
@@ -165,7 +169,8 @@ class AttachIT {
     }
 
     private static void assertNoStackTrace(AttachCommandRun run) {
-        assertFalse(run.stderr().contains("Exception in") || run.stderr().contains("\tat "), run.describe());
+        String output = run.stdout() + run.stderr();
+        assertFalse(output.contains("Exception") || output.contains("\tat "), run.describe());
     }
 
     /** One call through {@code client}; the requests the server saw for it. */
