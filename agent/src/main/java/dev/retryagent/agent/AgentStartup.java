@@ -82,14 +82,16 @@ final class AgentStartup {
 
         Hooks.install(new ClientAdapters(clients, inst, AgentStartup.class.getClassLoader()));
         inst.addTransformer(transformer, true);
-        transformer.retransformLoaded(inst);
+        int retransformed = transformer.retransformLoaded(inst);
 
-        if (RetryLog.logger().isLoggable(Level.FINE)) {
-            RetryLog.agent(Level.FINE, "started policy=" + policy.source()
+        // Attached: the line the target's operator reads to know the attach took effect (at start-up, debug only).
+        Level startedLevel = attached ? Level.INFO : Level.FINE;
+        if (RetryLog.logger().isLoggable(startedLevel)) {
+            RetryLog.agent(startedLevel, "started policy=" + policy.source()
                     + " mode=" + policy.mode().configName()
                     + " builtInRetries=" + policy.builtInRetries().configName()
                     + " clients=" + names
-                    + (attached ? " attached=true" : ""));
+                    + (attached ? " attached=true retransformed=" + retransformed : ""));
         }
     }
 

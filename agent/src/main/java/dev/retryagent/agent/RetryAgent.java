@@ -19,6 +19,14 @@ import java.util.zip.ZipFile;
  */
 public final class RetryAgent {
     static final String BOOTSTRAP_JAR = "META-INF/retry-agent/bootstrap.jar";
+    /**
+     * Set once the agent starts in a JVM, to {@code premain} or {@code attach}: a JVM-wide mark that a second
+     * load sees whatever class loader its {@code RetryAgent} comes from, and that {@code attach} (and
+     * {@code jcmd PID VM.system_properties}) reads from outside.
+     */
+    static final String STARTED_PROPERTY = "retry-agent.started";
+    /** A class of the bootstrap jar: once it is on the bootstrap search path, the agent has started here. */
+    private static final String BOOTSTRAP_MARKER = "dev.retryagent.agent.bootstrap.Hooks";
 
     private static boolean started;
 
@@ -34,17 +42,31 @@ public final class RetryAgent {
     }
 
     private static synchronized void start(String args, Instrumentation inst, boolean attached) {
-        if (started) {
+        if (started || System.getProperty(STARTED_PROPERTY) != null || bootstrapJarAppended()) {
             System.err.println("retry-agent already-started: this JVM runs the agent already; the second load is ignored");
             return;
         }
         started = true;
+        System.setProperty(STARTED_PROPERTY, attached ? "attach" : "premain");
         try {
             inst.appendToBootstrapClassLoaderSearch(new JarFile(extractBootstrapJar()));
             AgentStartup.start(args, inst, attached);
         } catch (Throwable t) {
             System.err.println("retry-agent start-failed error=" + t.getClass().getName()
                     + " message=" + t.getMessage() + "; the application runs without retries");
+        }
+    }
+
+    /**
+     * True when an earlier start appended a bootstrap jar, even one whose mark was since removed from the
+     * system properties: appending a second one would start a second transformer.
+     */
+    private static boolean bootstrapJarAppended() {
+        try {
+            Class.forName(BOOTSTRAP_MARKER, false, null);
+            return true;
+        } catch (ClassNotFoundException e) {
+            return false;
         }
     }
 

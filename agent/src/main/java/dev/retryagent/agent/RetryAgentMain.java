@@ -7,7 +7,7 @@ import java.util.Arrays;
  * {@code java -jar retry-agent.jar COMMAND}: the operator tools of SPEC 6.
  * <pre>
  * check [--attempt-time D] [--outage D] [--json] [--strict] POLICY   see {@link CheckCommand}
- * attach PID [ARGS]  not supported yet (exit 64)
+ * attach PID [ARGS]  loads the agent into a running JVM; exit codes in {@link AttachCommand}
  * </pre>
  */
 public final class RetryAgentMain {
@@ -32,8 +32,7 @@ public final class RetryAgentMain {
             return CheckCommand.run(Arrays.copyOfRange(args, 1, args.length), out, err);
         }
         if ("attach".equals(command)) {
-            err.println("retry-agent: attach is not yet supported; start the JVM with -javaagent instead");
-            return USAGE;
+            return AttachCommand.run(Arrays.copyOfRange(args, 1, args.length), out, err);
         }
         if ("help".equals(command) || "-h".equals(command) || "--help".equals(command)) {
             usage(out);
@@ -46,7 +45,7 @@ public final class RetryAgentMain {
 
     private static void usage(PrintStream out) {
         out.println("usage: java -jar retry-agent.jar " + CheckCommand.SYNOPSIS);
-        out.println("       java -jar retry-agent.jar attach PID [ARGS]   (not yet supported)");
+        out.println("       java -jar retry-agent.jar attach PID [policy=FILE,mode=...,log=...]");
         out.println("as an agent: java -javaagent:retry-agent.jar[=policy=FILE,mode=enforce|observe|off,log=info|debug|warn|off] ...");
     }
 }

@@ -7,6 +7,9 @@ import dev.retryagent.engine.RetryEngine;
 import dev.retryagent.engine.RetryLog;
 import dev.retryagent.policy.Policy;
 import java.io.IOException;
+import java.util.Collections;
+import java.util.Map;
+import java.util.WeakHashMap;
 import org.apache.hc.client5.http.async.AsyncExecCallback;
 import org.apache.hc.client5.http.async.AsyncExecChain;
 import org.apache.hc.client5.http.async.AsyncExecChainHandler;
@@ -26,12 +29,70 @@ public final class AsyncRetryHandler implements AsyncExecChainHandler {
     static final String NAME = ClassicRetryHandler.NAME;
     static final AsyncRetryHandler INSTANCE = new AsyncRetryHandler();
 
+    /**
+     * The scopes of the calls this handler runs: the {@code PROTOCOL} element they proceed to is then not a client
+     * built without the handler ({@link #executeAtProtocol}). A set, not a thread-local: later attempts start on
+     * the agent's scheduler thread. Weak keys (scopes compare by identity): an entry goes with its call.
+     */
+    private static final Map<AsyncExecChain.Scope, Boolean> HANDLED =
+            Collections.synchronizedMap(new WeakHashMap<AsyncExecChain.Scope, Boolean>());
+
     private AsyncRetryHandler() {
+    }
+
+    /**
+     * {@code AsyncProtocolExec.execute(...)} of a client whose chain has no retry handler (built before the agent
+     * started): true when the handler ran the call here, where it would have sat, each attempt being that
+     * {@code AsyncProtocolExec} again; false to let the body run (the handler is in the chain already, this is one
+     * of its attempts, or the agent is not running).
+     */
+    static boolean executeAtProtocol(AsyncExecChainHandler protocol, HttpRequest request, AsyncEntityProducer producer,
+                                     AsyncExecChain.Scope scope, AsyncExecChain chain, AsyncExecCallback callback)
+            throws HttpException, IOException {
+        if (protocol == null || request == null || scope == null || chain == null || callback == null
+                || HANDLED.containsKey(scope) || RetryRuntime.asyncLoop() == null) {
+            return false;
+        }
+        INSTANCE.execute(request, producer, scope, new ThroughProtocol(protocol, chain), callback);
+        return true;
+    }
+
+    /**
+     * {@code AsyncHttpRequestRetryExec.execute(...)}: under {@code builtInRetries: replace} straight on to the next
+     * element (true: the body must not run), as if the client had been built with {@code disableAutomaticRetries()}.
+     */
+    static boolean skipBuiltInRetries(HttpRequest request, AsyncEntityProducer producer, AsyncExecChain.Scope scope,
+                                      AsyncExecChain chain, AsyncExecCallback callback) throws HttpException, IOException {
+        if (chain == null || !RetryRuntime.replacesBuiltInRetries()) {
+            return false;
+        }
+        chain.proceed(request, producer, scope, callback);
+        return true;
+    }
+
+    /** The rest of the chain from {@code PROTOCOL} on, for a client built without the retry handler. */
+    static final class ThroughProtocol implements AsyncExecChain {
+        private final AsyncExecChainHandler protocol;
+        private final AsyncExecChain next;
+
+        ThroughProtocol(AsyncExecChainHandler protocol, AsyncExecChain next) {
+            this.protocol = protocol;
+            this.next = next;
+        }
+
+        @Override
+        public void proceed(HttpRequest request, AsyncEntityProducer producer, Scope scope, AsyncExecCallback callback)
+                throws HttpException, IOException {
+            protocol.execute(request, producer, scope, next, callback);
+        }
     }
 
     @Override
     public void execute(HttpRequest request, AsyncEntityProducer producer, AsyncExecChain.Scope scope,
                         AsyncExecChain chain, AsyncExecCallback callback) throws HttpException, IOException {
+        if (scope != null) {
+            HANDLED.put(scope, Boolean.TRUE);
+        }
         AsyncRetryLoop loop = RetryRuntime.asyncLoop();
         RetryEngine engine = RetryRuntime.engine();
         CallFacts facts = null;

@@ -35,11 +35,77 @@ public final class ClassicRetryHandler implements ExecChainHandler {
     static final String NAME = "retry-agent";
     static final ClassicRetryHandler INSTANCE = new ClassicRetryHandler();
 
+    /**
+     * The scope of the call this handler is running on this thread: the {@code PROTOCOL} element it proceeds to
+     * is then not a client built without the handler ({@link #executeAtProtocol}). Attempts of a classic call run
+     * on the caller's thread.
+     */
+    private static final ThreadLocal<ExecChain.Scope> HANDLING = new ThreadLocal<ExecChain.Scope>();
+
     private ClassicRetryHandler() {
     }
 
     @Override
     public ClassicHttpResponse execute(ClassicHttpRequest request, ExecChain.Scope scope, ExecChain chain)
+            throws IOException, HttpException {
+        ExecChain.Scope outer = HANDLING.get();
+        HANDLING.set(scope);
+        try {
+            return retried(request, scope, chain);
+        } finally {
+            if (outer == null) {
+                HANDLING.remove();
+            } else {
+                HANDLING.set(outer);
+            }
+        }
+    }
+
+    /**
+     * {@code ProtocolExec.execute(request, scope, chain)} of a client whose chain has no retry handler (built before
+     * the agent started): the handler runs here, where it would have sat, and each attempt is that
+     * {@code ProtocolExec} again, which the hook's re-entrancy guard lets through. {@link Hooks#PROCEED} when the
+     * handler is in the chain already, or the agent is not running.
+     */
+    static Object executeAtProtocol(ExecChainHandler protocol, ClassicHttpRequest request, ExecChain.Scope scope,
+                                    ExecChain chain) throws IOException, HttpException {
+        if (protocol == null || request == null || scope == null || chain == null || HANDLING.get() == scope
+                || RetryRuntime.loop() == null) {
+            return Hooks.PROCEED;
+        }
+        return INSTANCE.execute(request, scope, new ThroughProtocol(protocol, chain));
+    }
+
+    /**
+     * {@code HttpRequestRetryExec.execute(request, scope, chain)}: under {@code builtInRetries: replace} straight on
+     * to the next element, as if the client had been built with {@code disableAutomaticRetries()} (a client built
+     * before the agent started has that element); otherwise {@link Hooks#PROCEED}.
+     */
+    static Object skipBuiltInRetries(ClassicHttpRequest request, ExecChain.Scope scope, ExecChain chain)
+            throws IOException, HttpException {
+        if (chain == null || !RetryRuntime.replacesBuiltInRetries()) {
+            return Hooks.PROCEED;
+        }
+        return chain.proceed(request, scope);
+    }
+
+    /** The rest of the chain from {@code PROTOCOL} on, for a client built without the retry handler. */
+    static final class ThroughProtocol implements ExecChain {
+        private final ExecChainHandler protocol;
+        private final ExecChain next;
+
+        ThroughProtocol(ExecChainHandler protocol, ExecChain next) {
+            this.protocol = protocol;
+            this.next = next;
+        }
+
+        @Override
+        public ClassicHttpResponse proceed(ClassicHttpRequest request, Scope scope) throws IOException, HttpException {
+            return protocol.execute(request, scope, next);
+        }
+    }
+
+    private ClassicHttpResponse retried(ClassicHttpRequest request, ExecChain.Scope scope, ExecChain chain)
             throws IOException, HttpException {
         RetryLoop loop = RetryRuntime.loop();
         CallFacts facts = null;

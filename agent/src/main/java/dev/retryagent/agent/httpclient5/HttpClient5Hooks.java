@@ -6,12 +6,20 @@ import java.io.IOException;
 import java.util.Collections;
 import java.util.Map;
 import java.util.WeakHashMap;
+import org.apache.hc.client5.http.async.AsyncExecCallback;
+import org.apache.hc.client5.http.async.AsyncExecChain;
+import org.apache.hc.client5.http.async.AsyncExecChainHandler;
+import org.apache.hc.client5.http.classic.ExecChain;
+import org.apache.hc.client5.http.classic.ExecChainHandler;
 import org.apache.hc.client5.http.impl.ChainElement;
 import org.apache.hc.client5.http.impl.async.HttpAsyncClientBuilder;
 import org.apache.hc.client5.http.impl.classic.HttpClientBuilder;
 import org.apache.hc.client5.http.impl.classic.MinimalHttpClient;
 import org.apache.hc.core5.http.ClassicHttpRequest;
+import org.apache.hc.core5.http.HttpException;
 import org.apache.hc.core5.http.HttpHost;
+import org.apache.hc.core5.http.HttpRequest;
+import org.apache.hc.core5.http.nio.AsyncEntityProducer;
 import org.apache.hc.core5.http.protocol.HttpContext;
 
 /**
@@ -23,6 +31,10 @@ public final class HttpClient5Hooks implements Hooks.Handler {
     public static final String CLASSIC_BUILD = "apache-httpclient5.classic-build";
     public static final String ASYNC_BUILD = "apache-httpclient5.async-build";
     public static final String MINIMAL_EXECUTE = "apache-httpclient5.minimal-execute";
+    public static final String PROTOCOL_EXECUTE = "apache-httpclient5.protocol-execute";
+    public static final String RETRY_EXECUTE = "apache-httpclient5.retry-execute";
+    public static final String ASYNC_PROTOCOL_EXECUTE = "apache-httpclient5.async-protocol-execute";
+    public static final String ASYNC_RETRY_EXECUTE = "apache-httpclient5.async-retry-execute";
 
     /**
      * The builders already given the retry handler: a builder may build several clients, and its exec
@@ -37,6 +49,21 @@ public final class HttpClient5Hooks implements Hooks.Handler {
             prepare((HttpClientBuilder) self);
         } else if (ASYNC_BUILD.equals(hook)) {
             prepare((HttpAsyncClientBuilder) self);
+        } else if (ASYNC_PROTOCOL_EXECUTE.equals(hook) || ASYNC_RETRY_EXECUTE.equals(hook)) {
+            try {
+                return ASYNC_PROTOCOL_EXECUTE.equals(hook)
+                        ? AsyncRetryHandler.executeAtProtocol((AsyncExecChainHandler) self, (HttpRequest) args[0],
+                                (AsyncEntityProducer) args[1], (AsyncExecChain.Scope) args[2], (AsyncExecChain) args[3],
+                                (AsyncExecCallback) args[4])
+                        : AsyncRetryHandler.skipBuiltInRetries((HttpRequest) args[0], (AsyncEntityProducer) args[1],
+                                (AsyncExecChain.Scope) args[2], (AsyncExecChain) args[3], (AsyncExecCallback) args[4]);
+            } catch (HttpException e) {
+                throw new Hooks.Propagate(e); // the chain's own failure to start the exchange
+            } catch (IOException e) {
+                throw new Hooks.Propagate(e);
+            } catch (RuntimeException e) {
+                throw new Hooks.Propagate(e);
+            }
         }
         return false;
     }
@@ -47,6 +74,21 @@ public final class HttpClient5Hooks implements Hooks.Handler {
 
     @Override
     public Object onEnterMayReplace(String hook, Object self, Object[] args) {
+        if (PROTOCOL_EXECUTE.equals(hook) || RETRY_EXECUTE.equals(hook)) {
+            try {
+                return PROTOCOL_EXECUTE.equals(hook)
+                        ? ClassicRetryHandler.executeAtProtocol((ExecChainHandler) self, (ClassicHttpRequest) args[0],
+                                (ExecChain.Scope) args[1], (ExecChain) args[2])
+                        : ClassicRetryHandler.skipBuiltInRetries((ClassicHttpRequest) args[0], (ExecChain.Scope) args[1],
+                                (ExecChain) args[2]);
+            } catch (HttpException e) {
+                throw new Hooks.Propagate(e); // the chain's own failures, as without the agent
+            } catch (IOException e) {
+                throw new Hooks.Propagate(e);
+            } catch (RuntimeException e) {
+                throw new Hooks.Propagate(e);
+            }
+        }
         if (!MINIMAL_EXECUTE.equals(hook)) {
             return Hooks.PROCEED;
         }

@@ -31,7 +31,21 @@ import java.util.List;
  *       the hook's re-entrancy guard lets those nested calls run the original body.</li>
  * </ul>
  *
- * Not hooked: {@code HttpAsyncClients.createMinimal()} and the HTTP/2-only clients
+ * A client built before the agent started (it was attached to a running JVM) has no retry handler in its chain:
+ * <ul>
+ *   <li>entry of {@code ProtocolExec.execute(request, scope, chain)} (classic, may replace the result) and of
+ *       {@code AsyncProtocolExec.execute(...)} (async, may skip the body): every call of such a client passes
+ *       through its {@code PROTOCOL} element, so the handler runs there, where it would have sat, and its
+ *       attempts proceed into that element again. A call that came through the handler (a client built by the
+ *       agent's build hook) is recognised by its scope and left alone;</li>
+ *   <li>entry of {@code HttpRequestRetryExec.execute(...)} and {@code AsyncHttpRequestRetryExec.execute(...)}: under
+ *       {@code builtInRetries: replace} the call goes straight on to the next element, as
+ *       {@code disableAutomaticRetries()} at build would have arranged (a client built by the agent's build hook
+ *       has no such element, so this hook only runs for clients built before the agent started, or under
+ *       {@code keep}, where it changes nothing).</li>
+ * </ul>
+ *
+ * <p>Not hooked: {@code HttpAsyncClients.createMinimal()} and the HTTP/2-only clients
  * ({@code H2AsyncClientBuilder}, {@code createHttp2Minimal()}).
  *
  * <p>This class names no HttpClient type: it is loaded by the agent whether or not the application uses
@@ -48,6 +62,17 @@ public final class HttpClient5Instrumentation implements ClientInstrumentation {
             + "Lorg/apache/hc/core5/http/ClassicHttpRequest;Lorg/apache/hc/core5/http/protocol/HttpContext;)"
             + "Lorg/apache/hc/client5/http/impl/classic/CloseableHttpResponse;";
 
+    static final String PROTOCOL_EXEC = "org.apache.hc.client5.http.impl.classic.ProtocolExec";
+    static final String RETRY_EXEC = "org.apache.hc.client5.http.impl.classic.HttpRequestRetryExec";
+    static final String ASYNC_PROTOCOL_EXEC = "org.apache.hc.client5.http.impl.async.AsyncProtocolExec";
+    static final String ASYNC_RETRY_EXEC = "org.apache.hc.client5.http.impl.async.AsyncHttpRequestRetryExec";
+    static final String EXEC_DESCRIPTOR = "(Lorg/apache/hc/core5/http/ClassicHttpRequest;"
+            + "Lorg/apache/hc/client5/http/classic/ExecChain$Scope;Lorg/apache/hc/client5/http/classic/ExecChain;)"
+            + "Lorg/apache/hc/core5/http/ClassicHttpResponse;";
+    static final String ASYNC_EXEC_DESCRIPTOR = "(Lorg/apache/hc/core5/http/HttpRequest;"
+            + "Lorg/apache/hc/core5/http/nio/AsyncEntityProducer;Lorg/apache/hc/client5/http/async/AsyncExecChain$Scope;"
+            + "Lorg/apache/hc/client5/http/async/AsyncExecChain;Lorg/apache/hc/client5/http/async/AsyncExecCallback;)V";
+
     private static final String PACKAGE = "dev.retryagent.agent.httpclient5.";
 
     @Override
@@ -61,7 +86,13 @@ public final class HttpClient5Instrumentation implements ClientInstrumentation {
                 HookPoint.entry(HttpClient5Hooks.CLASSIC_BUILD, CLASSIC_BUILDER, "build", CLASSIC_BUILD_DESCRIPTOR),
                 HookPoint.entry(HttpClient5Hooks.ASYNC_BUILD, ASYNC_BUILDER, "build", ASYNC_BUILD_DESCRIPTOR),
                 HookPoint.entryMayReplace(HttpClient5Hooks.MINIMAL_EXECUTE, MINIMAL_CLIENT, "doExecute",
-                        DO_EXECUTE_DESCRIPTOR)));
+                        DO_EXECUTE_DESCRIPTOR),
+                HookPoint.entryMayReplace(HttpClient5Hooks.PROTOCOL_EXECUTE, PROTOCOL_EXEC, "execute", EXEC_DESCRIPTOR),
+                HookPoint.entryMayReplace(HttpClient5Hooks.RETRY_EXECUTE, RETRY_EXEC, "execute", EXEC_DESCRIPTOR),
+                HookPoint.entryMaySkip(HttpClient5Hooks.ASYNC_PROTOCOL_EXECUTE, ASYNC_PROTOCOL_EXEC, "execute",
+                        ASYNC_EXEC_DESCRIPTOR),
+                HookPoint.entryMaySkip(HttpClient5Hooks.ASYNC_RETRY_EXECUTE, ASYNC_RETRY_EXEC, "execute",
+                        ASYNC_EXEC_DESCRIPTOR)));
     }
 
     @Override
@@ -78,6 +109,7 @@ public final class HttpClient5Instrumentation implements ClientInstrumentation {
                 PACKAGE + "ClassicExchange$Chain",
                 PACKAGE + "ClassicExchange$Minimal",
                 PACKAGE + "ClassicRetryHandler",
+                PACKAGE + "ClassicRetryHandler$ThroughProtocol",
                 PACKAGE + "AsyncAttemptExchange",
                 PACKAGE + "AsyncAttemptExchange$Head",
                 PACKAGE + "AsyncAttemptExchange$Attempt",
@@ -85,6 +117,7 @@ public final class HttpClient5Instrumentation implements ClientInstrumentation {
                 PACKAGE + "AsyncAttemptExchange$StartRetry",
                 PACKAGE + "AsyncAttemptExchange$NotSent",
                 PACKAGE + "AsyncRetryHandler",
+                PACKAGE + "AsyncRetryHandler$ThroughProtocol",
                 PACKAGE + "HttpClient5Hooks"));
     }
 }

@@ -7,12 +7,16 @@ import dev.retryagent.engine.CallFacts;
 import dev.retryagent.engine.RetryEngine;
 import dev.retryagent.engine.RetryLog;
 import dev.retryagent.policy.Policy;
+import java.util.Collections;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
+import java.util.WeakHashMap;
 import okhttp3.Call;
 import okhttp3.Callback;
 import okhttp3.Interceptor;
 import okhttp3.OkHttpClient;
+import okhttp3.Request;
 import okhttp3.Response;
 
 /**
@@ -25,6 +29,14 @@ public final class OkHttpHooks implements Hooks.Handler {
     public static final String ENQUEUE = "okhttp.enqueue";
     public static final String CANCEL = "okhttp.cancel";
     public static final String FOLLOW_UP = "okhttp.follow-up";
+    public static final String NEW_CALL = "okhttp.new-call";
+
+    /**
+     * Clients built before the agent started, each with its copy that holds the retry interceptor. Weak keys
+     * (clients compare by identity); a copy refers to the client's parts, never to the client itself.
+     */
+    private static final Map<OkHttpClient, OkHttpClient> PRE_BUILT =
+            Collections.synchronizedMap(new WeakHashMap<OkHttpClient, OkHttpClient>());
 
     static {
         Hooks.register(OkHttpHooks.class, new OkHttpHooks());
@@ -47,7 +59,33 @@ public final class OkHttpHooks implements Hooks.Handler {
         if (FOLLOW_UP.equals(hook)) {
             return followUp((Response) args[0]);
         }
+        if (NEW_CALL.equals(hook)) {
+            return newCall((OkHttpClient) self, (Request) args[0]);
+        }
         return Hooks.PROCEED;
+    }
+
+    /**
+     * {@code client.newCall(request)}: the call itself, unless {@code client} was built before the agent started
+     * and so lacks the retry interceptor; then the call of its copy that has it (see {@link OkHttpInstrumentation}).
+     */
+    static Object newCall(OkHttpClient client, Request request) {
+        if (client == null || request == null || RetryRuntime.engine() == null) {
+            return Hooks.PROCEED;
+        }
+        List<Interceptor> interceptors = client.interceptors();
+        if (!interceptors.isEmpty() && interceptors.get(0) instanceof RetryInterceptor) {
+            return Hooks.PROCEED;
+        }
+        OkHttpClient withRetries;
+        synchronized (PRE_BUILT) {
+            withRetries = PRE_BUILT.get(client);
+            if (withRetries == null) {
+                withRetries = client.newBuilder().build();
+                PRE_BUILT.put(client, withRetries);
+            }
+        }
+        return withRetries.newCall(request);
     }
 
     /**

@@ -16,6 +16,11 @@ import java.util.List;
  *       this is where {@link RetryInterceptor} is made the first application interceptor, exactly once however
  *       the builder was made or copied, and where {@code retryOnConnectionFailure} is switched off under
  *       {@code builtInRetries: replace}, even if the application set it after creating the builder;</li>
+ *   <li>entry of {@code OkHttpClient.newCall(Request)}, which may replace the call: a client built before the agent
+ *       started (it was attached to a running JVM) has no {@link RetryInterceptor}, and its interceptor list cannot
+ *       change. Its calls are made by a copy, {@code newBuilder().build()} once per client, which the constructor
+ *       hook equips and which shares the client's dispatcher, connection pool, cache and listeners. A client
+ *       built by the agent's constructor hook already holds the interceptor: its calls are left alone;</li>
  *   <li>entry of {@code okhttp3.internal.connection.RealCall.enqueue(Callback)}: an async call is taken over
  *       by the async retry loop ({@link OkHttpAsyncExchange}), which never waits on a dispatcher thread;</li>
  *   <li>exit of {@code RealCall.cancel()}: cancelling the application's call also cancels the attempt in
@@ -50,6 +55,8 @@ public final class OkHttpInstrumentation implements ClientInstrumentation {
     public List<HookPoint> hookPoints() {
         return Collections.unmodifiableList(Arrays.asList(
                 HookPoint.entry(OkHttpHooks.CLIENT_INIT, OKHTTP_CLIENT, "<init>", "(Lokhttp3/OkHttpClient$Builder;)V"),
+                HookPoint.entryMayReplace(OkHttpHooks.NEW_CALL, OKHTTP_CLIENT, "newCall",
+                        "(Lokhttp3/Request;)Lokhttp3/Call;"),
                 HookPoint.entryMaySkip(OkHttpHooks.ENQUEUE, REAL_CALL, "enqueue", "(Lokhttp3/Callback;)V"),
                 HookPoint.exit(OkHttpHooks.CANCEL, REAL_CALL, "cancel", "()V"),
                 HookPoint.entryMayReplace(OkHttpHooks.FOLLOW_UP, FOLLOW_UP_INTERCEPTOR, "followUpRequest",

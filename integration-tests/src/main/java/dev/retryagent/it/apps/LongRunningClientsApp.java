@@ -1,0 +1,137 @@
+package dev.retryagent.it.apps;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.net.HttpURLConnection;
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import okhttp3.Call;
+import okhttp3.Callback;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.Response;
+import org.apache.hc.client5.http.async.methods.SimpleHttpRequest;
+import org.apache.hc.client5.http.async.methods.SimpleHttpResponse;
+import org.apache.hc.client5.http.async.methods.SimpleRequestBuilder;
+import org.apache.hc.client5.http.classic.methods.HttpGet;
+import org.apache.hc.client5.http.impl.async.CloseableHttpAsyncClient;
+import org.apache.hc.client5.http.impl.async.HttpAsyncClients;
+import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
+import org.apache.hc.client5.http.impl.classic.HttpClients;
+import org.apache.hc.core5.http.io.entity.EntityUtils;
+
+/**
+ * A long-running "legacy" service for {@code attach}: it builds its clients once, at start-up, and keeps using
+ * the same objects, as a service does. Needs OkHttp and HttpClient 5 on its class path. Knows nothing of the
+ * agent.
+ *
+ * <p>Prints {@code READY pid=N}, then reads commands from stdin, one per line:
+ * <pre>
+ * call ID CLIENT URL   one GET through the client object built at start-up; CLIENT is okhttp (execute),
+ *                      okhttp-async (enqueue), httpclient5 (HttpClients.createDefault()), httpclient5-async
+ *                      (HttpAsyncClients.createDefault()), or httpurlconnection (a new connection, as always)
+ * exit                 ends the application (so does the end of stdin)
+ * </pre>
+ * Each call prints {@code RESULT id=ID client=CLIENT status=N} or {@code RESULT id=ID client=CLIENT failure=CLASS}.
+ */
+public final class LongRunningClientsApp {
+    private static OkHttpClient okHttp;
+    private static CloseableHttpClient httpClient5;
+    private static CloseableHttpAsyncClient httpClient5Async;
+
+    private LongRunningClientsApp() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        okHttp = new OkHttpClient.Builder().build();
+        httpClient5 = HttpClients.createDefault();
+        httpClient5Async = HttpAsyncClients.createDefault();
+        httpClient5Async.start();
+        Report.line("READY", "pid", ProcessHandle.current().pid(), "java", System.getProperty("java.version"));
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        String line;
+        while ((line = in.readLine()) != null) {
+            String[] words = line.trim().split(" ");
+            if (words[0].equals("exit")) {
+                break;
+            }
+            if (words[0].equals("call") && words.length == 4) {
+                call(words[1], words[2], words[3]);
+            } else if (!line.isBlank()) {
+                Report.line("UNKNOWN", "line", line);
+            }
+        }
+        httpClient5.close();
+        httpClient5Async.close();
+        okHttp.dispatcher().executorService().shutdown();
+        okHttp.connectionPool().evictAll();
+        Report.line("DONE");
+    }
+
+    private static void call(String id, String client, String url) {
+        try {
+            int status;
+            switch (client) {
+                case "okhttp":
+                    try (Response response = okHttp.newCall(new Request.Builder().url(url).build()).execute()) {
+                        response.body().string();
+                        status = response.code();
+                    }
+                    break;
+                case "okhttp-async":
+                    status = okHttpAsync(url);
+                    break;
+                case "httpclient5":
+                    status = httpClient5.execute(new HttpGet(url), response -> {
+                        EntityUtils.consume(response.getEntity());
+                        return response.getCode();
+                    });
+                    break;
+                case "httpclient5-async":
+                    SimpleHttpRequest request = SimpleRequestBuilder.get(url).build();
+                    SimpleHttpResponse response = httpClient5Async.execute(request, null).get(60, TimeUnit.SECONDS);
+                    status = response.getCode();
+                    break;
+                case "httpurlconnection":
+                    HttpURLConnection connection = (HttpURLConnection) new URL(url).openConnection();
+                    status = connection.getResponseCode();
+                    InputStream body = status < 400 ? connection.getInputStream() : connection.getErrorStream();
+                    if (body != null) {
+                        body.readAllBytes();
+                        body.close();
+                    }
+                    break;
+                default:
+                    Report.line("RESULT", "id", id, "client", client, "failure", "unknown-client");
+                    return;
+            }
+            Report.line("RESULT", "id", id, "client", client, "status", status);
+        } catch (Exception e) {
+            Throwable cause = e.getCause() != null && !(e instanceof IOException) ? e.getCause() : e;
+            Report.line("RESULT", "id", id, "client", client, "failure", cause.getClass().getName());
+        }
+    }
+
+    private static int okHttpAsync(String url) throws Exception {
+        CompletableFuture<Integer> status = new CompletableFuture<>();
+        okHttp.newCall(new Request.Builder().url(url).build()).enqueue(new Callback() {
+            @Override
+            public void onFailure(Call call, IOException e) {
+                status.completeExceptionally(e);
+            }
+
+            @Override
+            public void onResponse(Call call, Response response) throws IOException {
+                try (Response r = response) {
+                    r.body().string();
+                    status.complete(r.code());
+                }
+            }
+        });
+        return status.get(60, TimeUnit.SECONDS);
+    }
+}
