@@ -1,0 +1,71 @@
+package dev.retryagent.agent.metrics;
+
+import dev.retryagent.agent.bootstrap.Housekeeping;
+import dev.retryagent.agent.bootstrap.RetryRuntime;
+import dev.retryagent.engine.Destination;
+import dev.retryagent.engine.RetryEngine;
+import dev.retryagent.engine.RetryLog;
+import java.util.List;
+
+/**
+ * The JMX counters of SPEC 5 (object names: {@link MetricNames}; attributes: {@link CountersMBean}). A housekeeping
+ * task, once a second, registers MBeans for the destinations the engine has seen since: nothing is added to a call,
+ * and premain does not touch JMX (its first use initialises the platform MBeanServer, which costs start-up and
+ * would pre-empt an application server that installs its own MBeanServerBuilder). JMX is first touched on the
+ * housekeeping thread when the first destination shows up. Fail open: an error is logged once and the calls go on;
+ * if the MBeanServer cannot be had at all, metrics stop for good.
+ */
+public final class Metrics implements Runnable {
+    static final long PERIOD_MILLIS = 1000;
+
+    private final MetricsTable table = new MetricsTable(MetricsTable.MAX_DESTINATION_SERIES);
+    private JmxRegistrar registrar;
+    private boolean stopped;
+
+    private Metrics() {
+    }
+
+    /** Schedules the task. Called once by the agent's start-up; never throws. */
+    public static void start() {
+        try {
+            Housekeeping.every("metrics", PERIOD_MILLIS, new Metrics());
+        } catch (Throwable t) {
+            if (t instanceof VirtualMachineError) {
+                throw (VirtualMachineError) t;
+            }
+            RetryLog.internalError("metrics:start", t);
+        }
+    }
+
+    @Override
+    public void run() {
+        if (stopped) {
+            return;
+        }
+        RetryEngine engine = RetryRuntime.engine();
+        if (engine == null) {
+            return;
+        }
+        List<Destination> destinations = engine.destinations();
+        if (destinations.isEmpty() && registrar == null) {
+            return;
+        }
+        List<MetricsTable.Series> added = table.update(destinations);
+        if (added.isEmpty()) {
+            return;
+        }
+        if (registrar == null) {
+            try {
+                registrar = JmxRegistrar.platform(table);
+            } catch (Throwable t) {
+                if (t instanceof VirtualMachineError) {
+                    throw (VirtualMachineError) t;
+                }
+                stopped = true;
+                RetryLog.internalError("metrics:mbean-server", t);
+                return;
+            }
+        }
+        registrar.register(added);
+    }
+}
