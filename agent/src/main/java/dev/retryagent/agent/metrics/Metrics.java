@@ -18,7 +18,8 @@ import java.util.List;
 public final class Metrics implements Runnable {
     static final long PERIOD_MILLIS = 1000;
 
-    private final MetricsTable table = new MetricsTable(MetricsTable.MAX_DESTINATION_SERIES);
+    /** Created with the first destination, like everything else here: premain loads only this class. */
+    private MetricsTable table;
     private JmxRegistrar registrar;
     private boolean stopped;
 
@@ -47,8 +48,11 @@ public final class Metrics implements Runnable {
             return;
         }
         List<Destination> destinations = engine.destinations();
-        if (destinations.isEmpty() && registrar == null) {
-            return;
+        if (table == null) {
+            if (destinations.isEmpty()) {
+                return;
+            }
+            table = new MetricsTable(MetricsTable.MAX_DESTINATION_SERIES);
         }
         List<MetricsTable.Series> added = table.update(destinations);
         if (added.isEmpty()) {

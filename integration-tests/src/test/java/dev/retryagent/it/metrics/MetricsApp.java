@@ -38,6 +38,7 @@ import okhttp3.Response;
  * --expect-calls N      wait (up to 20 s) until retry-agent:type=total shows N calls: MBeans appear within a
  *                       second or so of the first call, off the call path
  * --hold                print HOLDING, then wait for a line on stdin before exiting (to be scraped meanwhile)
+ * --idle-ms N           instead of reading the MBeans: sleep N ms, print DONE and exit (JMX left alone)
  * </pre>
  * Prints {@code RESULT id=.. status=..} per call, then per MBean {@code MBEAN name=OBJECTNAME calls=.. ...
  * give_ups.REASON=..}, then {@code DONE}.
@@ -48,11 +49,13 @@ public final class MetricsApp {
         List<Map<String, List<String>>> calls = new ArrayList<>();
         long expectCalls = -1;
         boolean hold = false;
+        long idleMillis = -1;
         for (int i = 0; i < argv.length; i++) {
             switch (argv[i]) {
                 case "--call" -> calls.add(parse(argv[++i]));
                 case "--expect-calls" -> expectCalls = Long.parseLong(argv[++i]);
                 case "--hold" -> hold = true;
+                case "--idle-ms" -> idleMillis = Long.parseLong(argv[++i]);
                 default -> throw new IllegalArgumentException("unknown argument " + argv[i]);
             }
         }
@@ -67,6 +70,11 @@ public final class MetricsApp {
             } catch (IOException e) {
                 Report.line("RESULT", "id", id, "failure", e.getClass().getName());
             }
+        }
+        if (idleMillis >= 0) {
+            Thread.sleep(idleMillis);
+            Report.line("DONE");
+            System.exit(0);
         }
 
         MBeanServer server = ManagementFactory.getPlatformMBeanServer();

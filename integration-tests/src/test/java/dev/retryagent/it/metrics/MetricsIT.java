@@ -256,6 +256,24 @@ class MetricsIT {
         assertEquals(expected, fromPrometheus, String.join("\n", ours));
     }
 
+    /**
+     * The agent leaves JMX alone until there is something to count: its first use initialises the platform
+     * MBeanServer, which an application server may want to set up its own way (MBeanServerBuilder, logging manager).
+     * With no call for 2.5 s (two housekeeping ticks), not one JMX class is loaded.
+     */
+    @Test
+    void noCallNoJmx() throws Exception {
+        ForkedApp.Result run = ForkedApp.of(MetricsApp.class).name("metrics-idle").clientLibs(ClientLibs.OKHTTP_5).classpath(testClasses())
+                .policy(policy()).jvmArg("-Xlog:class+load:file=classes.txt")
+                .args("--idle-ms", "2500").run().assertExitCode(0);
+        List<String> loaded = Files.readAllLines(run.runDir().resolve("classes.txt"));
+        assertTrue(loaded.stream().anyMatch(l -> l.contains(" dev.retryagent.agent.metrics.Metrics ")),
+                "the metrics task was scheduled");
+        List<String> jmx = loaded.stream().filter(l -> l.contains(" javax.management.") || l.contains(" java.lang.management.")
+                || l.contains(" sun.management.") || l.contains(" com.sun.jmx.")).toList();
+        assertEquals(List.of(), jmx);
+    }
+
     private static int freeLoopbackPort() throws IOException {
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return s.getLocalPort();
