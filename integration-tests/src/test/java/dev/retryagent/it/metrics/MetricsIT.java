@@ -250,6 +250,8 @@ class MetricsIT {
         Map<String, Map<String, Long>> expected = expected();
         assertEquals(expected, fromJmx, run.describe());
 
+        assertTrue(scraped.contains("jmx_scrape_error 0.0"), "the exporter read every MBean without an error:\n"
+                + String.join("\n", scraped));
         List<String> ours = scraped.stream().filter(l -> l.contains("retry_agent")).toList();
         ours.forEach(l -> System.out.println("METRICS-EXCERPT " + l));
         Map<String, Map<String, Long>> fromPrometheus = samples(ours);
