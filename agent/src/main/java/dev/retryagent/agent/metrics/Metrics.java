@@ -18,12 +18,25 @@ import java.util.List;
 public final class Metrics implements Runnable {
     static final long PERIOD_MILLIS = 1000;
 
+    /** For tests: another engine and MBeanServer than the runtime's and the platform's. */
+    interface Registrars {
+        JmxRegistrar open(MetricsTable table);
+    }
+
+    private final RetryEngine fixedEngine;
+    private final Registrars registrars;
     /** Created with the first destination, like everything else here: premain loads only this class. */
     private MetricsTable table;
     private JmxRegistrar registrar;
     private boolean stopped;
 
     private Metrics() {
+        this(null, null);
+    }
+
+    Metrics(RetryEngine engine, Registrars registrars) {
+        this.fixedEngine = engine;
+        this.registrars = registrars;
     }
 
     /** Schedules the task. Called once by the agent's start-up; never throws. */
@@ -43,7 +56,7 @@ public final class Metrics implements Runnable {
         if (stopped) {
             return;
         }
-        RetryEngine engine = RetryRuntime.engine();
+        RetryEngine engine = fixedEngine != null ? fixedEngine : RetryRuntime.engine();
         if (engine == null) {
             return;
         }
@@ -60,7 +73,7 @@ public final class Metrics implements Runnable {
         }
         if (registrar == null) {
             try {
-                registrar = JmxRegistrar.platform(table);
+                registrar = registrars != null ? registrars.open(table) : JmxRegistrar.platform(table);
             } catch (Throwable t) {
                 if (t instanceof VirtualMachineError) {
                     throw (VirtualMachineError) t;
