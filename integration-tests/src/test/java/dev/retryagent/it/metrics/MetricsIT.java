@@ -234,7 +234,6 @@ class MetricsIT {
         Files.writeString(config, "{}\n");
         int port = freeLoopbackPort();
 
-        Map<String, Map<String, Long>> fromJmx;
         List<String> scraped;
         ForkedApp.Result run;
         try (ForkedApp.Running app = app().name("metrics-prometheus")
@@ -246,9 +245,8 @@ class MetricsIT {
             run = app.await().assertExitCode(0);
         }
         assertTrue(run.agentLog().stream().noneMatch(l -> l.contains("internal-error")), run.describe());
-        fromJmx = mbeans(run.lines("MBEAN"));
         Map<String, Map<String, Long>> expected = expected();
-        assertEquals(expected, fromJmx, run.describe());
+        assertEquals(expected, mbeans(run.lines("MBEAN")), run.describe());
 
         assertTrue(scraped.contains("jmx_scrape_error 0.0"), "the exporter read every MBean without an error:\n"
                 + String.join("\n", scraped));
