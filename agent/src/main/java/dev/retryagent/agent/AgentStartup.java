@@ -8,6 +8,7 @@ import dev.retryagent.agent.instrument.ClientAdapters;
 import dev.retryagent.agent.instrument.ClientInstrumentation;
 import dev.retryagent.agent.instrument.HookPoint;
 import dev.retryagent.agent.instrument.HookTransformer;
+import dev.retryagent.agent.metrics.Metrics;
 import dev.retryagent.agent.okhttp.OkHttpInstrumentation;
 import dev.retryagent.engine.RetryLog;
 import dev.retryagent.policy.Mode;
@@ -83,6 +84,7 @@ final class AgentStartup {
         Hooks.install(new ClientAdapters(clients, inst, AgentStartup.class.getClassLoader()));
         inst.addTransformer(transformer, true);
         int retransformed = transformer.retransformLoaded(inst);
+        Metrics.start();
 
         // Attached: the line the target's operator reads to know the attach took effect (at start-up, debug only).
         Level startedLevel = attached ? Level.INFO : Level.FINE;

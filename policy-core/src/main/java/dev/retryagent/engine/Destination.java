@@ -7,6 +7,9 @@ import java.util.List;
 
 /** One (scheme, host, port): its retry budget, shared by all clients, and its counters per client. */
 public final class Destination {
+    /** The scheme of the one destination that stands for every host past {@link Destinations#MAX_HOSTS}. */
+    static final String OVERFLOW_SCHEME = "*";
+
     private final String scheme;
     private final String host;
     private final int port;
@@ -35,6 +38,11 @@ public final class Destination {
 
     public int port() {
         return port;
+    }
+
+    /** True for the destination that counts every host past the table's bound, not one host of its own. */
+    public boolean isOverflow() {
+        return OVERFLOW_SCHEME.equals(scheme);
     }
 
     /** Schemes are case-insensitive (RFC 3986): {@code HTTPS} and {@code https} are one destination. */

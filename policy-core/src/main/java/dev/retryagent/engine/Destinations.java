@@ -97,7 +97,7 @@ final class Destinations {
 
     private Destination overflow(long now) {
         if (overflow == null) {
-            overflow = new Destination("*", "(other hosts)", 0, now);
+            overflow = new Destination(Destination.OVERFLOW_SCHEME, "(other hosts)", 0, now);
         }
         return overflow;
     }

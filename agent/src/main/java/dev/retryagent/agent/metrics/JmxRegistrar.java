@@ -1,0 +1,53 @@
+package dev.retryagent.agent.metrics;
+
+import dev.retryagent.engine.RetryLog;
+import java.lang.management.ManagementFactory;
+import java.util.List;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+
+/** Registers the MBeans of new series (and, with the first of them, the JVM total). The only class that touches JMX. */
+final class JmxRegistrar {
+    private final MBeanServer server;
+    private final MetricsTable table;
+    private boolean totalRegistered;
+
+    JmxRegistrar(MBeanServer server, MetricsTable table) {
+        this.server = server;
+        this.table = table;
+    }
+
+    /** The platform MBeanServer: its first use initialises JMX, so this is called on the housekeeping thread only. */
+    static JmxRegistrar platform(MetricsTable table) {
+        return new JmxRegistrar(ManagementFactory.getPlatformMBeanServer(), table);
+    }
+
+    void register(List<MetricsTable.Series> added) {
+        if (!totalRegistered) {
+            totalRegistered = true;
+            register(MetricNames.TOTAL, new CountersMBean(new CountersMBean.Source() {
+                @Override
+                public Counts read() {
+                    return table.total();
+                }
+            }));
+        }
+        for (final MetricsTable.Series s : added) {
+            register(s.name, new CountersMBean(new CountersMBean.Source() {
+                @Override
+                public Counts read() {
+                    return table.read(s);
+                }
+            }));
+        }
+    }
+
+    /** One MBean; a failure is logged once and leaves that MBean out, never the others. */
+    private void register(String name, CountersMBean bean) {
+        try {
+            server.registerMBean(bean, new ObjectName(name));
+        } catch (Exception e) {
+            RetryLog.internalError("metrics:register", e);
+        }
+    }
+}

@@ -1,0 +1,88 @@
+package dev.retryagent.agent.metrics;
+
+import dev.retryagent.agent.bootstrap.Housekeeping;
+import dev.retryagent.agent.bootstrap.RetryRuntime;
+import dev.retryagent.engine.Destination;
+import dev.retryagent.engine.RetryEngine;
+import dev.retryagent.engine.RetryLog;
+import java.util.List;
+
+/**
+ * The JMX counters of SPEC 5 (object names: {@link MetricNames}; attributes: {@link CountersMBean}). A housekeeping
+ * task, once a second, registers MBeans for the destinations the engine has seen since: nothing is added to a call,
+ * and premain does not touch JMX (its first use initialises the platform MBeanServer, which costs start-up and
+ * would pre-empt an application server that installs its own MBeanServerBuilder). JMX is first touched on the
+ * housekeeping thread when the first destination shows up. Fail open: an error is logged once and the calls go on;
+ * if the MBeanServer cannot be had at all, metrics stop for good.
+ */
+public final class Metrics implements Runnable {
+    static final long PERIOD_MILLIS = 1000;
+
+    /** For tests: another engine and MBeanServer than the runtime's and the platform's. */
+    interface Registrars {
+        JmxRegistrar open(MetricsTable table);
+    }
+
+    private final RetryEngine fixedEngine;
+    private final Registrars registrars;
+    /** Created with the first destination, like everything else here: premain loads only this class. */
+    private MetricsTable table;
+    private JmxRegistrar registrar;
+    private boolean stopped;
+
+    private Metrics() {
+        this(null, null);
+    }
+
+    Metrics(RetryEngine engine, Registrars registrars) {
+        this.fixedEngine = engine;
+        this.registrars = registrars;
+    }
+
+    /** Schedules the task. Called once by the agent's start-up; never throws. */
+    public static void start() {
+        try {
+            Housekeeping.every("metrics", PERIOD_MILLIS, new Metrics());
+        } catch (Throwable t) {
+            if (t instanceof VirtualMachineError) {
+                throw (VirtualMachineError) t;
+            }
+            RetryLog.internalError("metrics:start", t);
+        }
+    }
+
+    @Override
+    public void run() {
+        if (stopped) {
+            return;
+        }
+        RetryEngine engine = fixedEngine != null ? fixedEngine : RetryRuntime.engine();
+        if (engine == null) {
+            return;
+        }
+        List<Destination> destinations = engine.destinations();
+        if (table == null) {
+            if (destinations.isEmpty()) {
+                return;
+            }
+            table = new MetricsTable(MetricsTable.MAX_DESTINATION_SERIES);
+        }
+        List<MetricsTable.Series> added = table.update(destinations);
+        if (added.isEmpty()) {
+            return;
+        }
+        if (registrar == null) {
+            try {
+                registrar = registrars != null ? registrars.open(table) : JmxRegistrar.platform(table);
+            } catch (Throwable t) {
+                if (t instanceof VirtualMachineError) {
+                    throw (VirtualMachineError) t;
+                }
+                stopped = true;
+                RetryLog.internalError("metrics:mbean-server", t);
+                return;
+            }
+        }
+        registrar.register(added);
+    }
+}

@@ -1,0 +1,144 @@
+package dev.retryagent.it.metrics;
+
+import static dev.retryagent.it.harness.CallSpec.one;
+import static dev.retryagent.it.harness.CallSpec.parse;
+
+import dev.retryagent.it.apps.Report;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.lang.management.ManagementFactory;
+import java.net.HttpURLConnection;
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import javax.management.MBeanAttributeInfo;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+import javax.management.openmbean.CompositeData;
+import javax.management.openmbean.TabularData;
+import okhttp3.MediaType;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.RequestBody;
+import okhttp3.Response;
+
+/**
+ * A plain application (no agent code) that makes calls one after the other with OkHttp and HttpURLConnection, then
+ * reads the {@code retry-agent} MBeans of its own platform MBeanServer, as any JMX client would, and prints them.
+ *
+ * <pre>
+ * --call "id=ID;client=okhttp|jdk;url=URL;method=GET|POST"   repeatable, run in order
+ * --expect-calls N      wait (up to 20 s) until retry-agent:type=total shows N calls: MBeans appear within a
+ *                       second or so of the first call, off the call path
+ * --hold                print HOLDING, then wait for a line on stdin before exiting (to be scraped meanwhile)
+ * --idle-ms N           instead of reading the MBeans: sleep N ms, print DONE and exit (JMX left alone)
+ * </pre>
+ * Prints {@code RESULT id=.. status=..} per call, then per MBean {@code MBEAN name=OBJECTNAME calls=.. ...
+ * give_ups.REASON=..}, then {@code DONE}.
+ */
+public final class MetricsApp {
+
+    public static void main(String[] argv) throws Exception {
+        List<Map<String, List<String>>> calls = new ArrayList<>();
+        long expectCalls = -1;
+        boolean hold = false;
+        long idleMillis = -1;
+        for (int i = 0; i < argv.length; i++) {
+            switch (argv[i]) {
+                case "--call" -> calls.add(parse(argv[++i]));
+                case "--expect-calls" -> expectCalls = Long.parseLong(argv[++i]);
+                case "--hold" -> hold = true;
+                case "--idle-ms" -> idleMillis = Long.parseLong(argv[++i]);
+                default -> throw new IllegalArgumentException("unknown argument " + argv[i]);
+            }
+        }
+        OkHttpClient okhttp = new OkHttpClient.Builder().build();
+        for (Map<String, List<String>> call : calls) {
+            String id = one(call, "id", "call");
+            String url = one(call, "url", null);
+            String method = one(call, "method", "GET");
+            try {
+                int status = "jdk".equals(one(call, "client", "okhttp")) ? jdk(url, method) : okhttp(okhttp, url, method);
+                Report.line("RESULT", "id", id, "status", status);
+            } catch (IOException e) {
+                Report.line("RESULT", "id", id, "failure", e.getClass().getName());
+            }
+        }
+        if (idleMillis >= 0) {
+            Thread.sleep(idleMillis);
+            Report.line("DONE");
+            System.exit(0);
+        }
+
+        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+        ObjectName total = new ObjectName("retry-agent:type=total");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        long seen = -1;
+        while (System.nanoTime() < deadline) {
+            seen = server.isRegistered(total) ? (Long) server.getAttribute(total, "calls") : -1;
+            if (expectCalls < 0 ? seen >= 0 : seen == expectCalls) {
+                break;
+            }
+            Thread.sleep(50);
+        }
+        Report.line("WAITED", "totalCalls", seen);
+        for (ObjectName name : new TreeSet<>(server.queryNames(new ObjectName("retry-agent:*"), null))) {
+            List<Object> kv = new ArrayList<>(List.of("name", name.toString()));
+            for (MBeanAttributeInfo info : server.getMBeanInfo(name).getAttributes()) {
+                Object value = server.getAttribute(name, info.getName());
+                if (value instanceof TabularData table) {
+                    for (Object row : table.values()) {
+                        CompositeData c = (CompositeData) row;
+                        kv.add(info.getName() + "." + c.get("reason"));
+                        kv.add(c.get("value"));
+                    }
+                } else {
+                    kv.add(info.getName());
+                    kv.add(value + ":" + value.getClass().getSimpleName());
+                }
+            }
+            Report.line("MBEAN", kv.toArray());
+        }
+        if (hold) {
+            Report.line("HOLDING");
+            new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();
+        }
+        Report.line("DONE");
+        System.exit(0);
+    }
+
+    private static int okhttp(OkHttpClient client, String url, String method) throws IOException {
+        RequestBody body = method.equals("GET") ? null
+                : RequestBody.create("payload".getBytes(StandardCharsets.UTF_8), MediaType.get("text/plain"));
+        try (Response response = client.newCall(new Request.Builder().url(url).method(method, body).build()).execute()) {
+            response.body().string();
+            return response.code();
+        }
+    }
+
+    private static int jdk(String url, String method) throws IOException {
+        HttpURLConnection c = (HttpURLConnection) new URL(url).openConnection();
+        c.setRequestMethod(method);
+        if (!method.equals("GET")) {
+            c.setDoOutput(true);
+            try (OutputStream out = c.getOutputStream()) {
+                out.write("payload".getBytes(StandardCharsets.UTF_8));
+            }
+        }
+        int status = c.getResponseCode();
+        InputStream in = status >= 400 ? c.getErrorStream() : c.getInputStream();
+        if (in != null) {
+            try (InputStream body = in) {
+                body.readAllBytes();
+            }
+        }
+        return status;
+    }
+}
