@@ -3,6 +3,7 @@ package dev.retryagent.engine;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -44,14 +45,20 @@ public final class LogWindows {
     private final Clock clock;
     private final long windowNanos;
     private final Logger logger;
+    private final Runnable firstWindowOpened;
+    private final AtomicBoolean anyWindowOpened = new AtomicBoolean();
     private final ConcurrentHashMap<Destination, Window> windows = new ConcurrentHashMap<Destination, Window>();
 
-    /** Windows of {@value #WINDOW_SECONDS} s over the events of {@code engine}'s calls, written to {@link RetryLog#logger()}. */
-    public LogWindows(RetryEngine engine, Clock clock) {
-        this(engine, clock, TimeUnit.SECONDS.toNanos(WINDOW_SECONDS), RetryLog.logger());
+    /**
+     * Windows of {@value #WINDOW_SECONDS} s over the events of {@code engine}'s calls, written to
+     * {@link RetryLog#logger()}. {@code firstWindowOpened} runs once, on the thread of the first event: the caller
+     * starts calling {@link #flush()} then, so that a service whose calls never fail never pays for it.
+     */
+    public LogWindows(RetryEngine engine, Clock clock, Runnable firstWindowOpened) {
+        this(engine, clock, TimeUnit.SECONDS.toNanos(WINDOW_SECONDS), RetryLog.logger(), firstWindowOpened);
     }
 
-    LogWindows(RetryEngine engine, Clock clock, long windowNanos, Logger logger) {
+    LogWindows(RetryEngine engine, Clock clock, long windowNanos, Logger logger, Runnable firstWindowOpened) {
         if (windowNanos <= 0) {
             throw new IllegalArgumentException("windowNanos must be positive");
         }
@@ -59,6 +66,7 @@ public final class LogWindows {
         this.clock = clock;
         this.windowNanos = windowNanos;
         this.logger = logger;
+        this.firstWindowOpened = firstWindowOpened;
     }
 
     /**
@@ -85,6 +93,9 @@ public final class LogWindows {
                 w = windows.putIfAbsent(destination, opened);
                 if (w == null) {
                     w = opened;
+                    if (!anyWindowOpened.get() && anyWindowOpened.compareAndSet(false, true)) {
+                        firstWindowOpened.run();
+                    }
                 }
             }
             synchronized (w) {

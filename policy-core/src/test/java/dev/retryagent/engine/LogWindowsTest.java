@@ -34,6 +34,7 @@ class LogWindowsTest {
             + "( give-up-reasons=\\S+)? window=10s$");
 
     private final FakeClock clock = new FakeClock();
+    private int firstWindows;
     private final List<String> lines = new ArrayList<>();
     private final Logger logger = capturing(lines);
     private RetryEngine engine = engine(defaults(b -> noJitter(b).maxAttempts(3)));
@@ -48,7 +49,7 @@ class LogWindowsTest {
     }
 
     private LogWindows windows(RetryEngine e) {
-        return new LogWindows(e, clock, TimeUnit.SECONDS.toNanos(10), logger);
+        return new LogWindows(e, clock, TimeUnit.SECONDS.toNanos(10), logger, () -> firstWindows++);
     }
 
     private static Logger capturing(List<String> into) {
@@ -229,6 +230,7 @@ class LogWindowsTest {
         clock.advanceSeconds(4);
         failingCall(B);
         assertEquals(4, events().size(), "first retry and give-up at each destination: " + lines);
+        assertEquals(1, firstWindows, "flushes are asked for once");
         assertEquals(2, events().stream().filter(l -> l.contains(" host=b.internal ")).count(), String.join("\n", lines));
         clock.advanceSeconds(6);
         windows.flush();
@@ -247,6 +249,7 @@ class LogWindowsTest {
         clock.advanceSeconds(30);
         windows.flush();
         assertEquals(List.of(), lines, "no event, no line");
+        assertEquals(0, firstWindows, "nothing asks for flushes while no call failed");
 
         failingCall(A);
         clock.advanceSeconds(10);
@@ -285,7 +288,7 @@ class LogWindowsTest {
         Logger capture = capturing(seen);
         Handler handler = capture.getHandlers()[0];
         global.addHandler(handler);
-        LogWindows installed = new LogWindows(engine, clock, TimeUnit.SECONDS.toNanos(10), global);
+        LogWindows installed = new LogWindows(engine, clock, TimeUnit.SECONDS.toNanos(10), global, () -> firstWindows++);
         RetryLog.install(installed);
         try {
             global.setLevel(Level.FINE);

@@ -2,8 +2,10 @@ package dev.retryagent.agent.bootstrap;
 
 import dev.retryagent.engine.AsyncRetryLoop;
 import dev.retryagent.engine.Clock;
+import dev.retryagent.engine.LogWindows;
 import dev.retryagent.engine.RandomSource;
 import dev.retryagent.engine.RetryEngine;
+import dev.retryagent.engine.RetryLog;
 import dev.retryagent.engine.RetryLoop;
 import dev.retryagent.engine.Scheduler;
 import dev.retryagent.engine.Sleeper;
@@ -47,6 +49,8 @@ public final class RetryRuntime {
         RetryEngine e = new RetryEngine(policy, Clock.SYSTEM, RandomSource.THREAD_LOCAL);
         loop = new RetryLoop(e, Clock.SYSTEM, Sleeper.SYSTEM);
         asyncLoop = new AsyncRetryLoop(e, Clock.SYSTEM, scheduler);
+        // The log's summary lines read this engine's counters.
+        RetryLog.install(new LogWindows(e, Clock.SYSTEM, EndLogWindows.INSTANCE));
         engine = e;
     }
 
@@ -86,6 +90,29 @@ public final class RetryRuntime {
             }
         }
         return false;
+    }
+
+    /**
+     * Ends the log's windows every second from the first one on, so that a window's summary is written when its
+     * 10 s are over even if its destination sees no further event; a service whose calls never fail starts nothing.
+     */
+    private static final class EndLogWindows implements Runnable {
+        static final EndLogWindows INSTANCE = new EndLogWindows();
+
+        private boolean scheduled;
+
+        @Override
+        public synchronized void run() {
+            if (!scheduled) {
+                scheduled = true;
+                Housekeeping.every("log-windows", 1000, new Runnable() {
+                    @Override
+                    public void run() {
+                        RetryLog.flushWindows();
+                    }
+                });
+            }
+        }
     }
 
     /**
