@@ -22,8 +22,10 @@ import java.util.logging.Logger;
  *
  * <p>The summary's counts are the window's totals, the events written in full included. {@code calls} is read
  * from the engine's counters of the destination (every client), so that a call that succeeds at once costs the
- * log nothing: it is never seen here. {@code give-ups} counts every reason, {@code budget} included; that one is
- * also given alone as {@code budget-refused}.
+ * log nothing: it is never seen here. The engine counts a call when its first attempt ends; so that calls counted
+ * by other threads while a window was being opened are not missed, {@code calls} is never less than the events
+ * that follow a first attempt (each call has at most one). {@code give-ups} counts every reason, {@code budget}
+ * included; that one is also given alone as {@code budget-refused}.
  *
  * <p>Windows follow each other without a gap while their destination keeps failing; a window in which nothing
  * happened ends the destination's state, so memory is bounded by the destinations that failed in the last two
@@ -107,6 +109,9 @@ public final class LogWindows {
                 }
                 first = w.counts[kind]++ == 0;
                 w.any = true;
+                if (followsFirstAttempt(decision)) {
+                    w.firstAttemptEvents++;
+                }
             }
             break;
         }
@@ -181,6 +186,7 @@ public final class LogWindows {
         long end;
         long callsAtStart;
         final long[] counts = new long[KINDS];
+        long firstAttemptEvents;
         boolean any;
         /** Removed from the map: an event that finds it takes a new one. */
         boolean ended;
@@ -201,6 +207,7 @@ public final class LogWindows {
             callsAtStart = callsNow - (startsWithCall ? 1 : 0);
             end = now - end >= windowNanos ? now + windowNanos : end + windowNanos;
             java.util.Arrays.fill(counts, 0);
+            firstAttemptEvents = 0;
             any = false;
             return summary;
         }
@@ -219,7 +226,7 @@ public final class LogWindows {
             line.append(RetryLog.LOGGER_NAME).append(" summary host=").append(destination.host())
                     .append(" port=").append(destination.port())
                     .append(" scheme=").append(destination.scheme())
-                    .append(" calls=").append(Math.max(0, callsAtEnd - callsAtStart))
+                    .append(" calls=").append(Math.max(firstAttemptEvents, callsAtEnd - callsAtStart))
                     .append(" retries=").append(counts[RETRY])
                     .append(" would-retry=").append(counts[WOULD_RETRY])
                     .append(" give-ups=").append(giveUps)

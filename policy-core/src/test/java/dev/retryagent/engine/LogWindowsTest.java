@@ -188,6 +188,25 @@ class LogWindowsTest {
     }
 
     @Test
+    void callsCountedByOtherThreadsWhileTheWindowOpenedAreNotMissed() {
+        // Three threads' first attempts end (the engine counts their calls) before any of their events reaches
+        // the log, as when the first event of a burst is slow to be written.
+        CallFacts[] calls = {get(A), get(A), get(A)};
+        Outcome unavailable = Outcome.status(503, null);
+        RetryDecision[] decisions = new RetryDecision[calls.length];
+        for (int i = 0; i < calls.length; i++) {
+            decisions[i] = engine.decide(calls[i], 1, unavailable, 0, 0);
+        }
+        for (int i = 0; i < calls.length; i++) {
+            windows.event(calls[i], unavailable, decisions[i]);
+        }
+        clock.advanceSeconds(10);
+        windows.flush();
+        assertEquals(List.of("retry-agent summary host=a.internal port=443 scheme=https calls=3 retries=3 would-retry=0"
+                + " give-ups=0 budget-refused=0 window=10s"), summaries());
+    }
+
+    @Test
     void windowsFollowEachOtherWhileTheDestinationKeepsFailing() {
         failingCall(A);
         clock.advanceSeconds(10);

@@ -28,6 +28,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * --seconds S        with --rate: calls = R * S
  * --threads T        default 200
  * --await-line       when the calls are done, print CALLS-DONE and wait for a line on stdin before exiting
+ * --linger-ms M      when the calls are done, stay M ms before exiting (a log window's end comes meanwhile)
  * </pre>
  *
  * Prints {@code CALLS-DONE calls=N ok=N failed=N elapsedMs=N served=N}; exits 0.
@@ -40,6 +41,7 @@ public final class OutageApp {
         double seconds = 0;
         int threads = 200;
         boolean awaitLine = false;
+        long lingerMillis = 0;
         for (int i = 0; i < argv.length; i++) {
             switch (argv[i]) {
                 case "--url" -> url = argv[++i];
@@ -48,6 +50,7 @@ public final class OutageApp {
                 case "--seconds" -> seconds = Double.parseDouble(argv[++i]);
                 case "--threads" -> threads = Integer.parseInt(argv[++i]);
                 case "--await-line" -> awaitLine = true;
+                case "--linger-ms" -> lingerMillis = Long.parseLong(argv[++i]);
                 default -> throw new IllegalArgumentException("unknown argument " + argv[i]);
             }
         }
@@ -103,6 +106,7 @@ public final class OutageApp {
         if (awaitLine) {
             new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();
         }
+        Thread.sleep(lingerMillis);
         if (server != null) {
             server.stop(0);
         }
