@@ -75,6 +75,19 @@ class LogVolumeIT {
     }
 
     @Test
+    void aJvmThatExitsBeforeTheWindowsEndWritesItsSummaryAtExit() {
+        try (ScriptedServer server = ScriptedServer.start(Step.status(503))) {
+            ForkedApp.Result run = app("info").args("--url", server.url("/items"), "--calls", "20").run()
+                    .assertExitCode(0);
+            List<String> events = events(run.agentLog());
+            assertEquals(4, events.size(), run.describe());
+            assertTrue(events.get(3).startsWith("retry-agent summary host=127.0.0.1 port=" + server.port()
+                    + " scheme=http calls=20 retries=10 would-retry=0 give-ups=20 budget-refused=15"
+                    + " give-up-reasons=attempts:5,budget:15 window="), run.describe());
+        }
+    }
+
+    @Test
     void atDebugEveryEventIsALine() {
         try (ScriptedServer server = ScriptedServer.start(Step.status(503))) {
             ForkedApp.Result run = app("debug").args("--url", server.url("/items"), "--calls", "20").run()

@@ -1,5 +1,7 @@
 package dev.retryagent.engine;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -150,6 +152,29 @@ public final class LogWindows {
         }
     }
 
+    /**
+     * Ends every window now, over or not, and returns the summaries of those in which anything happened, for the
+     * caller to write: at JVM exit, when the logger's handlers may already be closed.
+     */
+    public List<String> endAll() {
+        long now = clock.nanoTime();
+        List<String> summaries = new ArrayList<String>();
+        for (Map.Entry<Destination, Window> entry : windows.entrySet()) {
+            Window w = entry.getValue();
+            synchronized (w) {
+                if (w.ended) {
+                    continue;
+                }
+                if (w.any) {
+                    summaries.add(w.summary(entry.getKey(), calls(entry.getKey()), now - (w.end - windowNanos)));
+                }
+                w.ended = true;
+                windows.remove(entry.getKey(), w);
+            }
+        }
+        return summaries;
+    }
+
     /** How many destinations have a window now (for tests: memory stays bounded). */
     int size() {
         return windows.size();
@@ -203,7 +228,7 @@ public final class LogWindows {
          * to the new window.
          */
         String roll(Destination destination, long now, long callsNow, boolean startsWithCall) {
-            String summary = any ? summary(destination, callsNow - (startsWithCall ? 1 : 0)) : null;
+            String summary = any ? summary(destination, callsNow - (startsWithCall ? 1 : 0), windowNanos) : null;
             callsAtStart = callsNow - (startsWithCall ? 1 : 0);
             end = now - end >= windowNanos ? now + windowNanos : end + windowNanos;
             java.util.Arrays.fill(counts, 0);
@@ -212,7 +237,7 @@ public final class LogWindows {
             return summary;
         }
 
-        private String summary(Destination destination, long callsAtEnd) {
+        String summary(Destination destination, long callsAtEnd, long spanNanos) {
             long giveUps = 0;
             StringBuilder reasons = new StringBuilder();
             for (GiveUpReason reason : REASONS) {
@@ -234,7 +259,7 @@ public final class LogWindows {
             if (reasons.length() > 0) {
                 line.append(" give-up-reasons=").append(reasons);
             }
-            long millis = TimeUnit.NANOSECONDS.toMillis(windowNanos);
+            long millis = TimeUnit.NANOSECONDS.toMillis(spanNanos);
             line.append(" window=").append(millis % 1000 == 0 ? (millis / 1000) + "s" : millis + "ms");
             return line.toString();
         }

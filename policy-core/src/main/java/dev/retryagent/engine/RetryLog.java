@@ -1,5 +1,7 @@
 package dev.retryagent.engine;
 
+import java.util.Collections;
+import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -80,6 +82,12 @@ public final class RetryLog {
         if (w != null) {
             w.flush();
         }
+    }
+
+    /** Ends every window now and returns the summaries to write (see {@link LogWindows#endAll()}); for JVM exit. */
+    public static List<String> endAllWindows() {
+        LogWindows w = windows;
+        return w == null ? Collections.<String>emptyList() : w.endAll();
     }
 
     /** An error inside the agent: logged once per place, so that a broken hook cannot flood the log. */

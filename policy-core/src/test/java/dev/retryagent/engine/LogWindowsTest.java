@@ -283,6 +283,28 @@ class LogWindowsTest {
     }
 
     @Test
+    void atExitEveryOpenWindowsSummaryIsReturnedWithTheTimeItCovered() {
+        failingCall(A);
+        clock.advanceSeconds(10);
+        windows.flush();
+        clock.advanceMillis(3_500);
+        failingCall(A);
+        failingCall(B);
+        int written = lines.size();
+        assertEquals(List.of(
+                "retry-agent summary host=a.internal port=443 scheme=https calls=1 retries=2 would-retry=0 give-ups=1"
+                        + " budget-refused=0 give-up-reasons=attempts:1 window=3500ms",
+                "retry-agent summary host=b.internal port=443 scheme=https calls=1 retries=2 would-retry=0 give-ups=1"
+                        + " budget-refused=0 give-up-reasons=attempts:1 window=0s"),
+                windows.endAll().stream().sorted().collect(Collectors.toList()));
+        assertEquals(written, lines.size(), "returned, not written: the handlers may be closed at exit");
+        assertEquals(0, windows.size());
+        clock.advanceSeconds(10);
+        windows.flush();
+        assertEquals(written, lines.size(), "ended once");
+    }
+
+    @Test
     void memoryStaysBoundedWithoutFlushesToo() {
         int hosts = LogWindows.SWEEP_ABOVE + 100;
         for (int i = 0; i < hosts; i++) {

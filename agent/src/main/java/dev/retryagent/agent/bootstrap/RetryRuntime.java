@@ -94,7 +94,8 @@ public final class RetryRuntime {
 
     /**
      * Ends the log's windows every second from the first one on, so that a window's summary is written when its
-     * 10 s are over even if its destination sees no further event; a service whose calls never fail starts nothing.
+     * 10 s are over even if its destination sees no further event, and once more at JVM exit, so that a short run
+     * does not lose the counts of its last window. A service whose calls never fail starts nothing.
      */
     private static final class EndLogWindows implements Runnable {
         static final EndLogWindows INSTANCE = new EndLogWindows();
@@ -103,14 +104,31 @@ public final class RetryRuntime {
 
         @Override
         public synchronized void run() {
-            if (!scheduled) {
-                scheduled = true;
-                Housekeeping.every("log-windows", 1000, new Runnable() {
-                    @Override
-                    public void run() {
-                        RetryLog.flushWindows();
+            if (scheduled) {
+                return;
+            }
+            scheduled = true;
+            Housekeeping.every("log-windows", 1000, new Runnable() {
+                @Override
+                public void run() {
+                    RetryLog.flushWindows();
+                }
+            });
+            Thread atExit = new Thread(new Runnable() {
+                @Override
+                public void run() {
+                    // Straight to stderr, where the agent's handler writes: java.util.logging's own shutdown hook
+                    // may have closed the handlers already.
+                    for (String line : RetryLog.endAllWindows()) {
+                        System.err.println(line);
                     }
-                });
+                }
+            }, "retry-agent-log-exit");
+            atExit.setContextClassLoader(null);
+            try {
+                Runtime.getRuntime().addShutdownHook(atExit);
+            } catch (IllegalStateException shuttingDown) {
+                // the JVM is exiting already: nothing more will be counted
             }
         }
     }
