@@ -44,6 +44,7 @@ public final class LogWindows {
     private static final int KINDS = FIRST_GIVE_UP + REASONS.length;
     /** Above this many windows, an event that opens another one first ends those that are over. */
     static final int SWEEP_ABOVE = 1024;
+    private static final long SWEEP_EVERY_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private final RetryEngine engine;
     private final Clock clock;
@@ -51,6 +52,8 @@ public final class LogWindows {
     private final Logger logger;
     private final Runnable firstWindowOpened;
     private final AtomicBoolean anyWindowOpened = new AtomicBoolean();
+    /** Racy: at worst two threads sweep at once. */
+    private volatile long lastSweepNanos;
     private final ConcurrentHashMap<Destination, Window> windows = new ConcurrentHashMap<Destination, Window>();
 
     /**
@@ -71,6 +74,7 @@ public final class LogWindows {
         this.windowNanos = windowNanos;
         this.logger = logger;
         this.firstWindowOpened = firstWindowOpened;
+        this.lastSweepNanos = clock.nanoTime() - SWEEP_EVERY_NANOS;
     }
 
     /**
@@ -89,7 +93,9 @@ public final class LogWindows {
         while (true) {
             Window w = windows.get(destination);
             if (w == null) {
-                if (windows.size() >= SWEEP_ABOVE) {
+                if (windows.size() >= SWEEP_ABOVE && now - lastSweepNanos >= SWEEP_EVERY_NANOS) {
+                    // Bounded without the periodic flush too; at most once a second, since it walks every window.
+                    lastSweepNanos = now;
                     flush(now);
                 }
                 // The call whose first attempt this event follows was counted before its window existed.
