@@ -240,6 +240,11 @@ public final class RetryEngine {
         return RetryDecision.giveUp(reason, attempt, max);
     }
 
+    /** The destination whose budget and counters {@code call}'s decisions use (for the log's summary lines). */
+    Destination destinationOf(CallFacts call) {
+        return destinations.get(call.scheme(), call.host(), call.port());
+    }
+
     /** Every destination seen, with its counters per client (for JMX and tests). */
     public List<Destination> destinations() {
         return destinations.all();

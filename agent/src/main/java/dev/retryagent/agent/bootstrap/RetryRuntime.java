@@ -2,8 +2,10 @@ package dev.retryagent.agent.bootstrap;
 
 import dev.retryagent.engine.AsyncRetryLoop;
 import dev.retryagent.engine.Clock;
+import dev.retryagent.engine.LogWindows;
 import dev.retryagent.engine.RandomSource;
 import dev.retryagent.engine.RetryEngine;
+import dev.retryagent.engine.RetryLog;
 import dev.retryagent.engine.RetryLoop;
 import dev.retryagent.engine.Scheduler;
 import dev.retryagent.engine.Sleeper;
@@ -47,6 +49,8 @@ public final class RetryRuntime {
         RetryEngine e = new RetryEngine(policy, Clock.SYSTEM, RandomSource.THREAD_LOCAL);
         loop = new RetryLoop(e, Clock.SYSTEM, Sleeper.SYSTEM);
         asyncLoop = new AsyncRetryLoop(e, Clock.SYSTEM, scheduler);
+        // The log's summary lines read this engine's counters.
+        RetryLog.install(new LogWindows(e, Clock.SYSTEM, EndLogWindows.INSTANCE));
         engine = e;
     }
 
@@ -86,6 +90,47 @@ public final class RetryRuntime {
             }
         }
         return false;
+    }
+
+    /**
+     * Ends the log's windows every second from the first one on, so that a window's summary is written when its
+     * 10 s are over even if its destination sees no further event, and once more at JVM exit, so that a short run
+     * does not lose the counts of its last window. A service whose calls never fail starts nothing.
+     */
+    private static final class EndLogWindows implements Runnable {
+        static final EndLogWindows INSTANCE = new EndLogWindows();
+
+        private boolean scheduled;
+
+        @Override
+        public synchronized void run() {
+            if (scheduled) {
+                return;
+            }
+            scheduled = true;
+            Housekeeping.every("log-windows", 1000, new Runnable() {
+                @Override
+                public void run() {
+                    RetryLog.flushWindows();
+                }
+            });
+            Thread atExit = new Thread(new Runnable() {
+                @Override
+                public void run() {
+                    // Straight to stderr, where the agent's handler writes: java.util.logging's own shutdown hook
+                    // may have closed the handlers already.
+                    for (String line : RetryLog.endAllWindows()) {
+                        System.err.println(line);
+                    }
+                }
+            }, "retry-agent-log-exit");
+            atExit.setContextClassLoader(null);
+            try {
+                Runtime.getRuntime().addShutdownHook(atExit);
+            } catch (IllegalStateException shuttingDown) {
+                // the JVM is exiting already: nothing more will be counted
+            }
+        }
     }
 
     /**
