@@ -177,8 +177,9 @@ final class PolicyWatcher implements Runnable {
         String hash = ContentHash.shortHex(content);
         remember(stamp, readAt);
         try {
-            Policy policy = load(content, hash);
+            Policy policy = parse(content);
             loadedHash = hash;
+            logLoaded(policy, hash);
             return policy;
         } catch (PolicyException e) {
             reported = "content " + hash;
@@ -228,7 +229,7 @@ final class PolicyWatcher implements Runnable {
         }
         Policy policy;
         try {
-            policy = load(content, hash);
+            policy = parse(content);
         } catch (PolicyException e) {
             report(problem, hash, e.errors());
             return;
@@ -236,6 +237,8 @@ final class PolicyWatcher implements Runnable {
         target.install(policy);
         loadedHash = hash;
         reported = null;
+        // Logged once in force, so that a call made after the line is seen runs under it.
+        logLoaded(policy, hash);
     }
 
     private Stamp stampOrNull() {
@@ -257,17 +260,17 @@ final class PolicyWatcher implements Runnable {
         }
     }
 
-    /** Parses {@code content} and logs the load; throws for an invalid one, logging nothing. */
-    private Policy load(byte[] content, String hash) throws PolicyException {
+    /** The policy of {@code content}, with the operator's mode, if any; throws for an invalid one. */
+    private Policy parse(byte[] content) throws PolicyException {
         Policy policy = PolicyLoader.parseContent(content, file.toString());
-        if (modeOverride != null) {
-            policy = policy.withModeOverride(modeOverride);
-        }
+        return modeOverride == null ? policy : policy.withModeOverride(modeOverride);
+    }
+
+    private void logLoaded(Policy policy, String hash) {
         RetryLog.agent(Level.INFO, "policy-loaded file=" + file + " hash=" + hash
                 + " rules=" + policy.rules().size()
                 + " mode=" + policy.mode().configName()
                 + " builtInRetries=" + policy.builtInRetries().configName());
-        return policy;
     }
 
     /** One line per distinct problem: the first error with its file:line: key, and what keeps running. */

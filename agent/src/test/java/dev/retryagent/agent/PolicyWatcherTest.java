@@ -35,6 +35,7 @@ class PolicyWatcherTest {
     private final FakeFiles files = new FakeFiles();
     private final long[] now = {1_000_000};
     private final List<Policy> installed = new ArrayList<>();
+    private final List<Integer> linesLoggedAtInstall = new ArrayList<>();
     private final List<String> log = new ArrayList<>();
     private final Handler capture = new Handler() {
         @Override
@@ -67,7 +68,10 @@ class PolicyWatcherTest {
     }
 
     private PolicyWatcher watcher(Mode override) {
-        return new PolicyWatcher(FILE, override, files, () -> now[0], installed::add);
+        return new PolicyWatcher(FILE, override, files, () -> now[0], policy -> {
+            installed.add(policy);
+            linesLoggedAtInstall.add(log.size());
+        });
     }
 
     /** Time passes beyond the racy window, so that the stamp of the last write is trusted. */
@@ -126,6 +130,7 @@ class PolicyWatcherTest {
         assertEquals(5, installed.get(0).defaults().maxAttempts());
         assertEquals(1, installed.get(0).rules().size());
         assertEquals(2, lines("policy-loaded").size());
+        assertEquals(List.of(1), linesLoggedAtInstall, "the load is logged once the policy is in force");
         assertTrue(lines("policy-loaded").get(1).contains(
                 "hash=" + ContentHash.shortHex(BETTER.getBytes(StandardCharsets.UTF_8)) + " rules=1"), log::toString);
     }
