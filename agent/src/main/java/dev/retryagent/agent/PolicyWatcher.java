@@ -11,7 +11,6 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
-import java.nio.file.attribute.PosixFileAttributes;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Level;
@@ -22,7 +21,7 @@ import java.util.logging.Level;
  * to a timestamped directory that is swapped as a whole.
  *
  * <p>Each {@link #poll()} takes a cheap stamp of the file (the path it resolves to, its identity, size, modification
- * time and permissions); only when the stamp changed is the file read (bounded, by {@link PolicyLoader#read}) and
+ * time and whether it can be read); only when the stamp changed is the file read (bounded, by {@link PolicyLoader#read}) and
  * hashed, and only a content change loads a policy. A file whose modification time was too recent when it was read
  * is read again at the next poll, since a second write within the file system's timestamp granularity leaves the
  * stamp as it was. A file that cannot be read, or whose content is invalid, keeps the running policy and is reported
@@ -64,6 +63,7 @@ final class PolicyWatcher implements Runnable {
         final Object identity;
         final long size;
         final long modifiedNanos;
+        /** Whatever of its permissions can make it readable or not, or null. */
         final String permissions;
 
         Stamp(String resolved, Object identity, long size, long modifiedNanos, String permissions) {
@@ -107,17 +107,12 @@ final class PolicyWatcher implements Runnable {
         @Override
         public Stamp stamp(Path file) throws IOException {
             Path real = file.toRealPath();
-            BasicFileAttributes attributes;
-            String permissions = null;
-            try {
-                PosixFileAttributes posix = Files.readAttributes(real, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-                permissions = posix.permissions() + " " + posix.owner() + " " + posix.group();
-                attributes = posix;
-            } catch (UnsupportedOperationException e) {
-                attributes = Files.readAttributes(real, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-            }
+            BasicFileAttributes attributes = Files.readAttributes(real, BasicFileAttributes.class,
+                    LinkOption.NOFOLLOW_LINKS);
+            // Whether it can be read, rather than its permissions and owner: looking the owner's name up is slow,
+            // and only a change of readability matters here.
             return new Stamp(real.toString(), attributes.fileKey(), attributes.size(),
-                    attributes.lastModifiedTime().to(TimeUnit.NANOSECONDS), permissions);
+                    attributes.lastModifiedTime().to(TimeUnit.NANOSECONDS), Files.isReadable(real) ? "r" : "-");
         }
 
         @Override
@@ -165,8 +160,8 @@ final class PolicyWatcher implements Runnable {
      * that appears, is picked up by a later {@link #poll()}. Does not install the policy; the caller does.
      */
     Policy start() {
-        Stamp stamp = stampOrNull();
-        long readAt = clock.currentTimeMillis();
+        // No stamp yet: the first poll reads the file again (and takes it), off the application's start-up.
+        readStamp = null;
         byte[] content;
         try {
             content = files.read(file);
@@ -175,7 +170,6 @@ final class PolicyWatcher implements Runnable {
             return invalidAtStartUp(e.errors());
         }
         String hash = ContentHash.shortHex(content);
-        remember(stamp, readAt);
         try {
             Policy policy = parse(content);
             loadedHash = hash;
