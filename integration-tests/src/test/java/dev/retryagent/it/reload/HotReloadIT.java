@@ -1,11 +1,11 @@
 package dev.retryagent.it.reload;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.retryagent.it.apps.LineDrivenApp;
+import dev.retryagent.it.harness.ClientLibs;
 import dev.retryagent.it.harness.ForkedApp;
 import dev.retryagent.it.harness.RecordedRequest;
 import dev.retryagent.it.harness.ReportLine;
@@ -23,6 +23,8 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * SPEC 4.13: the built agent in a forked JVM that makes a call per line it reads, while the test changes its policy
@@ -63,12 +65,17 @@ class HotReloadIT {
         private int seq;
 
         Service(String name, Path file) {
+            this(name, file, "jdk", ClientLibs.NONE);
+        }
+
+        Service(String name, Path file, String client, ClientLibs libs) {
             this.file = file;
             this.app = ForkedApp.of(LineDrivenApp.class)
                     .name(name)
+                    .clientLibs(libs)
                     .agentArg("policy", file.toString())
                     .agentArg("log", "info")
-                    .args("--url", "http://" + server.host() + ":" + server.port())
+                    .args("--url", "http://" + server.host() + ":" + server.port(), "--client", client)
                     .timeout(Duration.ofSeconds(120))
                     .start();
             app.awaitStdoutLine(l -> l.startsWith("APP "), CALL_LIMIT);
@@ -280,29 +287,33 @@ class HotReloadIT {
         }
     }
 
-    @Test
-    void modeOffInTheFileIsTheKillSwitch() throws Exception {
+    /**
+     * The client object is built at start-up, under {@code enforce} and {@code builtInRetries: replace}, and reused
+     * after the switch: every call after it is sent once, as the application sent it.
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"jdk, NONE", "okhttp, OKHTTP_5", "httpclient5, HTTPCLIENT5_NEWEST"})
+    void modeOffInTheFileIsTheKillSwitch(String client, ClientLibs libs) throws Exception {
         String before = policy(3);
         String off = "version: 1\nmode: off\n";
-        Path file = plainFile("kill-switch", before);
-        try (Service service = new Service("reload-kill-switch", file)) {
+        Path file = plainFile("kill-switch-" + client, before);
+        try (Service service = new Service("reload-kill-switch-" + client, file, client, libs)) {
             service.awaitStartUp(before);
             assertAttempts(3, service.call("/on"));
 
             Change changedAt = service.change();
             Files.writeString(file, off);
-            service.awaitLoaded("kill-switch", off, changedAt);
+            service.awaitLoaded("kill-switch-" + client, off, changedAt);
             assertTrue(service.agentLines("policy-loaded").get(1).contains(" mode=off "), service.app.stderrSoFar());
             for (int i = 0; i < 3; i++) {
                 List<RecordedRequest> seen = service.call("/off-" + i);
                 assertEquals(1, seen.size(), "one request per call: " + seen);
-                assertFalse(seen.get(0).headers().toString().contains("Retry-Attempt"), seen.toString());
-                assertNull(seen.get(0).header("Retry-Attempt"));
+                assertNull(seen.get(0).header("Retry-Attempt"), seen.toString());
             }
 
             changedAt = service.change();
             Files.writeString(file, before);
-            service.awaitLoaded("back-on", before, changedAt);
+            service.awaitLoaded("back-on-" + client, before, changedAt);
             assertAttempts(3, service.call("/on-again"));
         }
     }
