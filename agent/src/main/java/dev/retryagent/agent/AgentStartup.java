@@ -1,6 +1,7 @@
 package dev.retryagent.agent;
 
 import dev.retryagent.agent.bootstrap.Hooks;
+import dev.retryagent.agent.bootstrap.Housekeeping;
 import dev.retryagent.agent.bootstrap.RetryRuntime;
 import dev.retryagent.agent.httpclient5.HttpClient5Instrumentation;
 import dev.retryagent.agent.httpurlconnection.HttpUrlConnectionInstrumentation;
@@ -13,10 +14,9 @@ import dev.retryagent.agent.okhttp.OkHttpInstrumentation;
 import dev.retryagent.engine.RetryLog;
 import dev.retryagent.policy.Mode;
 import dev.retryagent.policy.Policy;
-import dev.retryagent.policy.PolicyError;
-import dev.retryagent.policy.PolicyException;
-import dev.retryagent.policy.PolicyLoader;
 import java.lang.instrument.Instrumentation;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -75,9 +75,13 @@ final class AgentStartup {
         for (String warning : config.warnings()) {
             RetryLog.agent(Level.WARNING, warning);
         }
-        Policy policy = loadPolicy(config.policy());
-        if (config.mode() != null) {
-            policy = policy.withModeOverride(config.mode());
+        PolicyWatcher watcher = null;
+        Policy policy;
+        if (config.policy() == null) {
+            policy = builtInPolicy(config.mode());
+        } else {
+            watcher = watcher(config.policy(), config.mode());
+            policy = watcher != null ? watcher.start() : Policy.builtIn().withModeOverride(Mode.OFF);
         }
         RetryRuntime.install(policy);
 
@@ -85,6 +89,9 @@ final class AgentStartup {
         inst.addTransformer(transformer, true);
         int retransformed = transformer.retransformLoaded(inst);
         Metrics.start();
+        if (watcher != null) {
+            Housekeeping.every("policy-reload", PolicyWatcher.PERIOD_MILLIS, watcher);
+        }
 
         // Attached: the line the target's operator reads to know the attach took effect (at start-up, debug only).
         Level startedLevel = attached ? Level.INFO : Level.FINE;
@@ -98,26 +105,37 @@ final class AgentStartup {
     }
 
     /**
-     * The policy to run: the file's, or the built-in one. A file that cannot be used leaves the application
-     * running without retries (SPEC 4.11): every error is logged with its file, line and key, and the agent
-     * runs in mode {@code off}.
+     * The watcher of the policy file {@code file}: its start-up load, then its reloads (SPEC 4.13). A file that
+     * cannot be used leaves the application running without retries (SPEC 4.11): every error is logged with its
+     * file, line and key, and the agent runs in mode {@code off} until the file is fixed. The operator's
+     * {@code mode} argument, if any, overrides the file's mode at every load.
      */
-    static Policy loadPolicy(String file) {
-        if (file == null) {
-            return Policy.builtIn();
-        }
+    static PolicyWatcher watcher(String file, Mode modeOverride) {
+        Path path;
         try {
-            return PolicyLoader.load(Paths.get(file));
-        } catch (PolicyException e) {
-            for (PolicyError error : e.errors()) {
-                RetryLog.agent(Level.SEVERE, "policy-error " + error);
-            }
-            RetryLog.agent(Level.SEVERE, "policy-invalid file=" + file + " errors=" + e.errors().size()
-                    + "; the application runs without retries (mode off)");
-        } catch (RuntimeException e) {
-            RetryLog.agent(Level.SEVERE, "policy-invalid file=" + file + " error=" + e.getClass().getName()
-                    + "; the application runs without retries (mode off)");
+            path = Paths.get(file);
+        } catch (InvalidPathException e) {
+            RetryLog.agent(Level.SEVERE, "policy-invalid file=" + file
+                    + " error=not a valid path; the application runs without retries (mode off)");
+            return null;
         }
-        return Policy.builtIn().withModeOverride(Mode.OFF);
+        return new PolicyWatcher(path, modeOverride, PolicyWatcher.REAL_FILES, PolicyWatcher.SYSTEM_CLOCK,
+                new PolicyWatcher.Target() {
+                    @Override
+                    public void install(Policy policy) {
+                        RetryRuntime.setPolicy(policy);
+                    }
+                });
+    }
+
+    /** The built-in policy, when no file is given; logged as a load, so that every service says what it runs. */
+    static Policy builtInPolicy(Mode modeOverride) {
+        Policy policy = Policy.builtIn();
+        if (modeOverride != null) {
+            policy = policy.withModeOverride(modeOverride);
+        }
+        RetryLog.agent(Level.INFO, "policy-loaded file=(built-in) rules=0 mode=" + policy.mode().configName()
+                + " builtInRetries=" + policy.builtInRetries().configName());
+        return policy;
     }
 }

@@ -127,12 +127,17 @@ public class FirstAttemptSuccessBenchmark {
 
     private CallFacts nextCall() {
         CallFacts[] all = calls;
+        CallFacts call;
         if (all.length == 1) {
-            return all[0];
+            call = all[0];
+        } else {
+            int i = next;
+            next = i + 1 == all.length ? 0 : i + 1;
+            call = all[i];
         }
-        int i = next;
-        next = i + 1 == all.length ? 0 : i + 1;
-        return all[i];
+        // A call keeps the rule found at its start; every real call is a new one, so the lookup is measured.
+        call.resolution = null;
+        return call;
     }
 
     @Benchmark

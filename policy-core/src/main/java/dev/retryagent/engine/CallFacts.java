@@ -1,5 +1,7 @@
 package dev.retryagent.engine;
 
+import dev.retryagent.policy.Policy;
+
 /**
  * What the engine needs to know about one call, in client-neutral terms. An adapter builds one per
  * call from its client's request. {@code path} carries no query string.
@@ -17,11 +19,13 @@ public final class CallFacts {
     /** The attempt of the agent-run call this call is made inside, on the same thread; 0 when none. */
     private final int enclosingAttempt;
     /**
-     * The engine's rule lookup for this call, remembered so that a call pays for one lookup, not one per
-     * question it asks; the engine checks that it was made under the current policy. Not part of the
-     * facts: a plain field, because a {@link Resolution} is immutable and safe to read through a race.
+     * The engine's rule lookup for this call, made at its first question and kept for the rest of the call: a call
+     * runs under one policy from start to end, even when another is loaded meanwhile. Not part of the facts: a
+     * plain field, because a {@link Resolution} is immutable and safe to read through a race.
      */
     Resolution resolution;
+    /** The policy these facts were read under (its key headers, its marker), or null: the engine's current one. */
+    Policy readUnder;
 
     /**
      * @param client                one of {@code httpurlconnection}, {@code okhttp}, {@code apache-httpclient5}
@@ -55,6 +59,17 @@ public final class CallFacts {
         this.bodyReplayable = call.bodyReplayable;
         this.markerPresent = call.markerPresent;
         this.enclosingAttempt = enclosingAttempt;
+        this.readUnder = call.readUnder;
+    }
+
+    /**
+     * Says that these facts were read under {@code policy} (which headers count as an idempotency key, which one is
+     * the marker), so that the engine answers every question about the call under that same policy, even when a
+     * newer one was loaded in between: no call sees half of two policies. Returns these facts.
+     */
+    public CallFacts readUnder(Policy policy) {
+        this.readUnder = policy;
+        return this;
     }
 
     /**

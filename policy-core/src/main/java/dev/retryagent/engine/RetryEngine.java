@@ -25,6 +25,8 @@ public final class RetryEngine {
     private final Destinations destinations;
     /** The policy with its rules' settings, modes, markers and backoffs worked out once. */
     private volatile Resolution.Policies policies;
+    /** The one before, for calls whose facts were read under it just before a reload. */
+    private volatile Resolution.Policies previous;
 
     public RetryEngine(Policy policy, Clock clock, RandomSource random) {
         this.clock = clock;
@@ -38,23 +40,29 @@ public final class RetryEngine {
         return p == null ? null : p.policy;
     }
 
-    /** Replaces the policy; the next question about any call is answered under the new one. */
-    public void setPolicy(Policy policy) {
+    /**
+     * Replaces the policy. Calls that start afterwards run under the new one; a call already started (asked about
+     * once) keeps the one it started with to its end, so that no call sees half of two policies.
+     */
+    public synchronized void setPolicy(Policy policy) {
+        Resolution.Policies current = this.policies;
+        if (current != null && current.policy == policy) {
+            return;
+        }
+        this.previous = current;
         // A null policy is kept as null, so that the next question fails and the loops fail open.
         this.policies = policy == null ? null : new Resolution.Policies(policy);
     }
 
     /**
      * What the agent does with {@code call}: the mode of its rule (or the policy's). The loops ask this
-     * first, once per call; it looks the call's rule up (through the last lookup made for the call's
-     * destination, when the client, method, host, port and path are the same) and remembers it on
-     * {@code call}, so that {@link #markerHeaderFor} and {@link #decide} for the call need no lookup.
+     * first, once per call; that first question starts the call: its rule is looked up (through the last
+     * lookup made for the call's destination, when the client, method, host, port and path are the same)
+     * and remembered on {@code call}, so that every later question about it ({@link #markerHeaderFor},
+     * {@link #decide}) needs no lookup and gets its answer under the same policy.
      */
     public Mode modeFor(CallFacts call) {
-        Resolution.Policies p = policies;
-        Resolution r = lookUp(p, call);
-        call.resolution = r;
-        return r.mode;
+        return resolve(call).mode;
     }
 
     /**
@@ -69,22 +77,37 @@ public final class RetryEngine {
         if (call.markerPresent()) {
             return null;
         }
-        Resolution r = resolve(policies, call);
+        Resolution r = resolve(call);
         if (r.marker == null) {
             return null;
         }
         return call.enclosingAttempt() > 0 || mayRetry(r, call) ? r.marker : null;
     }
 
-    /** The call's rule as remembered on it, when that was under the current policy; else looked up. */
-    private Resolution resolve(Resolution.Policies p, CallFacts call) {
+    /** The call's rule as remembered on it since its first question; else looked up now, and remembered. */
+    private Resolution resolve(CallFacts call) {
         Resolution r = call.resolution;
-        if (r != null && r.owner == p) {
+        if (r != null) {
             return r;
         }
-        r = lookUp(p, call);
+        r = lookUp(policiesFor(call), call);
         call.resolution = r;
         return r;
+    }
+
+    /** The policy to answer a call under: the one its facts were read under, or else the current one. */
+    private Resolution.Policies policiesFor(CallFacts call) {
+        Resolution.Policies p = policies;
+        Policy under = call.readUnder;
+        if (under == null || p == null || p.policy == under) {
+            return p;
+        }
+        Resolution.Policies before = previous;
+        if (before != null && before.policy == under) {
+            return before;
+        }
+        // Read under a policy two reloads back: rare enough to work it out anew.
+        return new Resolution.Policies(under);
     }
 
     /**
@@ -102,6 +125,9 @@ public final class RetryEngine {
             return memo.resolution;
         }
         Resolution r = p.resolve(call);
+        if (p != policies) {
+            return r; // a call that started under the policy before: the memo is for the current one
+        }
         // Calls whose paths never repeat (ids in the path) must not replace the memo on every call:
         // that would allocate each time. It is replaced when it is missing or from an older policy, and
         // otherwise after a run of misses, so that a destination whose common call changes follows it.
@@ -119,7 +145,7 @@ public final class RetryEngine {
      * nested: a call that will not be retried here leaves the retrying to the layers below it. No side effects.
      */
     public boolean mayRetry(CallFacts call) {
-        return mayRetry(resolve(policies, call), call);
+        return mayRetry(resolve(call), call);
     }
 
     /**
@@ -129,7 +155,7 @@ public final class RetryEngine {
      * would). No side effects: nothing is counted.
      */
     public boolean mayRetry(CallFacts call, FailureKind kind) {
-        Resolution r = resolve(policies, call);
+        Resolution r = resolve(call);
         return r.settings.retriesFailure(kind) && mayRetry(r, call);
     }
 
@@ -162,7 +188,7 @@ public final class RetryEngine {
      */
     RetryDecision decideAt(CallFacts call, int attempt, Outcome outcome, long elapsedMillis,
                            long previousWaitMillis, long now) {
-        Resolution r = resolve(policies, call);
+        Resolution r = resolve(call);
         Mode mode = r.mode;
         if (mode == Mode.OFF) {
             return RetryDecision.done();

@@ -99,10 +99,11 @@ public final class Policy {
 
     /**
      * The mode for settings of this policy: an {@code off} or {@code observe} set on the policy by an
-     * operator override ({@link #withModeOverride}) wins over every rule; otherwise a rule's own mode wins.
+     * operator override ({@link #withModeOverride}) wins over every rule, and so does the file's own top-level
+     * {@code mode: off}, the kill switch (SPEC 6); otherwise a rule's own mode wins.
      */
     public Mode effectiveMode(RetrySettings settings) {
-        if (modeForced) {
+        if (modeForced || mode == Mode.OFF) {
             return mode;
         }
         return settings.mode() != null ? settings.mode() : mode;

@@ -12,6 +12,7 @@ import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
@@ -63,13 +64,22 @@ public final class PolicyLoader {
 
     /** Reads, parses and validates the policy file {@code file}. */
     public static Policy load(Path file) throws PolicyException {
+        byte[] content = read(file);
+        return parseContent(content, file.toString());
+    }
+
+    /**
+     * The bytes of the policy file {@code file}, read with a bound: at most {@link #MAX_FILE_BYTES}, and only from
+     * a regular file (a directory, a FIFO or a device in its place is an error, never a read that could block).
+     * Whoever reads a policy file again and again (a reload) reads it here, so that it is read the same way.
+     */
+    public static byte[] read(Path file) throws PolicyException {
         if (file == null) {
             throw new PolicyException(new PolicyError("(none)", 1, FILE_KEY, "no policy file was given"));
         }
         String source = file.toString();
-        byte[] bytes;
         try {
-            bytes = read(file, source);
+            return readBounded(file, source);
         } catch (PolicyException e) {
             throw e;
         } catch (NoSuchFileException e) {
@@ -81,8 +91,22 @@ public final class PolicyLoader {
             throw new PolicyException(new PolicyError(source, 1, FILE_KEY,
                     "cannot read the policy file: " + describe(e)), e);
         }
-        String text = decodeUtf8(bytes, source);
-        return parseChecked(text, source);
+    }
+
+    /**
+     * Parses and validates the content of a policy file as {@link #read} returns it (UTF-8).
+     *
+     * @param sourceName how errors and {@link Policy#source()} name it, usually the file's path
+     */
+    public static Policy parseContent(byte[] content, String sourceName) throws PolicyException {
+        String source = sourceName == null ? "(inline)" : sourceName;
+        if (content == null) {
+            throw new PolicyException(new PolicyError(source, 1, FILE_KEY, "no policy text was given"));
+        }
+        if (content.length > MAX_FILE_BYTES) {
+            throw tooLarge(source, content.length);
+        }
+        return parseChecked(decodeUtf8(content, source), source);
     }
 
     /**
@@ -103,10 +127,16 @@ public final class PolicyLoader {
         return parseChecked(yamlText, source);
     }
 
-    private static byte[] read(Path file, String source) throws IOException, PolicyException {
-        if (Files.isDirectory(file)) {
+    private static byte[] readBounded(Path file, String source) throws IOException, PolicyException {
+        BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class);
+        if (attributes.isDirectory()) {
             throw new PolicyException(new PolicyError(source, 1, FILE_KEY,
                     "the policy path is a directory, not a file"));
+        }
+        if (!attributes.isRegularFile()) {
+            // Opening a FIFO blocks until someone writes to it: refused before it is opened.
+            throw new PolicyException(new PolicyError(source, 1, FILE_KEY,
+                    "the policy path is not a regular file"));
         }
         byte[] buffer = new byte[MAX_FILE_BYTES + 1];
         int length = 0;

@@ -736,19 +736,86 @@ class RetryEngineTest {
         private final RetrySettings defaults = RetrySettings.builtIn();
 
         @Test
-        void aCallAskedAgainAfterAPolicyChangeIsAnsweredUnderTheNewPolicy() {
+        void aCallKeepsThePolicyItStartedWithWhileNewCallsGetTheNewOne() {
             RetryEngine engine = engine(policy(defaults, rule(0, host(HOST), defaults, b -> b.maxAttempts(2))));
             CallFacts call = get();
             assertEquals(Mode.ENFORCE, engine.modeFor(call));
-            assertEquals("Retry-Attempt", engine.markerHeaderFor(call));
-            assertRetry(engine.decide(call, 1, Outcome.status(503, null), 0, 0), 2, 2);
 
             engine.setPolicy(withMarker(policy(Mode.OBSERVE, defaults(b -> b.maxAttempts(4))), null));
-            assertNull(engine.markerHeaderFor(call));
-            RetryDecision decision = engine.decide(call, 2, Outcome.status(503, null), 0, 0);
+            assertEquals(Mode.ENFORCE, engine.modeFor(call), "asked again, the call keeps its start");
+            assertEquals("Retry-Attempt", engine.markerHeaderFor(call));
+            assertRetry(engine.decide(call, 1, Outcome.status(503, null), 0, 0), 2, 2);
+            assertGiveUp(engine.decide(call, 2, Outcome.status(503, null), 0, 0), GiveUpReason.ATTEMPTS);
+            assertTrue(engine.mayRetry(call, FailureKind.RESET));
+
+            CallFacts next = get();
+            assertEquals(Mode.OBSERVE, engine.modeFor(next));
+            assertNull(engine.markerHeaderFor(next));
+            RetryDecision decision = engine.decide(next, 1, Outcome.status(503, null), 0, 0);
             assertEquals(Action.WOULD_RETRY, decision.action());
             assertEquals(4, decision.maxAttempts());
-            assertEquals(Mode.OBSERVE, engine.modeFor(call));
+            assertFalse(engine.mayRetry(next, FailureKind.RESET));
+        }
+
+        @Test
+        void aCallStartedBeforeTheKillSwitchFinishesAsItStartedAndTheNextIsLeftAlone() {
+            RetryEngine engine = engine(policy(Mode.ENFORCE, defaults));
+            CallFacts inFlight = get();
+            assertEquals(Mode.ENFORCE, engine.modeFor(inFlight));
+            assertRetry(engine.decide(inFlight, 1, Outcome.status(503, null), 0, 0), 2, 3);
+
+            engine.setPolicy(policy(Mode.OFF, defaults));
+            assertRetry(engine.decide(inFlight, 2, Outcome.status(503, null), 100, 50), 3, 3);
+            CallFacts after = get();
+            assertEquals(Mode.OFF, engine.modeFor(after));
+            assertNull(engine.markerHeaderFor(after));
+            assertDone(engine.decide(after, 1, Outcome.status(503, null), 0, 0));
+        }
+
+        @Test
+        void aCallThatWasNeverAskedAboutStartsAtItsFirstQuestionWhicheverItIs() {
+            RetryEngine engine = engine(policy(Mode.ENFORCE, defaults));
+            CallFacts call = get();
+            engine.setPolicy(policy(Mode.OFF, defaults));
+            assertDone(engine.decide(call, 1, Outcome.status(503, null), 0, 0));
+            engine.setPolicy(policy(Mode.ENFORCE, defaults));
+            assertEquals(Mode.OFF, engine.modeFor(call));
+        }
+
+        @Test
+        void factsReadUnderTheLastPolicyAreAnsweredUnderIt() {
+            Policy first = policy(defaults, rule(0, host(HOST), defaults, b -> b.maxAttempts(2)));
+            Policy second = policy(defaults, rule(0, host(HOST), defaults, b -> b.maxAttempts(5)));
+            Policy third = withMarker(policy(Mode.OBSERVE, defaults), "X-Try");
+            RetryEngine engine = engine(first);
+            // The adapter read the key headers and the marker under the first policy, then a reload came.
+            CallFacts readBefore = get().readUnder(first);
+            engine.setPolicy(second);
+            assertEquals(Mode.ENFORCE, engine.modeFor(readBefore));
+            assertEquals(2, engine.decide(readBefore, 1, Outcome.status(503, null), 0, 0).maxAttempts());
+
+            CallFacts readUnderSecond = get().readUnder(second);
+            engine.setPolicy(third);
+            CallFacts twoBack = get().readUnder(first);
+            assertEquals(5, engine.decide(readUnderSecond, 1, Outcome.status(503, null), 0, 0).maxAttempts());
+            assertEquals(2, engine.decide(twoBack, 1, Outcome.status(503, null), 0, 0).maxAttempts());
+            assertEquals("Retry-Attempt", engine.markerHeaderFor(twoBack));
+
+            CallFacts current = get().readUnder(third);
+            CallFacts unbound = get();
+            assertEquals(Mode.OBSERVE, engine.modeFor(current));
+            assertEquals(Mode.OBSERVE, engine.modeFor(unbound), "the older calls left the new policy's lookups alone");
+            assertEquals(Action.WOULD_RETRY, engine.decide(get(), 1, Outcome.status(503, null), 0, 0).action());
+        }
+
+        @Test
+        void settingTheSamePolicyAgainChangesNothing() {
+            Policy first = policy(defaults, rule(0, host(HOST), defaults, b -> b.maxAttempts(2)));
+            Policy second = policy(Mode.OBSERVE, defaults);
+            RetryEngine engine = engine(first);
+            engine.setPolicy(second);
+            engine.setPolicy(second);
+            assertEquals(Mode.ENFORCE, engine.modeFor(get().readUnder(first)), "the one before is still the first");
         }
 
         @Test

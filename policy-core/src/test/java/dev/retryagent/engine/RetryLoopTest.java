@@ -557,6 +557,25 @@ class RetryLoopTest {
     }
 
     @Test
+    void aPolicyLoadedDuringACallAppliesToTheNextCallOnly() throws IOException {
+        RetryEngine engine = engine(exact(3));
+        FakeExchange inFlight = new FakeExchange(Script.of().status(503).status(503).status(200));
+        // The reload lands while the first attempt is on the wire.
+        Policy off = exact(1).withModeOverride(Mode.OFF);
+        inFlight.duringSend = () -> engine.setPolicy(off);
+        FakeResponse response = loop(engine).execute(get(), inFlight);
+        assertSame(inFlight.sent.get(2), response);
+        assertEquals(Arrays.asList(1, 2, 3), inFlight.attempts);
+        assertEquals(Arrays.asList("1", "2", "3"), inFlight.markers, "marked to the end, as it started");
+
+        FakeExchange next = new FakeExchange(Script.of().status(503).status(200));
+        FakeResponse nextResponse = loop(engine).execute(get(), next);
+        assertSame(next.sent.get(0), nextResponse);
+        assertEquals(Arrays.asList(1), next.attempts);
+        assertNull(next.markers.get(0), "the kill switch: no marker, no retry");
+    }
+
+    @Test
     void failOpenWhenTheEngineFailsBeforeTheFirstAttempt() throws IOException {
         RetryEngine engine = engine(exact());
         engine.setPolicy(null);

@@ -210,6 +210,15 @@ class GlobAndMatchTest {
     }
 
     @Test
+    void theFilesOwnModeOffIsAKillSwitchThatNoRuleOverrides() throws Exception {
+        Policy off = PolicyLoader.parse("version: 1\nmode: off\nrules:\n  - match: {host: e}\n    mode: enforce\n"
+                + "  - match: {host: o}\n    mode: observe\n", "x");
+        assertEquals(Mode.OFF, modeFor(off, "e"));
+        assertEquals(Mode.OFF, modeFor(off, "o"));
+        assertEquals(Mode.OFF, modeFor(off, "other"));
+    }
+
+    @Test
     void offAndObserveOverridesApplyToEveryRule() throws Exception {
         Policy p = modes();
         for (Mode override : new Mode[] {Mode.OFF, Mode.OBSERVE}) {

@@ -344,6 +344,39 @@ class PolicyLoaderTest {
     }
 
     @Test
+    void aFifoInPlaceOfTheFileIsAnErrorNotAHang(@TempDir Path dir) throws Exception {
+        Path fifo = dir.resolve("policy.yaml");
+        Process mkfifo;
+        try {
+            mkfifo = new ProcessBuilder("mkfifo", fifo.toString()).inheritIO().start();
+        } catch (java.io.IOException e) {
+            org.junit.jupiter.api.Assumptions.abort("no mkfifo here: " + e.getMessage());
+            return;
+        }
+        org.junit.jupiter.api.Assumptions.assumeTrue(mkfifo.waitFor() == 0, "mkfifo failed");
+        // No writer ever opens the FIFO: opening it for reading would block for good.
+        PolicyException e = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(
+                java.time.Duration.ofSeconds(30),
+                () -> assertThrows(PolicyException.class, () -> PolicyLoader.read(fifo)));
+        assertEquals("(file)", e.errors().get(0).key());
+        assertTrue(e.getMessage().contains("not a regular file"), e.getMessage());
+    }
+
+    @Test
+    void readAndParseContentAreLoadInTwoSteps(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("p.yaml");
+        Files.write(file, "version: 1\ndefaults:\n  maxAttempts: 4\n".getBytes(StandardCharsets.UTF_8));
+        byte[] content = PolicyLoader.read(file);
+        assertEquals(4, PolicyLoader.parseContent(content, file.toString()).defaults().maxAttempts());
+        PolicyException e = assertThrows(PolicyException.class,
+                () -> PolicyLoader.parseContent("version: 1\nmode: sometimes\n".getBytes(StandardCharsets.UTF_8), "x.yaml"));
+        assertEquals("x.yaml:2: mode: " + e.errors().get(0).message(), e.errors().get(0).toString());
+        e = assertThrows(PolicyException.class,
+                () -> PolicyLoader.parseContent(new byte[PolicyLoader.MAX_FILE_BYTES + 1], "big.yaml"));
+        assertTrue(e.getMessage().contains("too large"), e.getMessage());
+    }
+
+    @Test
     void aByteOrderMarkIsAccepted() throws Exception {
         assertEquals(1, PolicyLoader.parse("\uFEFFversion: 1\n", "bom.yaml").version());
     }

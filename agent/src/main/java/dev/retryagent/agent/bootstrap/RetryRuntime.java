@@ -54,6 +54,18 @@ public final class RetryRuntime {
         engine = e;
     }
 
+    /**
+     * Replaces the running policy (a reload, SPEC 4.13): calls that start afterwards run under it, calls in flight
+     * finish under the one they started with. The clients' own configuration, changed when a client object was
+     * built, stays as it was built (see {@link #replacesBuiltInRetries()}).
+     */
+    public static void setPolicy(Policy policy) {
+        RetryEngine e = engine;
+        if (e != null && policy != null) {
+            e.setPolicy(policy);
+        }
+    }
+
     /** The engine, or null when the agent has not started (adapters then leave calls alone). */
     public static RetryEngine engine() {
         return engine;

@@ -47,7 +47,8 @@ final class HttpClient5Calls {
         }
         String marker = policy.markerHeader();
         boolean markerPresent = marker != null && request.containsHeader(marker);
-        return new CallFacts(CLIENT, method, scheme, host, port, path, idempotencyKey, bodyReplayable, markerPresent);
+        return new CallFacts(CLIENT, method, scheme, host, port, path, idempotencyKey, bodyReplayable, markerPresent)
+                .readUnder(policy);
     }
 
     /** The path of a request target, without query or fragment (SPEC 5: logs never carry a query). */

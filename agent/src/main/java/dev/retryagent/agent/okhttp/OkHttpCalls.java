@@ -77,7 +77,7 @@ final class OkHttpCalls {
         String marker = policy.markerHeader();
         boolean markerPresent = marker != null && request.header(marker) != null;
         return new CallFacts(CLIENT, method, url.scheme(), host, port, path, idempotencyKey,
-                isReplayable(request.body()), markerPresent);
+                isReplayable(request.body()), markerPresent).readUnder(policy);
     }
 
     /** No body, or one OkHttp can write again: neither one-shot nor duplex (SPEC 4.3). */

@@ -49,7 +49,8 @@ final class HttpUrlConnectionCalls {
             Boolean userSet = state == null ? null : state.userSetHeader(conn, marker);
             markerPresent = userSet != null ? userSet : conn.getRequestProperty(marker) != null;
         }
-        return new CallFacts(CLIENT, method, scheme, host, port, path, idempotencyKey, !streaming, markerPresent);
+        return new CallFacts(CLIENT, method, scheme, host, port, path, idempotencyKey, !streaming, markerPresent)
+                .readUnder(policy);
     }
 
     /** How an attempt that failed with {@code failure}, and no response, failed (SPEC 4.1). */
