@@ -92,9 +92,17 @@ public final class RetryLog {
 
     /** An error inside the agent: logged once per place, so that a broken hook cannot flood the log. */
     public static void internalError(String where, Throwable error) {
+        internalError(where, error, "the call proceeds without retries");
+    }
+
+    /**
+     * As {@link #internalError(String, Throwable)}, for work beside the calls (metrics, the policy watcher), with what
+     * follows from the error in {@code consequence}.
+     */
+    public static void internalError(String where, Throwable error, String consequence) {
         if (REPORTED_FAILURES.putIfAbsent(where, Boolean.TRUE) == null) {
             LOGGER.log(Level.WARNING, LOGGER_NAME + " internal-error where=" + where
-                    + " error=" + error.getClass().getName() + "; the call proceeds without retries", error);
+                    + " error=" + error.getClass().getName() + "; " + consequence, error);
         }
     }
 

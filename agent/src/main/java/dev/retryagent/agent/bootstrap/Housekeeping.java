@@ -102,7 +102,7 @@ public final class Housekeeping {
                 if (t instanceof VirtualMachineError) {
                     throw (VirtualMachineError) t;
                 }
-                RetryLog.internalError("housekeeping:" + name, t);
+                RetryLog.internalError("housekeeping:" + name, t, "the task runs again at its next turn; calls are not affected");
             }
         }
     }

@@ -47,7 +47,7 @@ final class JmxRegistrar {
         try {
             server.registerMBean(bean, new ObjectName(name));
         } catch (Exception e) {
-            RetryLog.internalError("metrics:register", e);
+            RetryLog.internalError("metrics:register", e, "this MBean is not registered; retries go on");
         }
     }
 }

@@ -47,7 +47,7 @@ public final class Metrics implements Runnable {
             if (t instanceof VirtualMachineError) {
                 throw (VirtualMachineError) t;
             }
-            RetryLog.internalError("metrics:start", t);
+            RetryLog.internalError("metrics:start", t, "no metrics; retries go on");
         }
     }
 
@@ -79,7 +79,7 @@ public final class Metrics implements Runnable {
                     throw (VirtualMachineError) t;
                 }
                 stopped = true;
-                RetryLog.internalError("metrics:mbean-server", t);
+                RetryLog.internalError("metrics:mbean-server", t, "no metrics; retries go on");
                 return;
             }
         }
