@@ -134,6 +134,7 @@ final class AgentStartup {
         if (modeOverride != null) {
             policy = policy.withModeOverride(modeOverride);
         }
+        PolicyWatcher.publish("(built-in)", "(built-in)");
         RetryLog.agent(Level.INFO, "policy-loaded file=(built-in) rules=0 mode=" + policy.mode().configName()
                 + " builtInRetries=" + policy.builtInRetries().configName());
         return policy;

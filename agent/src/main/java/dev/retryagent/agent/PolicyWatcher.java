@@ -30,6 +30,8 @@ import java.util.logging.Level;
  * <p>Not thread-safe: start-up calls {@link #start()}, then only the housekeeping thread calls {@link #poll()}.
  */
 final class PolicyWatcher implements Runnable {
+    static final String POLICY_FILE_PROPERTY = "retry-agent.policy.file";
+    static final String POLICY_HASH_PROPERTY = "retry-agent.policy.hash";
     /** How often the file is looked at. */
     static final long PERIOD_MILLIS = 1000;
     /**
@@ -261,10 +263,24 @@ final class PolicyWatcher implements Runnable {
     }
 
     private void logLoaded(Policy policy, String hash) {
+        publish(file.toString(), hash);
         RetryLog.agent(Level.INFO, "policy-loaded file=" + file + " hash=" + hash
                 + " rules=" + policy.rules().size()
                 + " mode=" + policy.mode().configName()
                 + " builtInRetries=" + policy.builtInRetries().configName());
+    }
+
+    /**
+     * Puts the running policy's file and hash where an operator can read them from a live JVM without its logs
+     * ({@code jcmd PID VM.system_properties}): logs rotate, and a service may log to nowhere.
+     */
+    static void publish(String file, String hash) {
+        try {
+            System.setProperty(POLICY_FILE_PROPERTY, file);
+            System.setProperty(POLICY_HASH_PROPERTY, hash);
+        } catch (RuntimeException e) {
+            // A security manager that refuses: the log line still says it.
+        }
     }
 
     /** One line per distinct problem: the first error with its file:line: key, and what keeps running. */

@@ -101,6 +101,8 @@ class PolicyWatcherTest {
         assertEquals(List.of("INFO retry-agent policy-loaded file=" + FILE + " hash=" + hash
                 + " rules=0 mode=enforce builtInRetries=replace"), log);
         assertEquals(hash, watcher.loadedHash());
+        assertEquals(hash, System.getProperty(PolicyWatcher.POLICY_HASH_PROPERTY), "readable from a live JVM");
+        assertEquals(FILE.toString(), System.getProperty(PolicyWatcher.POLICY_FILE_PROPERTY));
         assertTrue(installed.isEmpty(), "start-up returns the policy; the caller installs it");
     }
 
