@@ -78,8 +78,8 @@ public final class ClassicRetryHandler implements ExecChainHandler {
 
     /**
      * {@code HttpRequestRetryExec.execute(request, scope, chain)}: under {@code builtInRetries: replace} straight on
-     * to the next element, as if the client had been built with {@code disableAutomaticRetries()} (a client built
-     * before the agent started has that element); otherwise {@link Hooks#PROCEED}.
+     * to the next element, as if the client had been built with {@code disableAutomaticRetries()}; otherwise
+     * {@link Hooks#PROCEED}. Asked per call, so a reload decides it for clients already built.
      */
     static Object skipBuiltInRetries(ClassicHttpRequest request, ExecChain.Scope scope, ExecChain chain)
             throws IOException, HttpException {

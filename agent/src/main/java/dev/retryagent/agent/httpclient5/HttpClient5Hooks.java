@@ -104,16 +104,14 @@ public final class HttpClient5Hooks implements Hooks.Handler {
 
     /**
      * {@code HttpClientBuilder.build()} is about to run: the retry handler goes into the exec chain, once per
-     * builder, and under {@code builtInRetries: replace} the client's own {@code HttpRequestRetryExec} is left
-     * out ({@code disableAutomaticRetries()}), whatever retry strategy the application configured. Under
-     * {@code keep} nothing else about the builder changes.
+     * builder. Nothing else about the builder changes: the client's own {@code HttpRequestRetryExec} is built as
+     * the application configured it, and skipped call by call while the policy says {@code builtInRetries: replace}
+     * ({@link #RETRY_EXECUTE}), so that a reload to {@code off} or {@code keep} gives a client built before it its
+     * own retries back.
      */
     static void prepare(HttpClientBuilder builder) {
         if (builder == null || RetryRuntime.engine() == null || PREPARED.put(builder, Boolean.TRUE) != null) {
             return;
-        }
-        if (RetryRuntime.replacesBuiltInRetries()) {
-            builder.disableAutomaticRetries();
         }
         builder.addExecInterceptorBefore(ChainElement.PROTOCOL.name(), ClassicRetryHandler.NAME,
                 ClassicRetryHandler.INSTANCE);
@@ -123,9 +121,6 @@ public final class HttpClient5Hooks implements Hooks.Handler {
     static void prepare(HttpAsyncClientBuilder builder) {
         if (builder == null || RetryRuntime.engine() == null || PREPARED.put(builder, Boolean.TRUE) != null) {
             return;
-        }
-        if (RetryRuntime.replacesBuiltInRetries()) {
-            builder.disableAutomaticRetries();
         }
         builder.addExecInterceptorBefore(ChainElement.PROTOCOL.name(), AsyncRetryHandler.NAME,
                 AsyncRetryHandler.INSTANCE);

@@ -17,9 +17,8 @@ import java.util.List;
  *       its {@code execute} overloads runs its exec chain. The hook adds {@link ClassicRetryHandler} to the chain
  *       (once per builder) just before {@code PROTOCOL}, which is always there: inside {@code REDIRECT} (each
  *       hop is its own call, under the rule for its own host and path), where the client's own
- *       {@code HttpRequestRetryExec} sits. Under {@code builtInRetries: replace} it also calls
- *       {@code disableAutomaticRetries()}, so that element, with whatever strategy the application set, is
- *       not built at all; under {@code keep} it stays, outside the agent's handler, exactly as configured;</li>
+ *       {@code HttpRequestRetryExec} sits. That element stays as the application configured it, outside the agent's
+ *       handler; the hook on its {@code execute} below skips it call by call under {@code builtInRetries: replace};</li>
  *   <li>entry of {@code org.apache.hc.client5.http.impl.async.HttpAsyncClientBuilder.build()}: the same for
  *       async clients ({@code HttpAsyncClients.createDefault()}, {@code createSystem()}, {@code custom()}), with
  *       {@link AsyncRetryHandler} and {@code AsyncHttpRequestRetryExec}; every {@code execute} of
@@ -38,11 +37,11 @@ import java.util.List;
  *       through its {@code PROTOCOL} element, so the handler runs there, where it would have sat, and its
  *       attempts proceed into that element again. A call that came through the handler (a client built by the
  *       agent's build hook) is recognised by its scope and left alone;</li>
- *   <li>entry of {@code HttpRequestRetryExec.execute(...)} and {@code AsyncHttpRequestRetryExec.execute(...)}: under
- *       {@code builtInRetries: replace} the call goes straight on to the next element, as
- *       {@code disableAutomaticRetries()} at build would have arranged (a client built by the agent's build hook
- *       has no such element, so this hook only runs for clients built before the agent started, or under
- *       {@code keep}, where it changes nothing).</li>
+ *   <li>entry of {@code HttpRequestRetryExec.execute(...)} and {@code AsyncHttpRequestRetryExec.execute(...)}: while
+ *       the policy says {@code builtInRetries: replace}, the call goes straight on to the next element, as if the
+ *       client had been built with {@code disableAutomaticRetries()}; under {@code keep}, {@code observe} or
+ *       {@code off} the element runs as configured. This serves every client, built before the agent or after it,
+ *       and follows each reload.</li>
  * </ul>
  *
  * <p>Not hooked: {@code HttpAsyncClients.createMinimal()} and the HTTP/2-only clients

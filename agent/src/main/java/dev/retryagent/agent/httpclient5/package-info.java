@@ -11,7 +11,7 @@
  * <tr><th>class and method</th><th>kind</th><th>what the handler does</th></tr>
  * <tr><td>{@code org.apache.hc.client5.http.impl.classic.HttpClientBuilder.build()}</td><td>entry</td>
  *     <td>{@code addExecInterceptorBefore("PROTOCOL", "retry-agent", ClassicRetryHandler)}, once per builder;
- *     under {@code builtInRetries: replace} also {@code disableAutomaticRetries()}</td></tr>
+ *     the builder's own retry configuration is left as the application set it</td></tr>
  * <tr><td>{@code org.apache.hc.client5.http.impl.async.HttpAsyncClientBuilder.build()}</td><td>entry</td>
  *     <td>the same with {@code AsyncRetryHandler}</td></tr>
  * <tr><td>{@code org.apache.hc.client5.http.impl.classic.MinimalHttpClient.doExecute(HttpHost,
@@ -47,11 +47,12 @@
  *       retry it).
  *       {@code PROTOCOL} adds headers to the request it is given, so every attempt sends a fresh copy of the
  *       request with the marker set, as {@code HttpRequestRetryExec} itself does.</li>
- *   <li><b>{@code disableAutomaticRetries()} under {@code replace}.</b> The retry element is then not built at
- *       all, whatever strategy the application set ({@code setRetryStrategy}); an application that disabled
- *       retries itself is retried by the policy all the same. No first-party element anchors on {@code RETRY}
- *       (the cache anchors on {@code PROTOCOL}), so nothing else moves. Observe and off leave the builder's
- *       retry configuration alone (they change no traffic).</li>
+ *   <li><b>The client's own retry element under {@code replace}.</b> It is built as the application configured it
+ *       and skipped call by call while the policy says {@code replace} (the entry hook on
+ *       {@code HttpRequestRetryExec.execute}), whatever strategy the application set ({@code setRetryStrategy}); an
+ *       application that disabled retries itself is retried by the policy all the same. Decided per call, not at
+ *       build, so that a reload to {@code off}, {@code observe} or {@code keep} gives a client built earlier its own
+ *       retries back at once: the kill switch leaves the traffic as without the agent.</li>
  *   <li><b>{@code MinimalHttpClient.doExecute}.</b> {@code HttpClients.createMinimal()} has no exec chain (and no
  *       retries of its own): its {@code doExecute} is where every overload ends. The new hook kind
  *       {@code ENTRY_MAY_REPLACE} ({@code HookPoint}, {@code HookWeaver}, {@code Hooks.enterMayReplace}) returns

@@ -2,10 +2,13 @@ package dev.retryagent.agent.httpclient5;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.net.httpserver.HttpServer;
 import dev.retryagent.agent.bootstrap.HeldScheduler;
+import dev.retryagent.agent.bootstrap.Hooks;
 import dev.retryagent.agent.bootstrap.RetryRuntime;
 import dev.retryagent.policy.PolicyLoader;
 import java.io.ByteArrayInputStream;
@@ -14,6 +17,7 @@ import java.lang.reflect.Field;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Set;
@@ -32,6 +36,7 @@ import org.apache.hc.client5.http.async.methods.SimpleHttpRequest;
 import org.apache.hc.client5.http.async.methods.SimpleHttpResponse;
 import org.apache.hc.client5.http.async.methods.SimpleRequestBuilder;
 import org.apache.hc.client5.http.async.methods.SimpleResponseConsumer;
+import org.apache.hc.client5.http.classic.ExecChain;
 import org.apache.hc.client5.http.config.RequestConfig;
 import org.apache.hc.client5.http.impl.DefaultHttpRequestRetryStrategy;
 import org.apache.hc.client5.http.impl.async.CloseableHttpAsyncClient;
@@ -46,6 +51,7 @@ import org.apache.hc.client5.http.impl.nio.PoolingAsyncClientConnectionManager;
 import org.apache.hc.client5.http.impl.nio.PoolingAsyncClientConnectionManagerBuilder;
 import org.apache.hc.core5.concurrent.FutureCallback;
 import org.apache.hc.core5.http.ClassicHttpRequest;
+import org.apache.hc.core5.http.ClassicHttpResponse;
 import org.apache.hc.core5.http.ContentType;
 import org.apache.hc.core5.http.EntityDetails;
 import org.apache.hc.core5.http.HttpException;
@@ -70,8 +76,10 @@ import org.junit.jupiter.api.Test;
 /**
  * The HttpClient 5 adapter in process, without instrumentation: the tests call the hooks' logic the way the
  * woven HttpClient would ({@link HttpClient5Hooks#prepare} at {@code build()},
- * {@link ClassicRetryHandler#executeMinimal} for {@code MinimalHttpClient.doExecute}). The forked-JVM
- * integration tests cover the real thing, against 5.2 and 5.6.
+ * {@link ClassicRetryHandler#executeMinimal} for {@code MinimalHttpClient.doExecute}). The client's own retry
+ * element, which the woven client skips call by call under {@code replace} ({@code skipBuiltInRetries}, tested on its
+ * own here), is left out at build instead, the same effect without weaving. The forked-JVM integration tests cover
+ * the real thing, against 5.2 and 5.6.
  */
 class HttpClient5RetryTest {
     private static final String POLICY = "version: 1\n"
@@ -140,11 +148,17 @@ class HttpClient5RetryTest {
 
     private static CloseableHttpClient client(HttpClientBuilder builder) {
         HttpClient5Hooks.prepare(builder);
+        if (RetryRuntime.replacesBuiltInRetries()) {
+            builder.disableAutomaticRetries(); // what the unwoven HttpRequestRetryExec cannot do itself
+        }
         return builder.build();
     }
 
     private static CloseableHttpAsyncClient asyncClient(HttpAsyncClientBuilder builder) {
         HttpClient5Hooks.prepare(builder);
+        if (RetryRuntime.replacesBuiltInRetries()) {
+            builder.disableAutomaticRetries();
+        }
         CloseableHttpAsyncClient client = builder.build();
         client.start();
         return client;
@@ -177,6 +191,33 @@ class HttpClient5RetryTest {
         }
         assertEquals(3, requests.get());
         assertEquals(List.of("1", "2", "3"), markers);
+    }
+
+    @Test
+    void theClientsOwnRetryElementIsSkippedPerCallUnderReplaceOnly() throws Exception {
+        ClassicHttpRequest request = ClassicRequestBuilder.get(url()).build();
+        List<ClassicHttpRequest> proceeded = new ArrayList<>();
+        ClassicHttpResponse next = new org.apache.hc.core5.http.message.BasicClassicHttpResponse(204);
+        ExecChain chain = (r, scope) -> {
+            proceeded.add(r);
+            return next;
+        };
+        assertSame(next, ClassicRetryHandler.skipBuiltInRetries(request, null, chain), "replace: straight on");
+        assertEquals(List.of(request), proceeded);
+
+        List<HttpRequest> asyncProceeded = new ArrayList<>();
+        AsyncExecChain asyncChain = (r, producer, scope, callback) -> asyncProceeded.add(r);
+        assertTrue(AsyncRetryHandler.skipBuiltInRetries(request, null, null, asyncChain, null));
+        assertEquals(List.of(request), asyncProceeded);
+
+        for (String policy : List.of("builtInRetries: keep\n", "mode: off\n", "mode: observe\n")) {
+            install(policy);
+            proceeded.clear();
+            asyncProceeded.clear();
+            assertSame(Hooks.PROCEED, ClassicRetryHandler.skipBuiltInRetries(request, null, chain), policy);
+            assertFalse(AsyncRetryHandler.skipBuiltInRetries(request, null, null, asyncChain, null), policy);
+            assertTrue(proceeded.isEmpty() && asyncProceeded.isEmpty(), "the element runs as configured: " + policy);
+        }
     }
 
     @Test
