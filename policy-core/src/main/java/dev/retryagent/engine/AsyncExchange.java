@@ -1,7 +1,5 @@
 package dev.retryagent.engine;
 
-import dev.retryagent.policy.FailureKind;
-import java.io.IOException;
 
 /**
  * One client's way of making an asynchronous attempt. {@link #send} must not block: it hands the
@@ -9,7 +7,7 @@ import java.io.IOException;
  *
  * @param <R> the client's response type
  */
-public interface AsyncExchange<R> {
+public interface AsyncExchange<R> extends Outcomes<R> {
     /**
      * Starts attempt {@code attempt}.
      *
@@ -18,10 +16,6 @@ public interface AsyncExchange<R> {
      * @param marker the marker header value, or null for none
      */
     void send(int attempt, int scope, String marker, AttemptCallback<R> callback);
-
-    Outcome outcome(R response);
-
-    FailureKind classify(IOException failure);
 
     void discard(R response);
 

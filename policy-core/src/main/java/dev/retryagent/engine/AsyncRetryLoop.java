@@ -1,6 +1,5 @@
 package dev.retryagent.engine;
 
-import dev.retryagent.policy.Mode;
 import java.io.IOException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -26,49 +25,24 @@ public final class AsyncRetryLoop {
      * attempt's number. That is decided here, on the starting thread, and travels with the call's facts.
      */
     public <R> void execute(CallFacts call, AsyncExchange<R> exchange, AttemptCallback<R> caller) {
-        String marker;
-        boolean scoped;
-        int enclosing = 0;
-        try {
-            enclosing = AttemptScope.current();
-            if (enclosing > 0) {
-                call = call.insideAttempt(enclosing);
-            }
-            if (engine.modeFor(call) == Mode.OFF) {
-                exchange.send(1, 0, null, caller);
-                return;
-            }
-            marker = engine.markerHeaderFor(call);
-            scoped = enclosing > 0 || engine.mayRetry(call);
-        } catch (RuntimeException e) {
-            RetryLog.internalError("async-retry-loop.start", e);
+        CallRun run = CallRun.start(engine, clock, call, "async-retry-loop.start");
+        if (run == null) {
             exchange.send(1, 0, null, caller);
             return;
         }
-        new Attempts<R>(call, exchange, caller, marker, scoped, enclosing, clock.nanoTime()).start(1, 0);
+        new Attempts<R>(run, exchange, caller).start(1, 0);
     }
 
     /** The state of one call across its attempts. */
     private final class Attempts<R> {
-        private final CallFacts call;
+        private final CallRun run;
         private final AsyncExchange<R> exchange;
         private final AttemptCallback<R> caller;
-        private final String marker;
-        /** Whether the attempts run in an {@link AttemptScope}: this layer may retry the call, or it is nested. */
-        private final boolean scoped;
-        /** The attempt of another call this one was started inside, or 0. */
-        private final int enclosing;
-        private final long startNanos;
 
-        Attempts(CallFacts call, AsyncExchange<R> exchange, AttemptCallback<R> caller, String marker, boolean scoped,
-                 int enclosing, long startNanos) {
-            this.call = call;
+        Attempts(CallRun run, AsyncExchange<R> exchange, AttemptCallback<R> caller) {
+            this.run = run;
             this.exchange = exchange;
             this.caller = caller;
-            this.marker = marker;
-            this.scoped = scoped;
-            this.enclosing = enclosing;
-            this.startNanos = startNanos;
         }
 
         /**
@@ -79,9 +53,7 @@ public final class AsyncRetryLoop {
         RuntimeException start(final int attempt, final long previousWaitMillis) {
             final AtomicBoolean calledBack = new AtomicBoolean();
             try {
-                int number = enclosing > 0 ? enclosing : attempt;
-                String value = marker == null ? null : Integer.toString(number);
-                exchange.send(attempt, scoped ? number : 0, value, new AttemptCallback<R>() {
+                exchange.send(attempt, run.scope(attempt), run.markerValue(attempt), new AttemptCallback<R>() {
                     @Override
                     public void onResponse(R response) {
                         calledBack.set(true);
@@ -105,19 +77,8 @@ public final class AsyncRetryLoop {
         }
 
         private void ended(final int attempt, long previousWaitMillis, R response, IOException failure) {
-            RetryDecision decision;
-            try {
-                Outcome outcome = failure != null ? Outcome.failure(exchange.classify(failure)) : exchange.outcome(response);
-                long now = clock.nanoTime();
-                long elapsedMillis = (now - startNanos) / 1_000_000L;
-                decision = exchange.isCancelled()
-                        ? RetryDecision.done()
-                        : engine.decideAt(call, attempt, outcome, elapsedMillis, previousWaitMillis, now);
-                RetryLog.decision(call, outcome, decision);
-            } catch (RuntimeException e) {
-                RetryLog.internalError("async-retry-loop.decide", e);
-                decision = RetryDecision.done();
-            }
+            RetryDecision decision = run.decide(engine, clock, exchange, attempt, response, failure, previousWaitMillis,
+                    exchange.isCancelled(), "async-retry-loop.decide");
             if (!decision.shouldRetry()) {
                 deliver(response, failure);
                 return;

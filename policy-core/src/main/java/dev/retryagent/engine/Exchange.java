@@ -1,6 +1,5 @@
 package dev.retryagent.engine;
 
-import dev.retryagent.policy.FailureKind;
 import java.io.IOException;
 
 /**
@@ -9,19 +8,13 @@ import java.io.IOException;
  *
  * @param <R> the client's response type
  */
-public interface Exchange<R> {
+public interface Exchange<R> extends Outcomes<R> {
     /**
      * Makes attempt {@code attempt} (1 for the first) and returns its response.
      *
      * @param marker the value of the marker header to send, or null when no marker is to be added
      */
     R send(int attempt, String marker) throws IOException;
-
-    /** The status and Retry-After of {@code response}. */
-    Outcome outcome(R response);
-
-    /** What kind of failure {@code failure} is. */
-    FailureKind classify(IOException failure);
 
     /** Releases a response the caller will never see (closes its body, returns its connection). */
     void discard(R response);

@@ -1,6 +1,5 @@
 package dev.retryagent.engine;
 
-import dev.retryagent.policy.Mode;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 
@@ -32,51 +31,27 @@ public final class RetryLoop {
      * no scope, and the calls made inside it may be retried themselves.
      */
     public <R> R execute(CallFacts call, Exchange<R> exchange) throws IOException {
-        String marker;
-        boolean scoped;
-        int enclosing = 0;
-        try {
-            enclosing = AttemptScope.current();
-            if (enclosing > 0) {
-                call = call.insideAttempt(enclosing);
-            }
-            if (engine.modeFor(call) == Mode.OFF) {
-                return exchange.send(1, null);
-            }
-            marker = engine.markerHeaderFor(call);
-            scoped = enclosing > 0 || engine.mayRetry(call);
-        } catch (RuntimeException e) {
-            RetryLog.internalError("retry-loop.start", e);
+        CallRun run = CallRun.start(engine, clock, call, "retry-loop.start");
+        if (run == null) {
             return exchange.send(1, null);
         }
-        long startNanos = clock.nanoTime();
         long previousWaitMillis = 0;
         for (int attempt = 1; ; attempt++) {
             R response = null;
             IOException failure = null;
-            int number = enclosing > 0 ? enclosing : attempt;
-            int outer = scoped ? AttemptScope.enter(number) : 0;
+            int scope = run.scope(attempt);
+            int outer = scope > 0 ? AttemptScope.enter(scope) : 0;
             try {
-                response = exchange.send(attempt, marker == null ? null : Integer.toString(number));
+                response = exchange.send(attempt, run.markerValue(attempt));
             } catch (IOException e) {
                 failure = e;
             } finally {
-                if (scoped) {
+                if (scope > 0) {
                     AttemptScope.exit(outer);
                 }
             }
-            RetryDecision decision;
-            try {
-                Outcome outcome;
-                outcome = failure != null ? Outcome.failure(exchange.classify(failure)) : exchange.outcome(response);
-                long now = clock.nanoTime();
-                long elapsedMillis = (now - startNanos) / 1_000_000L;
-                decision = engine.decideAt(call, attempt, outcome, elapsedMillis, previousWaitMillis, now);
-                RetryLog.decision(call, outcome, decision);
-            } catch (RuntimeException e) {
-                RetryLog.internalError("retry-loop.decide", e);
-                decision = RetryDecision.done();
-            }
+            RetryDecision decision = run.decide(engine, clock, exchange, attempt, response, failure, previousWaitMillis,
+                    false, "retry-loop.decide");
             if (!decision.shouldRetry()) {
                 if (failure != null) {
                     throw failure;
