@@ -20,6 +20,12 @@
  *     {@code execute(target, request, context)}, which the hook's re-entrancy guard lets through</td></tr>
  * </table>
  *
+ * Four more hooks serve the clients built before the agent was attached to a running JVM, and the client's own
+ * retry element under {@code replace}: the entry of {@code ProtocolExec.execute} and {@code AsyncProtocolExec.execute}
+ * (the handler runs there for a chain built without it) and of {@code HttpRequestRetryExec.execute} and
+ * {@code AsyncHttpRequestRetryExec.execute} (skipped call by call); see
+ * {@link dev.retryagent.agent.httpclient5.HttpClient5Instrumentation}.
+ *
  * <ul>
  *   <li><b>The exec chain, not the {@code execute} methods.</b> Every classic {@code execute} overload (with and
  *       without response handler, context or target host, and {@code executeOpen}) ends in
@@ -54,7 +60,7 @@
  *       build, so that a reload to {@code off}, {@code observe} or {@code keep} gives a client built earlier its own
  *       retries back at once: the kill switch leaves the traffic as without the agent.</li>
  *   <li><b>{@code MinimalHttpClient.doExecute}.</b> {@code HttpClients.createMinimal()} has no exec chain (and no
- *       retries of its own): its {@code doExecute} is where every overload ends. The new hook kind
+ *       retries of its own): its {@code doExecute} is where every overload ends. The hook kind
  *       {@code ENTRY_MAY_REPLACE} ({@code HookPoint}, {@code HookWeaver}, {@code Hooks.enterMayReplace}) returns
  *       the handler's result instead of running the body; a nested call of the same hook on the same client and
  *       thread (the attempts) runs the body, while another client's call made inside an attempt reaches the loop as
@@ -88,8 +94,7 @@
  *
  * <h2>Not covered</h2>
  * {@code HttpAsyncClients.createMinimal()} ({@code MinimalHttpAsyncClient}) and the HTTP/2-only clients
- * ({@code H2AsyncClientBuilder}, {@code createHttp2Minimal()}); clients built before the agent was attached to a
- * running JVM (their chain is already made; {@code MinimalHttpClient} is retransformed and does retry). A classic
+ * ({@code H2AsyncClientBuilder}, {@code createHttp2Minimal()}). A classic
  * call cancelled ({@code HttpUriRequestBase.cancel()}) during a wait is not retried again, but the wait itself runs
  * out first.
  */
