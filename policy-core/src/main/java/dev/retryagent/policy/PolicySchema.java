@@ -5,7 +5,6 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.EnumSet;
 import java.util.List;
-import java.util.function.Function;
 
 /**
  * The shape of a policy file (SPEC section 3): the keys each mapping accepts and the words each value may be.
@@ -28,14 +27,14 @@ final class PolicySchema {
     /** The methods a policy may name. */
     static final List<String> METHODS = names("GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE", "POST", "PATCH",
             "CONNECT");
-    static final List<String> MODES = words(EnumSet.allOf(Mode.class), Mode::configName);
-    static final List<String> BUILT_IN_RETRIES = words(EnumSet.allOf(BuiltInRetries.class),
+    static final ConfigWords<Mode> MODES = ConfigWords.of(EnumSet.allOf(Mode.class), Mode::configName);
+    static final ConfigWords<BuiltInRetries> BUILT_IN_RETRIES = ConfigWords.of(EnumSet.allOf(BuiltInRetries.class),
             BuiltInRetries::configName);
-    static final List<String> JITTERS = words(EnumSet.allOf(Jitter.class), Jitter::configName);
+    static final ConfigWords<Jitter> JITTERS = ConfigWords.of(EnumSet.allOf(Jitter.class), Jitter::configName);
     /** Every failure kind but {@link FailureKind#OTHER}, which is never retried and so cannot be named. */
-    static final List<String> FAILURES = words(EnumSet.complementOf(EnumSet.of(FailureKind.OTHER)),
-            FailureKind::configName);
-    static final List<String> CLIENTS = Collections.unmodifiableList(new ArrayList<String>(Match.CLIENTS));
+    static final ConfigWords<FailureKind> FAILURES = ConfigWords.of(
+            EnumSet.complementOf(EnumSet.of(FailureKind.OTHER)), FailureKind::configName);
+    static final ConfigWords<String> CLIENTS = ConfigWords.of(Match.CLIENTS, client -> client);
 
     static final int MAX_ATTEMPTS = 100;
     static final double MAX_SPREAD = 10.0;
@@ -62,15 +61,6 @@ final class PolicySchema {
 
     private static List<String> names(String... names) {
         return Collections.unmodifiableList(Arrays.asList(names));
-    }
-
-    /** The names of {@code values}, in their declared order. */
-    private static <E> List<String> words(Iterable<E> values, Function<E, String> name) {
-        List<String> words = new ArrayList<String>();
-        for (E value : values) {
-            words.add(name.apply(value));
-        }
-        return Collections.unmodifiableList(words);
     }
 
     private static List<String> concat(List<String> first, List<String> second) {

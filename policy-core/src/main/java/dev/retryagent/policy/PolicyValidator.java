@@ -15,6 +15,7 @@ import static dev.retryagent.policy.PolicySchema.TOP_KEYS;
 
 import java.math.BigInteger;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.EnumSet;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -73,42 +74,22 @@ final class PolicyValidator {
             }
         }
 
-        Mode mode = Mode.ENFORCE;
-        YamlValue modeValue = keys.get("mode");
-        if (modeValue != null) {
-            String name = read.choice(modeValue, MODES, "mode");
-            if (name != null) {
-                mode = Mode.fromConfigName(name);
-            }
-        }
-
-        BuiltInRetries builtInRetries = BuiltInRetries.REPLACE;
-        YamlValue bir = keys.get("builtInRetries");
-        if (bir != null) {
-            String name = read.choice(bir, BUILT_IN_RETRIES, "builtInRetries value");
-            if (name != null) {
-                builtInRetries = BuiltInRetries.fromConfigName(name);
-            }
-        }
+        Mode mode = read.choice(keys.get("mode"), MODES, "mode", Mode.ENFORCE);
+        BuiltInRetries builtInRetries = read.choice(keys.get("builtInRetries"), BUILT_IN_RETRIES,
+                "builtInRetries value", BuiltInRetries.REPLACE);
 
         String markerHeader = Policy.DEFAULT_MARKER_HEADER;
         YamlValue marker = keys.get("marker");
         if (marker != null) {
             Map<String, YamlValue> m = read.mapping(marker, Place.MARKER);
             if (m != null) {
-                YamlValue header = m.get("header");
-                if (header != null) {
-                    String name = read.token(header, "header name");
-                    if (name != null) {
-                        markerHeader = name;
-                    }
+                String name = read.token(m.get("header"), "header name");
+                if (name != null) {
+                    markerHeader = name;
                 }
-                YamlValue enabled = m.get("enabled");
-                if (enabled != null) {
-                    Boolean on = read.bool(enabled);
-                    if (on != null && !on) {
-                        markerHeader = null;
-                    }
+                Boolean on = read.bool(m.get("enabled"));
+                if (on != null && !on) {
+                    markerHeader = null;
                 }
             }
         }
@@ -175,50 +156,21 @@ final class PolicyValidator {
                     + " (settings for every call belong in `defaults`)");
             return null;
         }
-        String host = null;
-        YamlValue hostValue = m.get("host");
-        if (hostValue != null) {
-            host = read.hostPattern(hostValue);
-        }
-        int port = -1;
-        YamlValue portValue = m.get("port");
-        if (portValue != null) {
-            Integer p = read.integer(portValue, 1, 65535, "a port between 1 and 65535");
-            if (p != null) {
-                port = p;
-            }
-        }
-        String path = null;
-        YamlValue pathValue = m.get("path");
-        if (pathValue != null) {
-            path = read.pathPattern(pathValue);
-        }
-        Set<String> methods = new LinkedHashSet<String>();
+        String host = read.hostPattern(m.get("host"));
+        Integer port = read.integer(m.get("port"), 1, 65535, "a port between 1 and 65535");
+        String path = read.pathPattern(m.get("path"));
         YamlValue methodsValue = m.get("methods");
-        if (methodsValue != null) {
-            List<YamlValue> items = read.list(methodsValue, "HTTP methods, such as [GET, PUT]");
-            if (items != null) {
-                if (items.isEmpty()) {
-                    errors.add(methodsValue, "`methods` is empty; list at least one method, or leave `methods` out"
-                            + " to match every method");
-                }
-                for (YamlValue item : items) {
-                    String method = read.method(item);
-                    if (method != null) {
-                        methods.add(method);
-                    }
-                }
-            }
+        List<String> methods = read.listOf(methodsValue, "HTTP methods, such as [GET, PUT]", read::method);
+        if (methods != null && methods.isEmpty()) {
+            errors.add(methodsValue, "`methods` is empty; list at least one method, or leave `methods` out"
+                    + " to match every method");
         }
-        String client = null;
-        YamlValue clientValue = m.get("client");
-        if (clientValue != null) {
-            client = read.choice(clientValue, CLIENTS, "client");
-        }
+        String client = read.choice(m.get("client"), CLIENTS, "client");
         if (errors.count() > before) {
             return null;
         }
-        return new Match(host, port, path, methods, client);
+        return new Match(host, port == null ? -1 : port, path,
+                methods == null ? Collections.<String>emptySet() : new LinkedHashSet<String>(methods), client);
     }
 
     /**
@@ -231,9 +183,9 @@ final class PolicyValidator {
         RetrySettings.Builder b = base.toBuilder();
         YamlValue v;
         if (rule && (v = keys.get("mode")) != null) {
-            String name = read.choice(v, MODES, "mode");
-            if (name != null) {
-                b.mode(Mode.fromConfigName(name));
+            Mode mode = read.choice(v, MODES, "mode");
+            if (mode != null) {
+                b.mode(mode);
             }
         }
         if ((v = keys.get("maxAttempts")) != null) {
@@ -258,19 +210,13 @@ final class PolicyValidator {
         if ((v = keys.get("retryOn")) != null) {
             Map<String, YamlValue> m = read.mapping(v, Place.RETRY_ON);
             if (m != null) {
-                YamlValue statuses = m.get("statuses");
+                StatusSet statuses = statuses(m.get("statuses"));
                 if (statuses != null) {
-                    StatusSet set = statuses(statuses);
-                    if (set != null) {
-                        b.retryStatuses(set);
-                    }
+                    b.retryStatuses(statuses);
                 }
-                YamlValue failures = m.get("failures");
+                Set<FailureKind> failures = failures(m.get("failures"));
                 if (failures != null) {
-                    Set<FailureKind> kinds = failures(failures);
-                    if (kinds != null) {
-                        b.retryFailures(kinds);
-                    }
+                    b.retryFailures(failures);
                 }
             }
         }
@@ -278,69 +224,40 @@ final class PolicyValidator {
             Map<String, YamlValue> m = read.mapping(v, Place.RETRY_AFTER);
             if (m != null) {
                 RetryAfterPolicy ra = base.retryAfter();
-                YamlValue honor = m.get("honor");
-                Boolean h = honor == null ? null : read.bool(honor);
+                Boolean h = read.bool(m.get("honor"));
                 if (h != null) {
                     ra = ra.withHonor(h);
                 }
-                YamlValue max = m.get("max");
-                Long ms = max == null ? null : read.duration(max);
+                Long ms = read.duration(m.get("max"));
                 if (ms != null) {
                     ra = ra.withMaxMillis(ms);
                 }
-                YamlValue spread = m.get("spread");
-                Double s = spread == null ? null : read.number(spread, 0.0, MAX_SPREAD, "between 0 and 10");
+                Double s = read.number(m.get("spread"), 0.0, MAX_SPREAD, "between 0 and 10");
                 if (s != null) {
                     ra = ra.withSpread(s);
                 }
                 b.retryAfter(ra);
             }
         }
-        if ((v = keys.get("idempotentMethods")) != null) {
-            List<YamlValue> items = read.list(v, "HTTP methods, such as [GET, HEAD, PUT]");
-            if (items != null) {
-                List<String> methods = new ArrayList<String>();
-                boolean ok = true;
-                for (YamlValue item : items) {
-                    String method = read.method(item);
-                    ok &= method != null;
-                    if (method != null && !methods.contains(method)) {
-                        methods.add(method);
-                    }
-                }
-                if (ok) {
-                    b.idempotentMethods(methods);
-                }
-            }
+        List<String> methods = read.listOf(keys.get("idempotentMethods"), "HTTP methods, such as [GET, HEAD, PUT]",
+                read::method);
+        if (methods != null) {
+            b.idempotentMethods(new ArrayList<String>(new LinkedHashSet<String>(methods)));
         }
-        if ((v = keys.get("idempotencyKeyHeaders")) != null) {
-            List<YamlValue> items = read.list(v, "header names, such as [Idempotency-Key]");
-            if (items != null) {
-                List<String> headers = new ArrayList<String>();
-                boolean ok = true;
-                for (YamlValue item : items) {
-                    String header = read.token(item, "header name");
-                    ok &= header != null;
-                    if (header != null) {
-                        headers.add(header);
-                    }
-                }
-                if (ok) {
-                    b.idempotencyKeyHeaders(headers);
-                }
-            }
+        List<String> headers = read.listOf(keys.get("idempotencyKeyHeaders"),
+                "header names, such as [Idempotency-Key]", item -> read.token(item, "header name"));
+        if (headers != null) {
+            b.idempotencyKeyHeaders(headers);
         }
         if ((v = keys.get("budget")) != null) {
             Map<String, YamlValue> m = read.mapping(v, Place.BUDGET);
             if (m != null) {
                 BudgetPolicy budget = base.budget();
-                YamlValue ratio = m.get("ratio");
-                Double r = ratio == null ? null : read.number(ratio, 0.0, 1.0, "between 0 and 1");
+                Double r = read.number(m.get("ratio"), 0.0, 1.0, "between 0 and 1");
                 if (r != null) {
                     budget = budget.withRatio(r);
                 }
-                YamlValue min = m.get("minPerSecond");
-                Integer n = min == null ? null : read.integer(min, 0, Integer.MAX_VALUE, "0 or more");
+                Integer n = read.integer(m.get("minPerSecond"), 0, Integer.MAX_VALUE, "0 or more");
                 if (n != null) {
                     budget = budget.withMinPerSecond(n);
                 }
@@ -366,24 +283,22 @@ final class PolicyValidator {
     private BackoffPolicy backoff(Map<String, YamlValue> m, BackoffPolicy base, String inherited) {
         BackoffPolicy result = base;
         YamlValue baseValue = m.get("base");
-        Long baseMs = baseValue == null ? null : read.duration(baseValue);
+        Long baseMs = read.duration(baseValue);
         if (baseMs != null) {
             result = result.withBaseMillis(baseMs);
         }
         YamlValue capValue = m.get("cap");
-        Long capMs = capValue == null ? null : read.duration(capValue);
+        Long capMs = read.duration(capValue);
         if (capMs != null) {
             result = result.withCapMillis(capMs);
         }
-        YamlValue multiplier = m.get("multiplier");
-        Double x = multiplier == null ? null : read.number(multiplier, 1.0, Double.MAX_VALUE, "1 or more");
+        Double x = read.number(m.get("multiplier"), 1.0, Double.MAX_VALUE, "1 or more");
         if (x != null) {
             result = result.withMultiplier(x);
         }
-        YamlValue jitter = m.get("jitter");
-        String j = jitter == null ? null : read.choice(jitter, JITTERS, "jitter");
+        Jitter j = read.choice(m.get("jitter"), JITTERS, "jitter");
         if (j != null) {
-            result = result.withJitter(Jitter.fromConfigName(j));
+            result = result.withJitter(j);
         }
         boolean baseOk = baseValue == null || baseMs != null;
         boolean capOk = capValue == null || capMs != null;
@@ -399,38 +314,26 @@ final class PolicyValidator {
     }
 
     private StatusSet statuses(YamlValue value) {
-        List<YamlValue> items = read.list(value, "HTTP status codes, such as [502, 503, 504]");
-        if (items == null) {
+        List<Integer> codes = read.listOf(value, "HTTP status codes, such as [502, 503, 504]",
+                item -> read.integer(item, 100, 599, "an HTTP status code between 100 and 599"));
+        if (codes == null) {
             return null;
         }
-        int[] codes = new int[items.size()];
-        boolean ok = true;
-        for (int i = 0; i < items.size(); i++) {
-            Integer code = read.integer(items.get(i), 100, 599, "an HTTP status code between 100 and 599");
-            if (code == null) {
-                ok = false;
-            } else {
-                codes[i] = code;
-            }
+        int[] array = new int[codes.size()];
+        for (int i = 0; i < array.length; i++) {
+            array[i] = codes.get(i);
         }
-        return ok ? StatusSet.of(codes) : null;
+        return StatusSet.of(array);
     }
 
     private Set<FailureKind> failures(YamlValue value) {
-        List<YamlValue> items = read.list(value, "failure kinds, such as [connect, reset, timeout]");
-        if (items == null) {
+        List<FailureKind> kinds = read.listOf(value, "failure kinds, such as [connect, reset, timeout]",
+                item -> read.choice(item, FAILURES, "failure kind"));
+        if (kinds == null) {
             return null;
         }
-        Set<FailureKind> kinds = EnumSet.noneOf(FailureKind.class);
-        boolean ok = true;
-        for (YamlValue item : items) {
-            String name = read.choice(item, FAILURES, "failure kind");
-            if (name == null) {
-                ok = false;
-            } else {
-                kinds.add(FailureKind.fromConfigName(name));
-            }
-        }
-        return ok ? kinds : null;
+        Set<FailureKind> set = EnumSet.noneOf(FailureKind.class);
+        set.addAll(kinds);
+        return set;
     }
 }

@@ -25,8 +25,9 @@ import dev.retryagent.policy.PolicySchema.Place;
 
 /**
  * Reads one typed value of a policy file (a mapping, a list, an integer, a duration, a header name, ...) from
- * its YAML node. A value that is not what it should be is reported and read as null; a refused alias is read
- * as null without a word, since it was reported when it was parsed.
+ * its YAML node. A value that is not what it should be is reported and read as null; an absent value (null, a
+ * key not given) and a refused alias are read as null without a word, the alias since it was reported when it
+ * was parsed.
  */
 final class ValueReaders {
     private final PolicyErrors errors;
@@ -38,7 +39,7 @@ final class ValueReaders {
     /** The entries of a mapping whose keys are all known; unknown and repeated keys are reported. */
     Map<String, YamlValue> mapping(YamlValue value, Place place) {
         Map<String, YamlValue> result = new LinkedHashMap<String, YamlValue>();
-        if (value.isRefusedAlias()) {
+        if (absentOrRefused(value)) {
             return null;
         }
         List<String> allowed = place.keys();
@@ -80,7 +81,7 @@ final class ValueReaders {
 
     /** The items of a list of {@code what}. */
     List<YamlValue> list(YamlValue value, String what) {
-        if (value.isRefusedAlias()) {
+        if (absentOrRefused(value)) {
             return null;
         }
         if (value.kind() != YamlKind.LIST) {
@@ -97,9 +98,34 @@ final class ValueReaders {
         return items;
     }
 
+    /** Reads one item of a list. */
+    interface ItemReader<T> {
+        /** The item's value, or null when it is not valid (and was reported). */
+        T read(YamlValue item);
+    }
+
+    /**
+     * Every item of a list of {@code what}, each read by {@code reader}; null when the value is no list or any
+     * item is not valid (every invalid item is reported).
+     */
+    <T> List<T> listOf(YamlValue value, String what, ItemReader<T> reader) {
+        List<YamlValue> items = list(value, what);
+        if (items == null) {
+            return null;
+        }
+        List<T> values = new ArrayList<T>();
+        boolean ok = true;
+        for (YamlValue item : items) {
+            T read = reader.read(item);
+            ok &= read != null;
+            values.add(read);
+        }
+        return ok ? values : null;
+    }
+
     /** An integer from {@code min} to {@code max}; {@code range} says which, in messages. */
     Integer integer(YamlValue value, int min, int max, String range) {
-        if (value.isRefusedAlias()) {
+        if (absentOrRefused(value)) {
             return null;
         }
         if (value.kind() != YamlKind.INT) {
@@ -116,7 +142,7 @@ final class ValueReaders {
 
     /** A finite number, integer or float, from {@code min} to {@code max}. */
     Double number(YamlValue value, double min, double max, String range) {
-        if (value.isRefusedAlias()) {
+        if (absentOrRefused(value)) {
             return null;
         }
         YamlKind kind = value.kind();
@@ -140,7 +166,7 @@ final class ValueReaders {
     }
 
     Boolean bool(YamlValue value) {
-        if (value.isRefusedAlias()) {
+        if (absentOrRefused(value)) {
             return null;
         }
         if (value.kind() != YamlKind.BOOL) {
@@ -152,7 +178,7 @@ final class ValueReaders {
 
     /** A non-empty string. */
     String text(YamlValue value, String what) {
-        if (value.isRefusedAlias()) {
+        if (absentOrRefused(value)) {
             return null;
         }
         if (value.kind() != YamlKind.STR) {
@@ -174,7 +200,7 @@ final class ValueReaders {
 
     /** A duration with its unit ({@link Durations}), in milliseconds. */
     Long duration(YamlValue value) {
-        if (value.isRefusedAlias()) {
+        if (absentOrRefused(value)) {
             return null;
         }
         YamlKind kind = value.kind();
@@ -210,21 +236,28 @@ final class ValueReaders {
         return ms;
     }
 
-    /** One of {@code allowed}, matched case-insensitively; returns the allowed spelling. */
-    String choice(YamlValue value, List<String> allowed, String what) {
+    /** The value of one of {@code words}, matched case-insensitively. */
+    <E> E choice(YamlValue value, ConfigWords<E> words, String what) {
+        List<String> allowed = words.names();
         String text = text(value, "one of " + join(allowed));
         if (text == null) {
             return null;
         }
         for (String name : allowed) {
             if (name.equalsIgnoreCase(text.trim())) {
-                return name;
+                return words.valueOf(name);
             }
         }
         String suggestion = closest(text.trim(), allowed);
         errors.add(value, "unknown " + what + " " + quote(text) + "; allowed: " + join(allowed)
                 + (suggestion == null ? "" : " (did you mean `" + suggestion + "`?)"));
         return null;
+    }
+
+    /** The value of one of {@code words}, or {@code otherwise} when {@code value} is absent or invalid. */
+    <E> E choice(YamlValue value, ConfigWords<E> words, String what, E otherwise) {
+        E chosen = choice(value, words, what);
+        return chosen == null ? otherwise : chosen;
     }
 
     /** One of {@link PolicySchema#METHODS}, in any case; returns it upper-case. */
@@ -317,6 +350,10 @@ final class ValueReaders {
             }
         }
         return text;
+    }
+
+    private static boolean absentOrRefused(YamlValue value) {
+        return value == null || value.isRefusedAlias();
     }
 
     /** Reports that {@code value} is not {@code expected}, and says when quotes made a number or boolean text. */

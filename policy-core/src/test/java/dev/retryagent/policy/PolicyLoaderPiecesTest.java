@@ -26,20 +26,24 @@ class PolicyLoaderPiecesTest {
 
     @Test
     void theSchemasWordsAreTheModelsConfigNames() {
-        assertEquals(List.of("enforce", "observe", "off"), PolicySchema.MODES);
-        assertEquals(List.of("replace", "keep"), PolicySchema.BUILT_IN_RETRIES);
-        assertEquals(List.of("full", "equal", "decorrelated", "none"), PolicySchema.JITTERS);
-        assertEquals(List.of("connect", "reset", "timeout"), PolicySchema.FAILURES);
-        assertEquals(new ArrayList<>(Match.CLIENTS), PolicySchema.CLIENTS);
-        for (String word : PolicySchema.MODES) {
-            assertEquals(word, Mode.fromConfigName(word).configName());
+        assertEquals(List.of("enforce", "observe", "off"), PolicySchema.MODES.names());
+        assertEquals(List.of("replace", "keep"), PolicySchema.BUILT_IN_RETRIES.names());
+        assertEquals(List.of("full", "equal", "decorrelated", "none"), PolicySchema.JITTERS.names());
+        assertEquals(List.of("connect", "reset", "timeout"), PolicySchema.FAILURES.names());
+        assertEquals(new ArrayList<>(Match.CLIENTS), PolicySchema.CLIENTS.names());
+        for (Mode mode : Mode.values()) {
+            assertEquals(mode, PolicySchema.MODES.valueOf(mode.configName()));
         }
-        for (String word : PolicySchema.FAILURES) {
-            assertEquals(word, FailureKind.fromConfigName(word).configName());
+        for (BuiltInRetries value : BuiltInRetries.values()) {
+            assertEquals(value, PolicySchema.BUILT_IN_RETRIES.valueOf(value.configName()));
         }
         for (Jitter jitter : Jitter.values()) {
-            assertTrue(PolicySchema.JITTERS.contains(jitter.configName()), jitter.name());
+            assertEquals(jitter, PolicySchema.JITTERS.valueOf(jitter.configName()));
         }
+        for (String word : PolicySchema.FAILURES.names()) {
+            assertEquals(FailureKind.fromConfigName(word), PolicySchema.FAILURES.valueOf(word));
+        }
+        assertNull(PolicySchema.FAILURES.valueOf(FailureKind.OTHER.configName()), "other is never retried");
     }
 
     @Test
@@ -94,7 +98,7 @@ class PolicyLoaderPiecesTest {
         assertEquals("x".repeat(60) + "...", PolicyMessages.show("x".repeat(61)));
         assertEquals("`v`", PolicyMessages.quote("v"));
         assertEquals("a, b", PolicyMessages.join(List.of("a", "b")));
-        assertEquals("observe", PolicyMessages.closest("obsrve", PolicySchema.MODES));
+        assertEquals("observe", PolicyMessages.closest("obsrve", PolicySchema.MODES.names()));
         assertNull(PolicyMessages.closest("ab", List.of("xy")), "no suggestion that replaces the whole word");
         assertEquals(3, PolicyMessages.distance("kitten", "sitting"));
         assertEquals("IllegalStateException", PolicyMessages.describe(new IllegalStateException(" ")));
