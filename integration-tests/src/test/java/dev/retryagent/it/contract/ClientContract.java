@@ -83,6 +83,10 @@ public abstract class ClientContract<T extends ClientContract.Target> {
               - match: { path: "/refused/**" }
                 maxAttempts: 8
                 backoff: { base: 300ms, cap: 300ms, jitter: none }
+              - match: { path: "/budget/**" }
+                budget: { ratio: 0, minPerSecond: 0 }
+              - match: { path: "/off/**" }
+                mode: off
             """;
 
     /** One forked JVM: a client version on a JDK, making the calls of {@link #modes()}. */
@@ -201,6 +205,9 @@ public abstract class ClientContract<T extends ClientContract.Target> {
                         Step.ok());
                 b.add(m + "-nonReplayable", "/upload/" + m, parts(m, c, "nonReplayable", "method=POST", "body=stream",
                         nonReplayableBody(m), "header=Idempotency-Key: k-2"), Step.status(503), Step.ok());
+                b.add(m + "-budget", "/budget/" + m, parts(m, c, "budget"), Step.status(503).body("busy"), Step.ok());
+                // 502: a status no client retries alone (HttpClient 5's own strategy retries 429 and 503)
+                b.add(m + "-off", "/off/" + m, parts(m, c, "off"), Step.status(502).body("bad"), Step.ok());
                 b.add(m + "-nested", "/nested/" + m, parts(m, c, "nested", "header=Retry-Attempt: 7"),
                         Step.status(503), Step.ok());
                 if (cancels(m)) {
@@ -322,6 +329,24 @@ public abstract class ClientContract<T extends ClientContract.Target> {
         assertEquals("stream", server.requests().get(0).bodyUtf8());
         assertNull(server.requests().get(0).header("Retry-Attempt"), m + ": a body that cannot be replayed: unmarked");
         assertTrue(logged(run, "give up", "path=/upload/" + m + " ", "reason=body-not-replayable"), run.describe());
+
+        // a budget that allows no retry at this destination: the first retry is refused, the caller sees the 503
+        r = result(run, m + "-budget");
+        assertEquals(503, r.getInt("status"), r.toString());
+        assertEquals("busy", r.get("body"));
+        server = b.server(m + "-budget");
+        assertEquals(1, server.requestCount(), m);
+        assertEquals("1", server.requests().get(0).header("Retry-Attempt"), "a request the agent may retry is marked");
+        assertTrue(logged(run, "give up", "path=/budget/" + m + " ", "attempt=1/3", "reason=budget"), run.describe());
+
+        // mode off for a rule: the agent changes nothing on the wire for those calls
+        r = result(run, m + "-off");
+        assertEquals(502, r.getInt("status"), r.toString());
+        assertEquals("bad", r.get("body"));
+        server = b.server(m + "-off");
+        assertEquals(1, server.requestCount(), m);
+        assertNull(server.requests().get(0).header("Retry-Attempt"), "mode off adds no marker");
+        assertFalse(logged(run, "path=/off/" + m + " "), run.describe());
 
         // a request that carries the marker already (a layer above sent it) is made exactly once, unchanged
         r = result(run, m + "-nested");
