@@ -58,6 +58,8 @@ public abstract class ClientContract<T extends ClientContract.Target> {
         public static final long CANCEL_MS = 2500;
         /** Cancelled at 1.5 s while the second attempt's answer is held 4 s: before that answer. */
         public static final long CANCEL_IN_FLIGHT_MS = 3000;
+        /** Disconnected at 300 ms while the answer is held 2 s: the call ends before that answer. */
+        public static final long DISCONNECT_MS = 1500;
 
         private Bounds() {
         }

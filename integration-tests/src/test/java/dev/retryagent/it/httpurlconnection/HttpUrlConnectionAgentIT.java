@@ -231,7 +231,7 @@ class HttpUrlConnectionAgentIT extends ClientContract<HttpUrlConnectionAgentIT.J
         // ends the call, as without the agent (a socket closed on this side is not the server's reset)
         r = result(run, "disconnected");
         assertEquals("java.net.SocketException", r.get("failure"), r.toString());
-        assertTrue(r.getLong("elapsedMs") < 1500, r.toString());
+        assertTrue(r.getLong("elapsedMs") < Bounds.DISCONNECT_MS, r.toString());
         assertEquals(1, b.server("disconnected").requestCount());
 
         // HTTPS through HttpsURLConnection: each attempt made once, never squared
