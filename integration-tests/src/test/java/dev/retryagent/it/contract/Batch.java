@@ -79,10 +79,21 @@ public final class Batch implements AutoCloseable {
         return args;
     }
 
+    /** Closes every server; the first failure to close is thrown after the others were closed. */
     @Override
-    public void close() throws Exception {
+    public void close() {
+        RuntimeException failed = null;
         for (AutoCloseable c : closer) {
-            c.close();
+            try {
+                c.close();
+            } catch (Exception e) {
+                if (failed == null) {
+                    failed = new IllegalStateException("closing a server of the batch", e);
+                }
+            }
+        }
+        if (failed != null) {
+            throw failed;
         }
     }
 }
