@@ -99,6 +99,8 @@ public final class HttpClient5Scenario {
     private static final Map<String, PoolingHttpClientConnectionManager> CLASSIC_POOLS = new ConcurrentHashMap<>();
     private static final Map<String, PoolingAsyncClientConnectionManager> ASYNC_POOLS = new ConcurrentHashMap<>();
     private static final Map<String, List<String>> CALLBACKS = new ConcurrentHashMap<>();
+    /** How long after the first callbacks a second one, if there were one, is given to show. */
+    private static final long QUIET_MS = 300;
 
     private HttpClient5Scenario() {
     }
@@ -147,13 +149,24 @@ public final class HttpClient5Scenario {
         for (Thread t : threads) {
             t.join(120_000);
         }
-        Thread.sleep(300); // a second callback, if there were one, would come now
+        // The callback may run after get() returned: wait for every first one. A second callback is what must not
+        // happen, so it cannot be waited for; a quiet period after the first ones gives a late one time to show.
+        awaitFirstCallbacks(TimeUnit.SECONDS.toNanos(5));
+        Thread.sleep(QUIET_MS);
         CALLBACKS.forEach((id, kinds) -> Report.line("CALLBACKS", "id", id, "count", kinds.size(),
                 "kinds", String.join(",", kinds)));
         CLASSIC_POOLS.forEach((kind, pool) -> pool(pool.getTotalStats(), "classic", kind));
         ASYNC_POOLS.forEach((kind, pool) -> pool(pool.getTotalStats(), "async", kind));
         Report.line("DONE");
         System.exit(0);
+    }
+
+    /** Waits until every async call has been called back at least once, or {@code limitNanos} passed. */
+    private static void awaitFirstCallbacks(long limitNanos) throws InterruptedException {
+        long end = System.nanoTime() + limitNanos;
+        while (CALLBACKS.values().stream().anyMatch(List::isEmpty) && System.nanoTime() < end) {
+            Thread.sleep(5);
+        }
     }
 
     private static void pool(PoolStats stats, String api, String kind) {

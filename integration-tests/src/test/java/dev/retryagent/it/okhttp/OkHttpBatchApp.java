@@ -44,6 +44,8 @@ import okio.BufferedSink;
  * {@code CALLBACKS id=.. count=..}, {@code POOL idle=.. total=.. inUse=..} and {@code DONE}.
  */
 public final class OkHttpBatchApp {
+    /** How long after the dispatcher went idle a second callback, if there were one, is given to show. */
+    private static final long QUIET_MS = 200;
 
     public static void main(String[] argv) throws Exception {
         String clientKind = "builder";
@@ -93,13 +95,15 @@ public final class OkHttpBatchApp {
         for (Thread t : threads) {
             t.join(60_000);
         }
-        // let anything still running on the dispatcher finish, so that a second callback would be counted
+        // Every first callback has run (the call threads wait for it). Let anything still running on the dispatcher
+        // finish, so that a second callback delivered there is counted; one from elsewhere is what must not happen,
+        // so it cannot be waited for: a quiet period gives a late one time to show.
         long idle = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
         while ((client.dispatcher().runningCallsCount() > 0 || client.dispatcher().queuedCallsCount() > 0)
                 && System.nanoTime() < idle) {
             Thread.sleep(10);
         }
-        Thread.sleep(200);
+        Thread.sleep(QUIET_MS);
         callbacks.forEach((id, count) -> Report.line("CALLBACKS", "id", id, "count", count.get()));
         int total = client.connectionPool().connectionCount();
         int idleCount = client.connectionPool().idleConnectionCount();

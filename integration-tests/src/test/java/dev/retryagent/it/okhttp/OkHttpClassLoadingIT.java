@@ -3,6 +3,7 @@ package dev.retryagent.it.okhttp;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.retryagent.it.contract.ClientContract;
 import dev.retryagent.it.harness.ClientLibs;
 import dev.retryagent.it.harness.ForkedApp;
 import dev.retryagent.it.harness.RecordedRequest;
@@ -54,7 +55,7 @@ class OkHttpClassLoadingIT {
             childClassPath.add(OkHttpAgentIT.testClasses().toString());
             childClassPath.add(ForkedApp.appClasses().toString());
             ForkedApp.Result run = ForkedApp.of(ChildLoaderLauncher.class).name("okhttp-child-loader-" + libs + suffix)
-                    .java(java).classpath(OkHttpAgentIT.testClasses()).policy(OkHttpAgentIT.POLICY).agentArg("log", "debug")
+                    .java(java).classpath(OkHttpAgentIT.testClasses()).policy(ClientContract.POLICY).agentArg("log", "debug")
                     .args(String.join(File.pathSeparator, childClassPath), OkHttpBatchApp.class.getName(),
                             "--call", OkHttpAgentIT.call("sync", sync.url("/s"), "sync"),
                             "--call", OkHttpAgentIT.call("async", async.url("/a"), "async"))
@@ -110,7 +111,7 @@ class OkHttpClassLoadingIT {
 
         try (ScriptedServer server = ScriptedServer.start(Step.status(503), Step.ok().body("done"))) {
             ForkedApp.Result run = ForkedApp.of("OwnByteBuddyApp").name("okhttp-own-byte-buddy-" + libs)
-                    .clientLibs(libs).classpath(dir).classpath(byteBuddy).policy(OkHttpAgentIT.POLICY)
+                    .clientLibs(libs).classpath(dir).classpath(byteBuddy).policy(ClientContract.POLICY)
                     .args(server.url("/x")).run().assertExitCode(0);
             assertEquals("made-by-the-app", run.single("BYTEBUDDY").get("made"), run.describe());
             assertTrue(run.single("BYTEBUDDY").get("from").contains(byteBuddy.getFileName().toString()), run.describe());
