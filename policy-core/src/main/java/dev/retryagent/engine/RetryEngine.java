@@ -90,9 +90,17 @@ public final class RetryEngine {
         if (r != null) {
             return r;
         }
-        r = lookUp(policiesFor(call), call);
+        r = lookUp(policiesFor(call), call.client(), call.method(), call.scheme(), call.host(), call.port(),
+                call.path());
         call.resolution = r;
         return r;
+    }
+
+    /** {@link CallFacts.Builder#build(RetryEngine, HeaderLookup)}: the call's rule under the current policy. */
+    CallFacts read(CallFacts.Builder call, HeaderLookup headers) {
+        Resolution.Policies p = policies;
+        Resolution r = lookUp(p, call.client, call.method, call.scheme, call.host, call.port, call.path);
+        return call.build(r, p.policy, headers);
     }
 
     /** The policy to answer a call under: the one its facts were read under, or else the current one. */
@@ -115,16 +123,17 @@ public final class RetryEngine {
      * the same client, method, host, port and path under the same policy. Destinations are only found
      * here, never added, so that calls the agent leaves alone leave no trace.
      */
-    private Resolution lookUp(Resolution.Policies p, CallFacts call) {
-        Destination d = destinations.find(call.scheme(), call.host(), call.port());
+    private Resolution lookUp(Resolution.Policies p, String client, String method, String scheme, String host,
+                              int port, String path) {
+        Destination d = destinations.find(scheme, host, port);
         if (d == null) {
-            return p.resolve(call);
+            return p.resolve(client, method, host, port, path);
         }
         Resolution.Memo memo = d.ruleMemo;
-        if (memo != null && memo.isFor(p, call)) {
+        if (memo != null && memo.isFor(p, client, method, host, port, path)) {
             return memo.resolution;
         }
-        Resolution r = p.resolve(call);
+        Resolution r = p.resolve(client, method, host, port, path);
         if (p != policies) {
             return r; // a call that started under the policy before: the memo is for the current one
         }
@@ -133,7 +142,7 @@ public final class RetryEngine {
         // otherwise after a run of misses, so that a destination whose common call changes follows it.
         if (memo == null || memo.resolution.owner != p || ++d.ruleMemoMisses >= MEMO_MISSES_BEFORE_REPLACING) {
             d.ruleMemoMisses = 0;
-            d.ruleMemo = new Resolution.Memo(r, call);
+            d.ruleMemo = new Resolution.Memo(r, client, method, host, port, path);
         }
         return r;
     }

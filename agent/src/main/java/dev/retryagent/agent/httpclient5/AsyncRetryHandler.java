@@ -5,7 +5,6 @@ import dev.retryagent.engine.AsyncRetryLoop;
 import dev.retryagent.engine.CallFacts;
 import dev.retryagent.engine.RetryEngine;
 import dev.retryagent.engine.RetryLog;
-import dev.retryagent.policy.Policy;
 import java.io.IOException;
 import java.util.Collections;
 import java.util.Map;
@@ -99,10 +98,10 @@ public final class AsyncRetryHandler implements AsyncExecChainHandler {
         AsyncAttemptExchange exchange = null;
         if (loop != null && engine != null) {
             try {
-                Policy policy = engine.policy();
                 boolean replayable = producer == null || producer.isRepeatable();
-                facts = HttpClient5Calls.facts(request, scope.route.getTargetHost(), replayable, policy);
-                exchange = new AsyncAttemptExchange(request, producer, scope, chain, callback, policy.markerHeader());
+                facts = HttpClient5Calls.facts(request, scope.route.getTargetHost(), replayable, engine);
+                exchange = new AsyncAttemptExchange(request, producer, scope, chain, callback,
+                        facts.policy().markerHeader());
             } catch (RuntimeException e) {
                 RetryLog.internalError("apache-httpclient5.async", e);
                 facts = null;

@@ -6,7 +6,6 @@ import dev.retryagent.agent.bootstrap.RetryRuntime;
 import dev.retryagent.engine.CallFacts;
 import dev.retryagent.engine.RetryLog;
 import dev.retryagent.engine.RetryLoop;
-import dev.retryagent.policy.Policy;
 import java.io.IOException;
 import org.apache.hc.client5.http.classic.ExecChain;
 import org.apache.hc.client5.http.classic.ExecChainHandler;
@@ -112,9 +111,9 @@ public final class ClassicRetryHandler implements ExecChainHandler {
         String markerHeader = null;
         if (loop != null) {
             try {
-                Policy policy = loop.engine().policy();
-                facts = HttpClient5Calls.facts(request, scope.route.getTargetHost(), isRepeatable(request), policy);
-                markerHeader = policy.markerHeader();
+                facts = HttpClient5Calls.facts(request, scope.route.getTargetHost(), isRepeatable(request),
+                        loop.engine());
+                markerHeader = facts.policy().markerHeader();
             } catch (RuntimeException e) {
                 RetryLog.internalError("apache-httpclient5.classic", e);
                 facts = null;
@@ -144,10 +143,9 @@ public final class ClassicRetryHandler implements ExecChainHandler {
         CallFacts facts;
         ClassicExchange exchange;
         try {
-            Policy policy = loop.engine().policy();
-            facts = HttpClient5Calls.facts(request, target, isRepeatable(request), policy);
+            facts = HttpClient5Calls.facts(request, target, isRepeatable(request), loop.engine());
             exchange = new ClassicExchange.Minimal(client, target, request, contextCarryingConfig(request, context),
-                    policy.markerHeader());
+                    facts.policy().markerHeader());
         } catch (RuntimeException e) {
             RetryLog.internalError("apache-httpclient5.minimal", e);
             return Hooks.PROCEED;

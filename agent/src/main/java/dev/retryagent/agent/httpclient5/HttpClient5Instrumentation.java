@@ -2,6 +2,7 @@ package dev.retryagent.agent.httpclient5;
 
 import dev.retryagent.agent.instrument.ClientInstrumentation;
 import dev.retryagent.agent.instrument.HookPoint;
+import dev.retryagent.policy.ClientNames;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
@@ -76,7 +77,7 @@ public final class HttpClient5Instrumentation implements ClientInstrumentation {
 
     @Override
     public String name() {
-        return "apache-httpclient5";
+        return ClientNames.APACHE_HTTPCLIENT5;
     }
 
     @Override
@@ -104,6 +105,7 @@ public final class HttpClient5Instrumentation implements ClientInstrumentation {
         // Names, not class literals: a literal would load the class here, in a loader that may not see HttpClient.
         return Collections.unmodifiableList(Arrays.asList(
                 PACKAGE + "HttpClient5Calls",
+                PACKAGE + "HttpClient5Calls$RequestHeaders",
                 PACKAGE + "ClassicExchange",
                 PACKAGE + "ClassicExchange$Chain",
                 PACKAGE + "ClassicExchange$Minimal",

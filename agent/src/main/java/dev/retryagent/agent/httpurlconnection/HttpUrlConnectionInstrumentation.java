@@ -4,6 +4,7 @@ import dev.retryagent.agent.httpurlconnection.bootstrap.HttpUrlConnectionHooks;
 import dev.retryagent.agent.instrument.ClientInstrumentation;
 import dev.retryagent.agent.instrument.HookPoint;
 import dev.retryagent.engine.RetryLog;
+import dev.retryagent.policy.ClientNames;
 import java.lang.instrument.Instrumentation;
 import java.lang.reflect.Method;
 import java.util.Arrays;
@@ -41,7 +42,6 @@ import java.util.logging.Level;
  * {@code sun.net.www.http}, whose client's hidden resend it switches off), opened to that module only.
  */
 public final class HttpUrlConnectionInstrumentation implements ClientInstrumentation {
-    static final String CLIENT = "httpurlconnection";
     static final String HTTP_URL_CONNECTION = "sun.net.www.protocol.http.HttpURLConnection";
     static final String GET_INPUT_STREAM_DESCRIPTOR = "()Ljava/io/InputStream;";
     static final String GET_OUTPUT_STREAM_DESCRIPTOR = "()Ljava/io/OutputStream;";
@@ -51,7 +51,7 @@ public final class HttpUrlConnectionInstrumentation implements ClientInstrumenta
 
     @Override
     public String name() {
-        return CLIENT;
+        return ClientNames.HTTP_URL_CONNECTION;
     }
 
     @Override
@@ -84,7 +84,7 @@ public final class HttpUrlConnectionInstrumentation implements ClientInstrumenta
             if (t instanceof VirtualMachineError) {
                 throw (VirtualMachineError) t;
             }
-            RetryLog.agent(Level.WARNING, "client-disabled client=" + CLIENT + " error=" + t.getClass().getName()
+            RetryLog.agent(Level.WARNING, "client-disabled client=" + ClientNames.HTTP_URL_CONNECTION + " error=" + t.getClass().getName()
                     + " message=" + t.getMessage() + "; HttpURLConnection calls run without retries");
             return false;
         }
@@ -104,7 +104,7 @@ public final class HttpUrlConnectionInstrumentation implements ClientInstrumenta
             return true;
         }
         if (bootstrapClass.getClassLoader() != null) {
-            RetryLog.agent(Level.WARNING, "client-disabled client=" + CLIENT + " reason=handler-not-on-bootstrap-path"
+            RetryLog.agent(Level.WARNING, "client-disabled client=" + ClientNames.HTTP_URL_CONNECTION + " reason=handler-not-on-bootstrap-path"
                     + " loader=" + bootstrapClass.getClassLoader().getClass().getName()
                     + "; HttpURLConnection calls run without retries");
             return false;
@@ -127,7 +127,7 @@ public final class HttpUrlConnectionInstrumentation implements ClientInstrumenta
             ok &= (Boolean) isOpen.invoke(javaBase, pkg, bootstrapUnnamed);
         }
         if (!ok) {
-            RetryLog.agent(Level.WARNING, "client-disabled client=" + CLIENT + " reason=java.base-not-opened"
+            RetryLog.agent(Level.WARNING, "client-disabled client=" + ClientNames.HTTP_URL_CONNECTION + " reason=java.base-not-opened"
                     + "; HttpURLConnection calls run without retries");
         }
         return ok;

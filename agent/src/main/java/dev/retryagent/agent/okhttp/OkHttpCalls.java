@@ -2,12 +2,12 @@ package dev.retryagent.agent.okhttp;
 
 import dev.retryagent.agent.bootstrap.Failures;
 import dev.retryagent.engine.CallFacts;
+import dev.retryagent.engine.HeaderLookup;
+import dev.retryagent.engine.RetryEngine;
+import dev.retryagent.policy.ClientNames;
 import dev.retryagent.policy.FailureKind;
-import dev.retryagent.policy.Policy;
-import dev.retryagent.policy.RetrySettings;
 import java.io.IOException;
 import java.util.Collections;
-import java.util.Locale;
 import java.util.Map;
 import java.util.WeakHashMap;
 import okhttp3.Call;
@@ -22,8 +22,6 @@ import okhttp3.ResponseBody;
  * loop runs. Loaded in OkHttp's class loader (see {@link OkHttpInstrumentation#adapterClasses()}).
  */
 final class OkHttpCalls {
-    static final String CLIENT = "okhttp";
-
     /**
      * The calls that are attempts of the async loop, with the marker to send: the interceptor runs each of
      * them exactly once. Weak keys: an entry goes when its call is collected.
@@ -59,25 +57,27 @@ final class OkHttpCalls {
         }
     }
 
-    /** What the engine needs to know about {@code request} under {@code policy}. */
-    static CallFacts facts(Request request, Policy policy) {
+    /** What the engine needs to know about {@code request}, read under {@code engine}'s policy. */
+    static CallFacts facts(final Request request, RetryEngine engine) {
         HttpUrl url = request.url();
-        String method = request.method().toUpperCase(Locale.ROOT);
-        String host = url.host();
-        int port = url.port();
-        String path = url.encodedPath(); // never the query
-        RetrySettings settings = policy.settingsFor(CLIENT, method, host, port, path);
-        boolean idempotencyKey = false;
-        for (String header : settings.idempotencyKeyHeaders()) {
-            if (request.header(header) != null) { // OkHttp compares header names case-insensitively
-                idempotencyKey = true;
-                break;
-            }
+        return CallFacts.builder(ClientNames.OKHTTP, request.method(), url.scheme(), url.host(), url.port(),
+                        url.encodedPath()) // never the query
+                .bodyReplayable(isReplayable(request.body()))
+                .build(engine, new RequestHeaders(request));
+    }
+
+    /** OkHttp compares header names case-insensitively. */
+    static final class RequestHeaders implements HeaderLookup {
+        private final Request request;
+
+        RequestHeaders(Request request) {
+            this.request = request;
         }
-        String marker = policy.markerHeader();
-        boolean markerPresent = marker != null && request.header(marker) != null;
-        return new CallFacts(CLIENT, method, url.scheme(), host, port, path, idempotencyKey,
-                isReplayable(request.body()), markerPresent).readUnder(policy);
+
+        @Override
+        public boolean has(String name) {
+            return request.header(name) != null;
+        }
     }
 
     /** No body, or one OkHttp can write again: neither one-shot nor duplex (SPEC 4.3). */

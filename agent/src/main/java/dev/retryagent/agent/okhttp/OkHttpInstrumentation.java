@@ -2,6 +2,7 @@ package dev.retryagent.agent.okhttp;
 
 import dev.retryagent.agent.instrument.ClientInstrumentation;
 import dev.retryagent.agent.instrument.HookPoint;
+import dev.retryagent.policy.ClientNames;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
@@ -48,7 +49,7 @@ public final class OkHttpInstrumentation implements ClientInstrumentation {
 
     @Override
     public String name() {
-        return OkHttpCalls.CLIENT;
+        return ClientNames.OKHTTP;
     }
 
     @Override
@@ -77,6 +78,7 @@ public final class OkHttpInstrumentation implements ClientInstrumentation {
         return Collections.unmodifiableList(Arrays.asList(
                 PACKAGE + "OkHttpCalls",
                 PACKAGE + "OkHttpCalls$Attempt",
+                PACKAGE + "OkHttpCalls$RequestHeaders",
                 PACKAGE + "RetryInterceptor",
                 PACKAGE + "OkHttpExchange",
                 PACKAGE + "OkHttpAsyncExchange",

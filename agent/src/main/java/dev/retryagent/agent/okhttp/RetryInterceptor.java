@@ -5,7 +5,6 @@ import dev.retryagent.engine.AttemptScope;
 import dev.retryagent.engine.CallFacts;
 import dev.retryagent.engine.RetryLog;
 import dev.retryagent.engine.RetryLoop;
-import dev.retryagent.policy.Policy;
 import java.io.IOException;
 import okhttp3.Call;
 import okhttp3.Interceptor;
@@ -50,9 +49,8 @@ public final class RetryInterceptor implements Interceptor {
         if (loop != null) {
             try {
                 if (!OkHttpCalls.isUpgrade(request)) {
-                    Policy policy = loop.engine().policy();
-                    facts = OkHttpCalls.facts(request, policy);
-                    markerHeader = policy.markerHeader();
+                    facts = OkHttpCalls.facts(request, loop.engine());
+                    markerHeader = facts.policy().markerHeader();
                 }
             } catch (RuntimeException e) {
                 RetryLog.internalError("okhttp.interceptor", e);
