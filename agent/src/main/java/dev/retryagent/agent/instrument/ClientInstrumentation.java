@@ -15,8 +15,9 @@ public interface ClientInstrumentation {
     List<HookPoint> hookPoints();
 
     /**
-     * The binary name of the class implementing {@link dev.retryagent.agent.bootstrap.Hooks.Handler}, with a
-     * public no-argument constructor.
+     * The binary name of the class implementing {@link dev.retryagent.agent.bootstrap.Hooks.Handler}. Its static
+     * initializer registers its one instance ({@link dev.retryagent.agent.bootstrap.Hooks#register}); it also has a
+     * public no-argument constructor, which serves only a thread that loses the race for that instance.
      */
     String handlerClass();
 

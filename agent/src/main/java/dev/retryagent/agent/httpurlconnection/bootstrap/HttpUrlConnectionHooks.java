@@ -43,6 +43,10 @@ public final class HttpUrlConnectionHooks implements Hooks.Handler {
     /** The hook at the entry of the private {@code writeRequests()}. */
     public static final String WRITE_REQUESTS = "httpurlconnection.write-requests";
 
+    static {
+        Hooks.register(HttpUrlConnectionHooks.class, new HttpUrlConnectionHooks());
+    }
+
     @Override
     public boolean onEnter(String hook, Object self, Object[] args) {
         if (WRITE_REQUESTS.equals(hook) && self instanceof HttpURLConnection) {
