@@ -123,7 +123,7 @@ public final class ClassicRetryHandler implements ExecChainHandler {
             return chain.proceed(request, scope);
         }
         try {
-            return loop.execute(facts, new ClassicExchange.Chain(request, markerHeader, chain, scope));
+            return loop.execute(facts, new HttpClient5Exchange.Chain(request, markerHeader, chain, scope));
         } catch (NotIoFailure e) {
             throw (HttpException) e.original(); // the only checked exception the chain throws besides IOException
         }
@@ -141,11 +141,11 @@ public final class ClassicRetryHandler implements ExecChainHandler {
             return Hooks.PROCEED;
         }
         CallFacts facts;
-        ClassicExchange exchange;
+        HttpClient5Exchange exchange;
         try {
             facts = HttpClient5Calls.facts(request, target, isRepeatable(request), loop.engine());
-            exchange = new ClassicExchange.Minimal(client, target, request, contextCarryingConfig(request, context),
-                    facts.policy().markerHeader());
+            exchange = new HttpClient5Exchange.Minimal(client, target, request,
+                    contextCarryingConfig(request, context), facts.policy().markerHeader());
         } catch (RuntimeException e) {
             RetryLog.internalError("apache-httpclient5.minimal", e);
             return Hooks.PROCEED;

@@ -26,7 +26,8 @@ final class OkHttpCalls {
      * The calls that are attempts of the async loop, with the marker to send: the interceptor runs each of
      * them exactly once. Weak keys: an entry goes when its call is collected.
      */
-    private static final Map<Call, Attempt> ATTEMPTS = Collections.synchronizedMap(new WeakHashMap<Call, Attempt>());
+    private static final Map<Call, AttemptMarker> ATTEMPTS =
+            Collections.synchronizedMap(new WeakHashMap<Call, AttemptMarker>());
     /** The application's async calls that the loop is running, until their callback has fired. */
     private static final Map<Call, OkHttpAsyncExchange> RUNNING =
             Collections.synchronizedMap(new WeakHashMap<Call, OkHttpAsyncExchange>());
@@ -38,15 +39,15 @@ final class OkHttpCalls {
      * One attempt: the marker header's name and value, or neither, and for an attempt of the async loop the number
      * the thread that runs it is marked with ({@code AttemptScope}), so that calls made inside it are nested.
      */
-    static final class Attempt {
-        static final Attempt UNMARKED = new Attempt(null, null, 0);
+    static final class AttemptMarker {
+        static final AttemptMarker UNMARKED = new AttemptMarker(null, null, 0);
 
         final String header;
         final String value;
         /** The attempt's number for {@code AttemptScope}, or 0 when it opens no scope (a call in mode off). */
         final int scope;
 
-        Attempt(String header, String value, int scope) {
+        AttemptMarker(String header, String value, int scope) {
             this.header = header;
             this.value = value;
             this.scope = scope;
@@ -125,12 +126,12 @@ final class OkHttpCalls {
 
     // ---- the async registry ----
 
-    static void markAttempt(Call call, Attempt attempt) {
+    static void markAttempt(Call call, AttemptMarker attempt) {
         ATTEMPTS.put(call, attempt);
     }
 
     /** The marker of {@code call} if it is an attempt of the async loop, else null. */
-    static Attempt attemptOf(Call call) {
+    static AttemptMarker attemptOf(Call call) {
         return ATTEMPTS.get(call);
     }
 

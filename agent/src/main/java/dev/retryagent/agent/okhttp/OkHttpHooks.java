@@ -150,7 +150,7 @@ public final class OkHttpHooks implements Hooks.Handler {
         try {
             // First of all: whatever happens next, the interceptor must never run this call's sync loop on a
             // dispatcher thread.
-            OkHttpCalls.markAttempt(call, OkHttpCalls.Attempt.UNMARKED);
+            OkHttpCalls.markAttempt(call, OkHttpCalls.AttemptMarker.UNMARKED);
             if (OkHttpCalls.isUpgrade(call.request())) {
                 return false;
             }

@@ -77,7 +77,7 @@ public final class OkHttpInstrumentation implements ClientInstrumentation {
         // Names, not class literals: a literal would load the class here, in a loader that may not see OkHttp.
         return Collections.unmodifiableList(Arrays.asList(
                 PACKAGE + "OkHttpCalls",
-                PACKAGE + "OkHttpCalls$Attempt",
+                PACKAGE + "OkHttpCalls$AttemptMarker",
                 PACKAGE + "OkHttpCalls$RequestHeaders",
                 PACKAGE + "RetryInterceptor",
                 PACKAGE + "OkHttpExchange",

@@ -112,9 +112,10 @@ class OkHttpCallsTest {
     @Test
     void theMarkerIsAddedOnlyWhenThereIsOne() {
         Request request = new Request.Builder().url("http://a/").build();
-        assertEquals("2", new OkHttpCalls.Attempt("Retry-Attempt", "2", 2).apply(request).header("Retry-Attempt"));
-        assertEquals(request, new OkHttpCalls.Attempt("Retry-Attempt", null, 0).apply(request));
-        assertEquals(request, OkHttpCalls.Attempt.UNMARKED.apply(request));
+        assertEquals("2",
+                new OkHttpCalls.AttemptMarker("Retry-Attempt", "2", 2).apply(request).header("Retry-Attempt"));
+        assertEquals(request, new OkHttpCalls.AttemptMarker("Retry-Attempt", null, 0).apply(request));
+        assertEquals(request, OkHttpCalls.AttemptMarker.UNMARKED.apply(request));
     }
     /** An engine under {@code policy}: the facts are read under its policy. */
     private static RetryEngine engine(Policy policy) {

@@ -159,7 +159,7 @@ public final class HttpUrlConnectionHooks implements Hooks.Handler {
             RetryLog.internalError(ClientNames.HTTP_URL_CONNECTION + ".facts", e);
             return Hooks.PROCEED;
         }
-        HttpUrlConnectionExchange.Attempt last;
+        HttpUrlConnectionExchange.AttemptResponse last;
         try {
             last = loop.execute(facts, exchange);
         } catch (NotIoFailure e) {
