@@ -19,7 +19,7 @@ import org.apache.hc.core5.http.io.entity.EntityUtils;
 
 /**
  * HttpClient 5 requests, responses and failures in the engine's terms. Shared by the classic and the async
- * adapters; loaded in HttpClient's class loader (see {@link HttpClient5Instrumentation#adapterClasses()}).
+ * adapters; loaded in HttpClient's class loader (see {@link HttpClient5Instrumentation}).
  */
 final class HttpClient5Calls {
     private HttpClient5Calls() {

@@ -49,7 +49,9 @@ import java.util.List;
  * ({@code H2AsyncClientBuilder}, {@code createHttp2Minimal()}).
  *
  * <p>This class names no HttpClient type: it is loaded by the agent whether or not the application uses
- * HttpClient. The classes listed in {@link #adapterClasses()} are the ones that do.
+ * HttpClient.
+ * The other classes of its package are the ones that do: the adapter classes, defined in the client's class
+ * loader when the agent's own copies cannot see that client ({@code ClassInjector}).
  */
 public final class HttpClient5Instrumentation implements ClientInstrumentation {
     static final String CLASSIC_BUILDER = "org.apache.hc.client5.http.impl.classic.HttpClientBuilder";
@@ -98,27 +100,5 @@ public final class HttpClient5Instrumentation implements ClientInstrumentation {
     @Override
     public String handlerClass() {
         return PACKAGE + "HttpClient5Hooks";
-    }
-
-    @Override
-    public List<String> adapterClasses() {
-        // Names, not class literals: a literal would load the class here, in a loader that may not see HttpClient.
-        return Collections.unmodifiableList(Arrays.asList(
-                PACKAGE + "HttpClient5Calls",
-                PACKAGE + "HttpClient5Calls$RequestHeaders",
-                PACKAGE + "HttpClient5Exchange",
-                PACKAGE + "HttpClient5Exchange$Chain",
-                PACKAGE + "HttpClient5Exchange$Minimal",
-                PACKAGE + "ClassicRetryHandler",
-                PACKAGE + "ClassicRetryHandler$ThroughProtocol",
-                PACKAGE + "HttpClient5AsyncExchange",
-                PACKAGE + "HttpClient5AsyncExchange$Head",
-                PACKAGE + "HttpClient5AsyncExchange$AttemptExecCallback",
-                PACKAGE + "HttpClient5AsyncExchange$Delivery",
-                PACKAGE + "HttpClient5AsyncExchange$StartRetry",
-                PACKAGE + "HttpClient5AsyncExchange$NotSent",
-                PACKAGE + "AsyncRetryHandler",
-                PACKAGE + "AsyncRetryHandler$ThroughProtocol",
-                PACKAGE + "HttpClient5Hooks"));
     }
 }

@@ -71,12 +71,6 @@ public final class HttpUrlConnectionInstrumentation implements ClientInstrumenta
     }
 
     @Override
-    public List<String> adapterClasses() {
-        // The handler is on the bootstrap path: visible from every loader, never defined in another one.
-        return Collections.emptyList();
-    }
-
-    @Override
     public boolean prepare(Instrumentation inst) {
         try {
             return openJavaBase(inst, HttpUrlConnectionHooks.class);

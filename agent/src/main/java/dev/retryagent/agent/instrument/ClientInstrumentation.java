@@ -22,13 +22,6 @@ public interface ClientInstrumentation {
     String handlerClass();
 
     /**
-     * Every class the handler needs besides the client's, the JDK's and the bootstrap ones, supertypes
-     * before subtypes: they are defined in the client's class loader when the agent's own copies cannot see
-     * that client (a child class loader).
-     */
-    List<String> adapterClasses();
-
-    /**
      * Readies the JVM for this client's hooks, once at start-up, before any class is woven (a client in
      * {@code java.base} adds the module edges its woven code needs here). False leaves the client out: its
      * classes are never woven and its calls run untouched; the client logs why.

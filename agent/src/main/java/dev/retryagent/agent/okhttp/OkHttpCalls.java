@@ -19,7 +19,7 @@ import okhttp3.ResponseBody;
 
 /**
  * OkHttp requests, responses and failures in the engine's terms, and the registry of the calls the async
- * loop runs. Loaded in OkHttp's class loader (see {@link OkHttpInstrumentation#adapterClasses()}).
+ * loop runs. Loaded in OkHttp's class loader (see {@link OkHttpInstrumentation}).
  */
 final class OkHttpCalls {
     /**

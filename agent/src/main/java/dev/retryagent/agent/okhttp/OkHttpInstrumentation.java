@@ -38,7 +38,8 @@ import java.util.List;
  * the sync retry loop with {@code chain.proceed()}.
  *
  * <p>This class names no OkHttp type: it is loaded by the agent whether or not the application uses OkHttp.
- * The classes listed in {@link #adapterClasses()} are the ones that do.
+ * The other classes of its package are the ones that do: the adapter classes, defined in the client's class
+ * loader when the agent's own copies cannot see that client ({@code ClassInjector}).
  */
 public final class OkHttpInstrumentation implements ClientInstrumentation {
     static final String OKHTTP_CLIENT = "okhttp3.OkHttpClient";
@@ -70,20 +71,5 @@ public final class OkHttpInstrumentation implements ClientInstrumentation {
     @Override
     public String handlerClass() {
         return PACKAGE + "OkHttpHooks";
-    }
-
-    @Override
-    public List<String> adapterClasses() {
-        // Names, not class literals: a literal would load the class here, in a loader that may not see OkHttp.
-        return Collections.unmodifiableList(Arrays.asList(
-                PACKAGE + "OkHttpCalls",
-                PACKAGE + "OkHttpCalls$AttemptMarker",
-                PACKAGE + "OkHttpCalls$RequestHeaders",
-                PACKAGE + "RetryInterceptor",
-                PACKAGE + "OkHttpExchange",
-                PACKAGE + "OkHttpAsyncExchange",
-                PACKAGE + "OkHttpAsyncExchange$AttemptListener",
-                PACKAGE + "OkHttpAsyncExchange$Delivery",
-                PACKAGE + "OkHttpHooks"));
     }
 }

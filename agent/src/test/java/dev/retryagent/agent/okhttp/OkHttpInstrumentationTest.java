@@ -29,25 +29,6 @@ import org.junit.jupiter.api.Test;
 class OkHttpInstrumentationTest {
     private final OkHttpInstrumentation instrumentation = new OkHttpInstrumentation();
 
-    /** Every class of the package but the description itself is an adapter class: none may be forgotten. */
-    @Test
-    void theAdapterClassListCoversThePackage() throws IOException, ClassNotFoundException {
-        Path dir = Paths.get("target", "classes", "dev", "retryagent", "agent", "okhttp");
-        Set<String> compiled;
-        try (Stream<Path> files = Files.list(dir)) {
-            compiled = files.map(p -> p.getFileName().toString())
-                    .filter(n -> n.endsWith(".class"))
-                    .map(n -> "dev.retryagent.agent.okhttp." + n.substring(0, n.length() - ".class".length()))
-                    .filter(n -> !n.startsWith(OkHttpInstrumentation.class.getName()))
-                    .collect(Collectors.toCollection(TreeSet::new));
-        }
-        assertEquals(compiled, new TreeSet<>(instrumentation.adapterClasses()));
-        assertTrue(instrumentation.adapterClasses().contains(instrumentation.handlerClass()));
-        for (String name : instrumentation.adapterClasses()) {
-            Class.forName(name, false, getClass().getClassLoader());
-        }
-    }
-
     /**
      * Every hook point names a real method of OkHttp 4.12 or 5.x, and every hook has its method in both (the
      * follow-up hook has one descriptor per major version).
