@@ -56,10 +56,11 @@ public final class RetryEngine {
 
     /**
      * What the agent does with {@code call}: the mode of its rule (or the policy's). The loops ask this
-     * first, once per call; that first question starts the call: its rule is looked up (through the last
-     * lookup made for the call's destination, when the client, method, host, port and path are the same)
-     * and remembered on {@code call}, so that every later question about it ({@link #markerHeaderFor},
-     * {@link #decide}) needs no lookup and gets its answer under the same policy.
+     * first, once per call. The call's rule is looked up once (through the last lookup made for the call's
+     * destination, when the client, method, host, port and path are the same): when its facts are built
+     * ({@link CallFacts.Builder#build}), or else at this first question, and remembered on {@code call}, so that
+     * every later question about it ({@link #markerHeaderFor}, {@link #decide}) needs no lookup and gets its answer
+     * under the same policy.
      */
     public Mode modeFor(CallFacts call) {
         return resolve(call).mode;
