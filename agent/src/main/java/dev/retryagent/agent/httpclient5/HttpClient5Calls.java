@@ -30,27 +30,18 @@ final class HttpClient5Calls {
      *
      * @param bodyReplayable the request has no body, or an entity or entity producer that is repeatable
      */
-    static CallFacts facts(HttpRequest request, HttpHost target, boolean bodyReplayable, RetryEngine engine) {
+    static CallFacts facts(final HttpRequest request, HttpHost target, boolean bodyReplayable, RetryEngine engine) {
         String scheme = target.getSchemeName() != null ? target.getSchemeName().toLowerCase(Locale.ROOT) : "http";
         int port = target.getPort() >= 0 ? target.getPort() : "https".equals(scheme) ? 443 : 80;
         return CallFacts.builder(ClientNames.APACHE_HTTPCLIENT5, request.getMethod(), scheme, target.getHostName(),
                         port, pathOf(request.getPath()))
                 .bodyReplayable(bodyReplayable)
-                .build(engine, new RequestHeaders(request));
-    }
-
-    /** HttpCore compares header names case-insensitively. */
-    static final class RequestHeaders implements HeaderLookup {
-        private final HttpRequest request;
-
-        RequestHeaders(HttpRequest request) {
-            this.request = request;
-        }
-
-        @Override
-        public boolean has(String name) {
-            return request.containsHeader(name);
-        }
+                .build(engine, new HeaderLookup() {
+                    @Override
+                    public boolean has(String name) {
+                        return request.containsHeader(name); // HttpCore compares names case-insensitively
+                    }
+                });
     }
 
     /** The path of a request target, without query or fragment (SPEC 5: logs never carry a query). */

@@ -3,9 +3,6 @@ package dev.retryagent.agent.httpclient5;
 import dev.retryagent.agent.instrument.ClientInstrumentation;
 import dev.retryagent.agent.instrument.HookPoint;
 import dev.retryagent.policy.ClientNames;
-import java.util.Arrays;
-import java.util.Collections;
-import java.util.List;
 
 /**
  * What the agent hooks in Apache HttpClient 5.2 through 5.6 (the same names and descriptors in all of them;
@@ -53,7 +50,7 @@ import java.util.List;
  * The other classes of its package are the ones that do: the adapter classes, defined in the client's class
  * loader when the agent's own copies cannot see that client ({@code ClassInjector}).
  */
-public final class HttpClient5Instrumentation implements ClientInstrumentation {
+public final class HttpClient5Instrumentation extends ClientInstrumentation {
     static final String CLASSIC_BUILDER = "org.apache.hc.client5.http.impl.classic.HttpClientBuilder";
     static final String ASYNC_BUILDER = "org.apache.hc.client5.http.impl.async.HttpAsyncClientBuilder";
     static final String MINIMAL_CLIENT = "org.apache.hc.client5.http.impl.classic.MinimalHttpClient";
@@ -75,30 +72,18 @@ public final class HttpClient5Instrumentation implements ClientInstrumentation {
             + "Lorg/apache/hc/core5/http/nio/AsyncEntityProducer;Lorg/apache/hc/client5/http/async/AsyncExecChain$Scope;"
             + "Lorg/apache/hc/client5/http/async/AsyncExecChain;Lorg/apache/hc/client5/http/async/AsyncExecCallback;)V";
 
-    private static final String PACKAGE = "dev.retryagent.agent.httpclient5.";
-
-    @Override
-    public String name() {
-        return ClientNames.APACHE_HTTPCLIENT5;
-    }
-
-    @Override
-    public List<HookPoint> hookPoints() {
-        return Collections.unmodifiableList(Arrays.asList(
+    public HttpClient5Instrumentation() {
+        super(ClientNames.APACHE_HTTPCLIENT5, "dev.retryagent.agent.httpclient5.HttpClient5Hooks",
                 HookPoint.entry(HttpClient5Hooks.CLASSIC_BUILD, CLASSIC_BUILDER, "build", CLASSIC_BUILD_DESCRIPTOR),
                 HookPoint.entry(HttpClient5Hooks.ASYNC_BUILD, ASYNC_BUILDER, "build", ASYNC_BUILD_DESCRIPTOR),
                 HookPoint.entryMayReplace(HttpClient5Hooks.MINIMAL_EXECUTE, MINIMAL_CLIENT, "doExecute",
                         DO_EXECUTE_DESCRIPTOR),
-                HookPoint.entryMayReplace(HttpClient5Hooks.PROTOCOL_EXECUTE, PROTOCOL_EXEC, "execute", EXEC_DESCRIPTOR),
+                HookPoint.entryMayReplace(HttpClient5Hooks.PROTOCOL_EXECUTE, PROTOCOL_EXEC, "execute",
+                        EXEC_DESCRIPTOR),
                 HookPoint.entryMayReplace(HttpClient5Hooks.RETRY_EXECUTE, RETRY_EXEC, "execute", EXEC_DESCRIPTOR),
                 HookPoint.entryMaySkip(HttpClient5Hooks.ASYNC_PROTOCOL_EXECUTE, ASYNC_PROTOCOL_EXEC, "execute",
                         ASYNC_EXEC_DESCRIPTOR),
                 HookPoint.entryMaySkip(HttpClient5Hooks.ASYNC_RETRY_EXECUTE, ASYNC_RETRY_EXEC, "execute",
-                        ASYNC_EXEC_DESCRIPTOR)));
-    }
-
-    @Override
-    public String handlerClass() {
-        return PACKAGE + "HttpClient5Hooks";
+                        ASYNC_EXEC_DESCRIPTOR));
     }
 }

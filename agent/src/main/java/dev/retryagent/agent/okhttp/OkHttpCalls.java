@@ -64,21 +64,12 @@ final class OkHttpCalls {
         return CallFacts.builder(ClientNames.OKHTTP, request.method(), url.scheme(), url.host(), url.port(),
                         url.encodedPath()) // never the query
                 .bodyReplayable(isReplayable(request.body()))
-                .build(engine, new RequestHeaders(request));
-    }
-
-    /** OkHttp compares header names case-insensitively. */
-    static final class RequestHeaders implements HeaderLookup {
-        private final Request request;
-
-        RequestHeaders(Request request) {
-            this.request = request;
-        }
-
-        @Override
-        public boolean has(String name) {
-            return request.header(name) != null;
-        }
+                .build(engine, new HeaderLookup() {
+                    @Override
+                    public boolean has(String name) {
+                        return request.header(name) != null; // OkHttp compares names case-insensitively
+                    }
+                });
     }
 
     /** No body, or one OkHttp can write again: neither one-shot nor duplex (SPEC 4.3). */

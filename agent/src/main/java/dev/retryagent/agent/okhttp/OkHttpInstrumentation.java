@@ -3,9 +3,6 @@ package dev.retryagent.agent.okhttp;
 import dev.retryagent.agent.instrument.ClientInstrumentation;
 import dev.retryagent.agent.instrument.HookPoint;
 import dev.retryagent.policy.ClientNames;
-import java.util.Arrays;
-import java.util.Collections;
-import java.util.List;
 
 /**
  * What the agent hooks in OkHttp 4.12 and 5.x (the same names and descriptors in both; checked against the
@@ -41,21 +38,13 @@ import java.util.List;
  * The other classes of its package are the ones that do: the adapter classes, defined in the client's class
  * loader when the agent's own copies cannot see that client ({@code ClassInjector}).
  */
-public final class OkHttpInstrumentation implements ClientInstrumentation {
+public final class OkHttpInstrumentation extends ClientInstrumentation {
     static final String OKHTTP_CLIENT = "okhttp3.OkHttpClient";
     static final String REAL_CALL = "okhttp3.internal.connection.RealCall";
     static final String FOLLOW_UP_INTERCEPTOR = "okhttp3.internal.http.RetryAndFollowUpInterceptor";
 
-    private static final String PACKAGE = "dev.retryagent.agent.okhttp.";
-
-    @Override
-    public String name() {
-        return ClientNames.OKHTTP;
-    }
-
-    @Override
-    public List<HookPoint> hookPoints() {
-        return Collections.unmodifiableList(Arrays.asList(
+    public OkHttpInstrumentation() {
+        super(ClientNames.OKHTTP, "dev.retryagent.agent.okhttp.OkHttpHooks",
                 HookPoint.entry(OkHttpHooks.CLIENT_INIT, OKHTTP_CLIENT, "<init>", "(Lokhttp3/OkHttpClient$Builder;)V"),
                 HookPoint.entryMayReplace(OkHttpHooks.NEW_CALL, OKHTTP_CLIENT, "newCall",
                         "(Lokhttp3/Request;)Lokhttp3/Call;"),
@@ -65,11 +54,6 @@ public final class OkHttpInstrumentation implements ClientInstrumentation {
                         "(Lokhttp3/Response;Lokhttp3/internal/connection/Exchange;)Lokhttp3/Request;"),
                 HookPoint.entryMayReplace(OkHttpHooks.FOLLOW_UP, FOLLOW_UP_INTERCEPTOR, "followUpRequest",
                         "(Lokhttp3/Response;Lokhttp3/internal/connection/Exchange;Lokhttp3/Interceptor$Chain;)"
-                                + "Lokhttp3/Request;")));
-    }
-
-    @Override
-    public String handlerClass() {
-        return PACKAGE + "OkHttpHooks";
+                                + "Lokhttp3/Request;"));
     }
 }

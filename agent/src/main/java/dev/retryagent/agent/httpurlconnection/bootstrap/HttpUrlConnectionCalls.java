@@ -25,7 +25,8 @@ final class HttpUrlConnectionCalls {
      * @param state     the connection's private state, to tell a marker the application set from one the agent
      *                  set; null to go by the request headers alone
      */
-    static CallFacts facts(HttpURLConnection conn, boolean streaming, RetryEngine engine, ConnectionState state) {
+    static CallFacts facts(final HttpURLConnection conn, boolean streaming, RetryEngine engine,
+                           final ConnectionState state) {
         URL url = conn.getURL();
         String method = conn.getRequestMethod();
         if ("GET".equalsIgnoreCase(method) && conn.getDoOutput() && streaming) {
@@ -35,30 +36,19 @@ final class HttpUrlConnectionCalls {
                         url.getHost(), url.getPort() >= 0 ? url.getPort() : url.getDefaultPort(),
                         url.getPath()) // never the query
                 .bodyReplayable(!streaming)
-                .build(engine, new RequestHeaders(conn, state));
-    }
+                .build(engine, new HeaderLookup() {
+                    @Override
+                    public boolean has(String name) {
+                        return conn.getRequestProperty(name) != null; // the JDK compares names case-insensitively
+                    }
 
-    /** The JDK compares names case-insensitively. */
-    static final class RequestHeaders implements HeaderLookup {
-        private final HttpURLConnection conn;
-        private final ConnectionState state;
-
-        RequestHeaders(HttpURLConnection conn, ConnectionState state) {
-            this.conn = conn;
-            this.state = state;
-        }
-
-        @Override
-        public boolean has(String name) {
-            return conn.getRequestProperty(name) != null;
-        }
-
-        /** A marker the agent set on the connection for its streaming head is not the application's. */
-        @Override
-        public boolean hasMarker(String name) {
-            Boolean userSet = state == null ? null : state.userSetHeader(conn, name);
-            return userSet != null ? userSet : has(name);
-        }
+                    /** A marker the agent set on the connection for its streaming head is not the application's. */
+                    @Override
+                    public boolean hasMarker(String name) {
+                        Boolean userSet = state == null ? null : state.userSetHeader(conn, name);
+                        return userSet != null ? userSet : has(name);
+                    }
+                });
     }
 
     /** How an attempt that failed with {@code failure}, and no response, failed (SPEC 4.1). */
