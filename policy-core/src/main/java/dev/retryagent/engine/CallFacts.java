@@ -1,10 +1,12 @@
 package dev.retryagent.engine;
 
 import dev.retryagent.policy.Policy;
+import java.util.Locale;
 
 /**
- * What the engine needs to know about one call, in client-neutral terms. An adapter builds one per
- * call from its client's request. {@code path} carries no query string.
+ * What the engine needs to know about one call, in client-neutral terms. An adapter builds one per call from its
+ * client's request with {@link #builder}, giving the request's address and a {@link HeaderLookup}; the engine looks
+ * the call's rule up once and reads the headers that rule names. {@code path} carries no query string.
  */
 public final class CallFacts {
     private final String client;
@@ -60,6 +62,69 @@ public final class CallFacts {
         this.markerPresent = call.markerPresent;
         this.enclosingAttempt = enclosingAttempt;
         this.readUnder = call.readUnder;
+        this.resolution = call.resolution; // rule matching does not look at the enclosing attempt
+    }
+
+    /**
+     * The facts of a call to {@code scheme://host:port/path} made by {@code client} (one of {@code ClientNames}),
+     * to be completed by {@link Builder#build}.
+     *
+     * @param method HTTP method, any case
+     * @param path   the request path without query or fragment; null or empty means {@code /}
+     */
+    public static Builder builder(String client, String method, String scheme, String host, int port, String path) {
+        return new Builder(client, method, scheme, host, port, path);
+    }
+
+    /** A call's address and body, waiting for its headers to be read under the engine's policy. */
+    public static final class Builder {
+        final String client;
+        final String method;
+        final String scheme;
+        final String host;
+        final int port;
+        final String path;
+        private boolean bodyReplayable = true;
+
+        private Builder(String client, String method, String scheme, String host, int port, String path) {
+            this.client = client;
+            this.method = method.toUpperCase(Locale.ROOT);
+            this.scheme = scheme;
+            this.host = host;
+            this.port = port;
+            this.path = path == null || path.isEmpty() ? "/" : path;
+        }
+
+        /** The request has no body, or one that can be sent again byte for byte (the default: no body). */
+        public Builder bodyReplayable(boolean replayable) {
+            this.bodyReplayable = replayable;
+            return this;
+        }
+
+        /**
+         * The facts, read under {@code engine}'s current policy: the engine looks up the call's rule (once: the
+         * facts keep it for every later question), {@code headers} is asked for that rule's idempotency-key headers
+         * and for the policy's marker header, and the facts name the policy they were read under.
+         */
+        public CallFacts build(RetryEngine engine, HeaderLookup headers) {
+            return engine.read(this, headers);
+        }
+
+        CallFacts build(Resolution rule, Policy policy, HeaderLookup headers) {
+            boolean idempotencyKey = false;
+            for (String header : rule.settings.idempotencyKeyHeaders()) {
+                if (headers.has(header)) {
+                    idempotencyKey = true;
+                    break;
+                }
+            }
+            String marker = policy.markerHeader();
+            boolean markerPresent = marker != null && headers.hasMarker(marker);
+            CallFacts facts = new CallFacts(client, method, scheme, host, port, path, idempotencyKey, bodyReplayable,
+                    markerPresent);
+            facts.resolution = rule;
+            return facts.readUnder(policy);
+        }
     }
 
     /**
@@ -70,6 +135,11 @@ public final class CallFacts {
     public CallFacts readUnder(Policy policy) {
         this.readUnder = policy;
         return this;
+    }
+
+    /** The policy these facts were read under, or null when nothing said which (the engine's current one). */
+    public Policy policy() {
+        return readUnder;
     }
 
     /**

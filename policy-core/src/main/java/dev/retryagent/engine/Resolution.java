@@ -58,9 +58,9 @@ final class Resolution {
             this.defaults = new Resolution(this, policy, policy.defaults());
         }
 
-        /** The resolution of the first rule that matches {@code call}, or of the defaults. */
-        Resolution resolve(CallFacts call) {
-            Rule rule = policy.ruleFor(call.client(), call.method(), call.host(), call.port(), call.path());
+        /** The resolution of the first rule that matches the call, or of the defaults. */
+        Resolution resolve(String client, String method, String host, int port, String path) {
+            Rule rule = policy.ruleFor(client, method, host, port, path);
             if (rule == null) {
                 return defaults;
             }
@@ -86,22 +86,22 @@ final class Resolution {
         private final int port;
         private final String path;
 
-        Memo(Resolution resolution, CallFacts call) {
+        Memo(Resolution resolution, String client, String method, String host, int port, String path) {
             this.resolution = resolution;
-            this.client = call.client();
-            this.method = call.method();
-            this.host = call.host();
-            this.port = call.port();
-            this.path = call.path();
+            this.client = client;
+            this.method = method;
+            this.host = host;
+            this.port = port;
+            this.path = path;
         }
 
-        boolean isFor(Policies policies, CallFacts call) {
+        boolean isFor(Policies policies, String client, String method, String host, int port, String path) {
             return resolution.owner == policies
-                    && port == call.port()
-                    && same(path, call.path())
-                    && same(host, call.host())
-                    && same(method, call.method())
-                    && same(client, call.client());
+                    && this.port == port
+                    && same(this.path, path)
+                    && same(this.host, host)
+                    && same(this.method, method)
+                    && same(this.client, client);
         }
 
         private static boolean same(String a, String b) {

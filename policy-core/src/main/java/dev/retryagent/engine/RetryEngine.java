@@ -56,10 +56,11 @@ public final class RetryEngine {
 
     /**
      * What the agent does with {@code call}: the mode of its rule (or the policy's). The loops ask this
-     * first, once per call; that first question starts the call: its rule is looked up (through the last
-     * lookup made for the call's destination, when the client, method, host, port and path are the same)
-     * and remembered on {@code call}, so that every later question about it ({@link #markerHeaderFor},
-     * {@link #decide}) needs no lookup and gets its answer under the same policy.
+     * first, once per call. The call's rule is looked up once (through the last lookup made for the call's
+     * destination, when the client, method, host, port and path are the same): when its facts are built
+     * ({@link CallFacts.Builder#build}), or else at this first question, and remembered on {@code call}, so that
+     * every later question about it ({@link #markerHeaderFor}, {@link #decide}) needs no lookup and gets its answer
+     * under the same policy.
      */
     public Mode modeFor(CallFacts call) {
         return resolve(call).mode;
@@ -90,9 +91,17 @@ public final class RetryEngine {
         if (r != null) {
             return r;
         }
-        r = lookUp(policiesFor(call), call);
+        r = lookUp(policiesFor(call), call.client(), call.method(), call.scheme(), call.host(), call.port(),
+                call.path());
         call.resolution = r;
         return r;
+    }
+
+    /** {@link CallFacts.Builder#build(RetryEngine, HeaderLookup)}: the call's rule under the current policy. */
+    CallFacts read(CallFacts.Builder call, HeaderLookup headers) {
+        Resolution.Policies p = policies;
+        Resolution r = lookUp(p, call.client, call.method, call.scheme, call.host, call.port, call.path);
+        return call.build(r, p.policy, headers);
     }
 
     /** The policy to answer a call under: the one its facts were read under, or else the current one. */
@@ -115,16 +124,17 @@ public final class RetryEngine {
      * the same client, method, host, port and path under the same policy. Destinations are only found
      * here, never added, so that calls the agent leaves alone leave no trace.
      */
-    private Resolution lookUp(Resolution.Policies p, CallFacts call) {
-        Destination d = destinations.find(call.scheme(), call.host(), call.port());
+    private Resolution lookUp(Resolution.Policies p, String client, String method, String scheme, String host,
+                              int port, String path) {
+        Destination d = destinations.find(scheme, host, port);
         if (d == null) {
-            return p.resolve(call);
+            return p.resolve(client, method, host, port, path);
         }
         Resolution.Memo memo = d.ruleMemo;
-        if (memo != null && memo.isFor(p, call)) {
+        if (memo != null && memo.isFor(p, client, method, host, port, path)) {
             return memo.resolution;
         }
-        Resolution r = p.resolve(call);
+        Resolution r = p.resolve(client, method, host, port, path);
         if (p != policies) {
             return r; // a call that started under the policy before: the memo is for the current one
         }
@@ -133,7 +143,7 @@ public final class RetryEngine {
         // otherwise after a run of misses, so that a destination whose common call changes follows it.
         if (memo == null || memo.resolution.owner != p || ++d.ruleMemoMisses >= MEMO_MISSES_BEFORE_REPLACING) {
             d.ruleMemoMisses = 0;
-            d.ruleMemo = new Resolution.Memo(r, call);
+            d.ruleMemo = new Resolution.Memo(r, client, method, host, port, path);
         }
         return r;
     }

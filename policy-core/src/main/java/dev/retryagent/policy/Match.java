@@ -8,8 +8,7 @@ import java.util.Set;
 /** A rule's {@code match}: every key given must match; a key left out matches anything. */
 public final class Match {
     /** The client names a rule can match on. */
-    public static final Set<String> CLIENTS = Collections.unmodifiableSet(new LinkedHashSet<String>(
-            java.util.Arrays.asList("httpurlconnection", "okhttp", "apache-httpclient5")));
+    public static final Set<String> CLIENTS = ClientNames.ALL;
 
     private static final Match ANY = new Match(null, -1, null, Collections.<String>emptySet(), null);
 

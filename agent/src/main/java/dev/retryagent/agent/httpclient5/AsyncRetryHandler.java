@@ -5,7 +5,6 @@ import dev.retryagent.engine.AsyncRetryLoop;
 import dev.retryagent.engine.CallFacts;
 import dev.retryagent.engine.RetryEngine;
 import dev.retryagent.engine.RetryLog;
-import dev.retryagent.policy.Policy;
 import java.io.IOException;
 import java.util.Collections;
 import java.util.Map;
@@ -23,7 +22,7 @@ import org.apache.hc.core5.http.nio.AsyncEntityProducer;
  * which it replaces under {@code builtInRetries: replace}). Each call runs in the shared
  * {@link AsyncRetryLoop}: retries are scheduled on the agent's scheduler thread, never waited for on an I/O
  * reactor thread or in a callback, and the rest of the chain (towards the application's future and callback)
- * hears of exactly one response or one failure. See {@link AsyncAttemptExchange}.
+ * hears of exactly one response or one failure. See {@link HttpClient5AsyncExchange}.
  */
 public final class AsyncRetryHandler implements AsyncExecChainHandler {
     static final String NAME = ClassicRetryHandler.NAME;
@@ -96,13 +95,13 @@ public final class AsyncRetryHandler implements AsyncExecChainHandler {
         AsyncRetryLoop loop = RetryRuntime.asyncLoop();
         RetryEngine engine = RetryRuntime.engine();
         CallFacts facts = null;
-        AsyncAttemptExchange exchange = null;
+        HttpClient5AsyncExchange exchange = null;
         if (loop != null && engine != null) {
             try {
-                Policy policy = engine.policy();
                 boolean replayable = producer == null || producer.isRepeatable();
-                facts = HttpClient5Calls.facts(request, scope.route.getTargetHost(), replayable, policy);
-                exchange = new AsyncAttemptExchange(request, producer, scope, chain, callback, policy.markerHeader());
+                facts = HttpClient5Calls.facts(request, scope.route.getTargetHost(), replayable, engine);
+                exchange = new HttpClient5AsyncExchange(request, producer, scope, chain, callback,
+                        facts.policy().markerHeader());
             } catch (RuntimeException e) {
                 RetryLog.internalError("apache-httpclient5.async", e);
                 facts = null;
@@ -114,7 +113,7 @@ public final class AsyncRetryHandler implements AsyncExecChainHandler {
         }
         try {
             loop.execute(facts, exchange, exchange.delivery());
-        } catch (AsyncAttemptExchange.NotSent e) {
+        } catch (HttpClient5AsyncExchange.NotSent e) {
             // The first attempt could not be sent: the chain's own exception, as without the agent.
             Exception original = e.original();
             if (original instanceof HttpException) {

@@ -6,7 +6,6 @@ import dev.retryagent.agent.bootstrap.RetryRuntime;
 import dev.retryagent.engine.CallFacts;
 import dev.retryagent.engine.RetryLog;
 import dev.retryagent.engine.RetryLoop;
-import dev.retryagent.policy.Policy;
 import java.io.IOException;
 import org.apache.hc.client5.http.classic.ExecChain;
 import org.apache.hc.client5.http.classic.ExecChainHandler;
@@ -112,9 +111,9 @@ public final class ClassicRetryHandler implements ExecChainHandler {
         String markerHeader = null;
         if (loop != null) {
             try {
-                Policy policy = loop.engine().policy();
-                facts = HttpClient5Calls.facts(request, scope.route.getTargetHost(), isRepeatable(request), policy);
-                markerHeader = policy.markerHeader();
+                facts = HttpClient5Calls.facts(request, scope.route.getTargetHost(), isRepeatable(request),
+                        loop.engine());
+                markerHeader = facts.policy().markerHeader();
             } catch (RuntimeException e) {
                 RetryLog.internalError("apache-httpclient5.classic", e);
                 facts = null;
@@ -124,7 +123,7 @@ public final class ClassicRetryHandler implements ExecChainHandler {
             return chain.proceed(request, scope);
         }
         try {
-            return loop.execute(facts, new ClassicExchange.Chain(request, markerHeader, chain, scope));
+            return loop.execute(facts, new HttpClient5Exchange.Chain(request, markerHeader, chain, scope));
         } catch (NotIoFailure e) {
             throw (HttpException) e.original(); // the only checked exception the chain throws besides IOException
         }
@@ -142,12 +141,11 @@ public final class ClassicRetryHandler implements ExecChainHandler {
             return Hooks.PROCEED;
         }
         CallFacts facts;
-        ClassicExchange exchange;
+        HttpClient5Exchange exchange;
         try {
-            Policy policy = loop.engine().policy();
-            facts = HttpClient5Calls.facts(request, target, isRepeatable(request), policy);
-            exchange = new ClassicExchange.Minimal(client, target, request, contextCarryingConfig(request, context),
-                    policy.markerHeader());
+            facts = HttpClient5Calls.facts(request, target, isRepeatable(request), loop.engine());
+            exchange = new HttpClient5Exchange.Minimal(client, target, request,
+                    contextCarryingConfig(request, context), facts.policy().markerHeader());
         } catch (RuntimeException e) {
             RetryLog.internalError("apache-httpclient5.minimal", e);
             return Hooks.PROCEED;

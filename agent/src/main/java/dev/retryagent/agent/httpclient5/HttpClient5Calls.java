@@ -3,10 +3,11 @@ package dev.retryagent.agent.httpclient5;
 import dev.retryagent.agent.bootstrap.Failures;
 import dev.retryagent.agent.bootstrap.NotIoFailure;
 import dev.retryagent.engine.CallFacts;
+import dev.retryagent.engine.HeaderLookup;
 import dev.retryagent.engine.Outcome;
+import dev.retryagent.engine.RetryEngine;
+import dev.retryagent.policy.ClientNames;
 import dev.retryagent.policy.FailureKind;
-import dev.retryagent.policy.Policy;
-import dev.retryagent.policy.RetrySettings;
 import java.io.IOException;
 import java.util.Locale;
 import org.apache.hc.core5.http.ClassicHttpResponse;
@@ -18,37 +19,29 @@ import org.apache.hc.core5.http.io.entity.EntityUtils;
 
 /**
  * HttpClient 5 requests, responses and failures in the engine's terms. Shared by the classic and the async
- * adapters; loaded in HttpClient's class loader (see {@link HttpClient5Instrumentation#adapterClasses()}).
+ * adapters; loaded in HttpClient's class loader (see {@link HttpClient5Instrumentation}).
  */
 final class HttpClient5Calls {
-    static final String CLIENT = "apache-httpclient5";
-
     private HttpClient5Calls() {
     }
 
     /**
-     * What the engine needs to know about {@code request}, sent to {@code target}, under {@code policy}.
+     * What the engine needs to know about {@code request}, sent to {@code target}, read under {@code engine}'s policy.
      *
      * @param bodyReplayable the request has no body, or an entity or entity producer that is repeatable
      */
-    static CallFacts facts(HttpRequest request, HttpHost target, boolean bodyReplayable, Policy policy) {
-        String method = request.getMethod().toUpperCase(Locale.ROOT);
+    static CallFacts facts(final HttpRequest request, HttpHost target, boolean bodyReplayable, RetryEngine engine) {
         String scheme = target.getSchemeName() != null ? target.getSchemeName().toLowerCase(Locale.ROOT) : "http";
-        String host = target.getHostName();
         int port = target.getPort() >= 0 ? target.getPort() : "https".equals(scheme) ? 443 : 80;
-        String path = pathOf(request.getPath());
-        RetrySettings settings = policy.settingsFor(CLIENT, method, host, port, path);
-        boolean idempotencyKey = false;
-        for (String header : settings.idempotencyKeyHeaders()) {
-            if (request.containsHeader(header)) { // HttpCore compares header names case-insensitively
-                idempotencyKey = true;
-                break;
-            }
-        }
-        String marker = policy.markerHeader();
-        boolean markerPresent = marker != null && request.containsHeader(marker);
-        return new CallFacts(CLIENT, method, scheme, host, port, path, idempotencyKey, bodyReplayable, markerPresent)
-                .readUnder(policy);
+        return CallFacts.builder(ClientNames.APACHE_HTTPCLIENT5, request.getMethod(), scheme, target.getHostName(),
+                        port, pathOf(request.getPath()))
+                .bodyReplayable(bodyReplayable)
+                .build(engine, new HeaderLookup() {
+                    @Override
+                    public boolean has(String name) {
+                        return request.containsHeader(name); // HttpCore compares names case-insensitively
+                    }
+                });
     }
 
     /** The path of a request target, without query or fragment (SPEC 5: logs never carry a query). */

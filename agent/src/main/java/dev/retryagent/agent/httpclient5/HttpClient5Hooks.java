@@ -43,6 +43,10 @@ public final class HttpClient5Hooks implements Hooks.Handler {
      */
     private static final Map<Object, Boolean> PREPARED = Collections.synchronizedMap(new WeakHashMap<Object, Boolean>());
 
+    static {
+        Hooks.register(HttpClient5Hooks.class, new HttpClient5Hooks());
+    }
+
     @Override
     public boolean onEnter(String hook, Object self, Object[] args) {
         if (CLASSIC_BUILD.equals(hook)) {

@@ -2,9 +2,7 @@ package dev.retryagent.agent.httpclient5;
 
 import dev.retryagent.agent.instrument.ClientInstrumentation;
 import dev.retryagent.agent.instrument.HookPoint;
-import java.util.Arrays;
-import java.util.Collections;
-import java.util.List;
+import dev.retryagent.policy.ClientNames;
 
 /**
  * What the agent hooks in Apache HttpClient 5.2 through 5.6 (the same names and descriptors in all of them;
@@ -48,9 +46,11 @@ import java.util.List;
  * ({@code H2AsyncClientBuilder}, {@code createHttp2Minimal()}).
  *
  * <p>This class names no HttpClient type: it is loaded by the agent whether or not the application uses
- * HttpClient. The classes listed in {@link #adapterClasses()} are the ones that do.
+ * HttpClient.
+ * The other classes of its package are the ones that do: the adapter classes, defined in the client's class
+ * loader when the agent's own copies cannot see that client ({@code ClassInjector}).
  */
-public final class HttpClient5Instrumentation implements ClientInstrumentation {
+public final class HttpClient5Instrumentation extends ClientInstrumentation {
     static final String CLASSIC_BUILDER = "org.apache.hc.client5.http.impl.classic.HttpClientBuilder";
     static final String ASYNC_BUILDER = "org.apache.hc.client5.http.impl.async.HttpAsyncClientBuilder";
     static final String MINIMAL_CLIENT = "org.apache.hc.client5.http.impl.classic.MinimalHttpClient";
@@ -72,51 +72,18 @@ public final class HttpClient5Instrumentation implements ClientInstrumentation {
             + "Lorg/apache/hc/core5/http/nio/AsyncEntityProducer;Lorg/apache/hc/client5/http/async/AsyncExecChain$Scope;"
             + "Lorg/apache/hc/client5/http/async/AsyncExecChain;Lorg/apache/hc/client5/http/async/AsyncExecCallback;)V";
 
-    private static final String PACKAGE = "dev.retryagent.agent.httpclient5.";
-
-    @Override
-    public String name() {
-        return "apache-httpclient5";
-    }
-
-    @Override
-    public List<HookPoint> hookPoints() {
-        return Collections.unmodifiableList(Arrays.asList(
+    public HttpClient5Instrumentation() {
+        super(ClientNames.APACHE_HTTPCLIENT5, "dev.retryagent.agent.httpclient5.HttpClient5Hooks",
                 HookPoint.entry(HttpClient5Hooks.CLASSIC_BUILD, CLASSIC_BUILDER, "build", CLASSIC_BUILD_DESCRIPTOR),
                 HookPoint.entry(HttpClient5Hooks.ASYNC_BUILD, ASYNC_BUILDER, "build", ASYNC_BUILD_DESCRIPTOR),
                 HookPoint.entryMayReplace(HttpClient5Hooks.MINIMAL_EXECUTE, MINIMAL_CLIENT, "doExecute",
                         DO_EXECUTE_DESCRIPTOR),
-                HookPoint.entryMayReplace(HttpClient5Hooks.PROTOCOL_EXECUTE, PROTOCOL_EXEC, "execute", EXEC_DESCRIPTOR),
+                HookPoint.entryMayReplace(HttpClient5Hooks.PROTOCOL_EXECUTE, PROTOCOL_EXEC, "execute",
+                        EXEC_DESCRIPTOR),
                 HookPoint.entryMayReplace(HttpClient5Hooks.RETRY_EXECUTE, RETRY_EXEC, "execute", EXEC_DESCRIPTOR),
                 HookPoint.entryMaySkip(HttpClient5Hooks.ASYNC_PROTOCOL_EXECUTE, ASYNC_PROTOCOL_EXEC, "execute",
                         ASYNC_EXEC_DESCRIPTOR),
                 HookPoint.entryMaySkip(HttpClient5Hooks.ASYNC_RETRY_EXECUTE, ASYNC_RETRY_EXEC, "execute",
-                        ASYNC_EXEC_DESCRIPTOR)));
-    }
-
-    @Override
-    public String handlerClass() {
-        return PACKAGE + "HttpClient5Hooks";
-    }
-
-    @Override
-    public List<String> adapterClasses() {
-        // Names, not class literals: a literal would load the class here, in a loader that may not see HttpClient.
-        return Collections.unmodifiableList(Arrays.asList(
-                PACKAGE + "HttpClient5Calls",
-                PACKAGE + "ClassicExchange",
-                PACKAGE + "ClassicExchange$Chain",
-                PACKAGE + "ClassicExchange$Minimal",
-                PACKAGE + "ClassicRetryHandler",
-                PACKAGE + "ClassicRetryHandler$ThroughProtocol",
-                PACKAGE + "AsyncAttemptExchange",
-                PACKAGE + "AsyncAttemptExchange$Head",
-                PACKAGE + "AsyncAttemptExchange$Attempt",
-                PACKAGE + "AsyncAttemptExchange$Delivery",
-                PACKAGE + "AsyncAttemptExchange$StartRetry",
-                PACKAGE + "AsyncAttemptExchange$NotSent",
-                PACKAGE + "AsyncRetryHandler",
-                PACKAGE + "AsyncRetryHandler$ThroughProtocol",
-                PACKAGE + "HttpClient5Hooks"));
+                        ASYNC_EXEC_DESCRIPTOR));
     }
 }

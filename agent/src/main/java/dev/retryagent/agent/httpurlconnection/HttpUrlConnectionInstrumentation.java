@@ -4,12 +4,11 @@ import dev.retryagent.agent.httpurlconnection.bootstrap.HttpUrlConnectionHooks;
 import dev.retryagent.agent.instrument.ClientInstrumentation;
 import dev.retryagent.agent.instrument.HookPoint;
 import dev.retryagent.engine.RetryLog;
+import dev.retryagent.policy.ClientNames;
 import java.lang.instrument.Instrumentation;
 import java.lang.reflect.Method;
-import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.logging.Level;
@@ -40,8 +39,7 @@ import java.util.logging.Level;
  * unnamed module, for the woven call to {@code Hooks}, and the packages whose private state a retry resets (and,
  * {@code sun.net.www.http}, whose client's hidden resend it switches off), opened to that module only.
  */
-public final class HttpUrlConnectionInstrumentation implements ClientInstrumentation {
-    static final String CLIENT = "httpurlconnection";
+public final class HttpUrlConnectionInstrumentation extends ClientInstrumentation {
     static final String HTTP_URL_CONNECTION = "sun.net.www.protocol.http.HttpURLConnection";
     static final String GET_INPUT_STREAM_DESCRIPTOR = "()Ljava/io/InputStream;";
     static final String GET_OUTPUT_STREAM_DESCRIPTOR = "()Ljava/io/OutputStream;";
@@ -49,31 +47,15 @@ public final class HttpUrlConnectionInstrumentation implements ClientInstrumenta
     /** What {@code java.base} opens to the bootstrap loader's unnamed module. */
     static final String[] OPENED_PACKAGES = {"sun.net.www.protocol.http", "sun.net.www", "java.net", "sun.net.www.http"};
 
-    @Override
-    public String name() {
-        return CLIENT;
-    }
-
-    @Override
-    public List<HookPoint> hookPoints() {
-        return Collections.unmodifiableList(Arrays.asList(
+    public HttpUrlConnectionInstrumentation() {
+        super(ClientNames.HTTP_URL_CONNECTION,
+                "dev.retryagent.agent.httpurlconnection.bootstrap.HttpUrlConnectionHooks",
                 HookPoint.entryMayReplace(HttpUrlConnectionHooks.GET_INPUT_STREAM, HTTP_URL_CONNECTION,
                         "getInputStream", GET_INPUT_STREAM_DESCRIPTOR),
                 HookPoint.entry(HttpUrlConnectionHooks.GET_OUTPUT_STREAM, HTTP_URL_CONNECTION,
                         "getOutputStream", GET_OUTPUT_STREAM_DESCRIPTOR),
                 HookPoint.entry(HttpUrlConnectionHooks.WRITE_REQUESTS, HTTP_URL_CONNECTION,
-                        "writeRequests", WRITE_REQUESTS_DESCRIPTOR)));
-    }
-
-    @Override
-    public String handlerClass() {
-        return "dev.retryagent.agent.httpurlconnection.bootstrap.HttpUrlConnectionHooks";
-    }
-
-    @Override
-    public List<String> adapterClasses() {
-        // The handler is on the bootstrap path: visible from every loader, never defined in another one.
-        return Collections.emptyList();
+                        "writeRequests", WRITE_REQUESTS_DESCRIPTOR));
     }
 
     @Override
@@ -84,8 +66,9 @@ public final class HttpUrlConnectionInstrumentation implements ClientInstrumenta
             if (t instanceof VirtualMachineError) {
                 throw (VirtualMachineError) t;
             }
-            RetryLog.agent(Level.WARNING, "client-disabled client=" + CLIENT + " error=" + t.getClass().getName()
-                    + " message=" + t.getMessage() + "; HttpURLConnection calls run without retries");
+            RetryLog.agent(Level.WARNING, "client-disabled client=" + ClientNames.HTTP_URL_CONNECTION
+                    + " error=" + t.getClass().getName() + " message=" + t.getMessage()
+                    + "; HttpURLConnection calls run without retries");
             return false;
         }
     }
@@ -104,7 +87,8 @@ public final class HttpUrlConnectionInstrumentation implements ClientInstrumenta
             return true;
         }
         if (bootstrapClass.getClassLoader() != null) {
-            RetryLog.agent(Level.WARNING, "client-disabled client=" + CLIENT + " reason=handler-not-on-bootstrap-path"
+            RetryLog.agent(Level.WARNING, "client-disabled client=" + ClientNames.HTTP_URL_CONNECTION
+                    + " reason=handler-not-on-bootstrap-path"
                     + " loader=" + bootstrapClass.getClassLoader().getClass().getName()
                     + "; HttpURLConnection calls run without retries");
             return false;
@@ -127,8 +111,8 @@ public final class HttpUrlConnectionInstrumentation implements ClientInstrumenta
             ok &= (Boolean) isOpen.invoke(javaBase, pkg, bootstrapUnnamed);
         }
         if (!ok) {
-            RetryLog.agent(Level.WARNING, "client-disabled client=" + CLIENT + " reason=java.base-not-opened"
-                    + "; HttpURLConnection calls run without retries");
+            RetryLog.agent(Level.WARNING, "client-disabled client=" + ClientNames.HTTP_URL_CONNECTION
+                    + " reason=java.base-not-opened; HttpURLConnection calls run without retries");
         }
         return ok;
     }

@@ -2,15 +2,28 @@ package dev.retryagent.agent.instrument;
 
 import dev.retryagent.engine.RetryLog;
 import java.io.ByteArrayOutputStream;
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.instrument.Instrumentation;
 import java.lang.reflect.Method;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.net.URL;
 import java.security.ProtectionDomain;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
+import java.util.Enumeration;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.jar.JarEntry;
+import java.util.jar.JarFile;
 import java.util.logging.Level;
+import net.bytebuddy.jar.asm.ClassReader;
 
 /**
  * Defines a client's adapter classes in the client's own class loader, when that loader is not one the
@@ -44,12 +57,12 @@ final class ClassInjector {
         if (handler != null) {
             return handler;
         }
-        ClassLoader own = agentLoader;
         ProtectionDomain domain = null; // as the class loader itself would give them: its default domain
-        for (String name : client.adapterClasses()) {
+        for (Map.Entry<String, byte[]> adapter : adapterClasses(agentLoader, client).entrySet()) {
+            String name = adapter.getKey();
             Class<?> done = (Class<?>) findLoadedClass.invoke(loader, name);
             if (done == null) {
-                byte[] bytes = classFile(own, name);
+                byte[] bytes = adapter.getValue();
                 done = (Class<?>) defineClass.invoke(loader, name, bytes, 0, bytes.length, domain);
             }
             if (name.equals(client.handlerClass())) {
@@ -98,6 +111,92 @@ final class ClassInjector {
         redefineModule.invoke(instrumentation, javaBase, Collections.emptySet(), Collections.emptyMap(),
                 Collections.singletonMap("java.lang", Collections.singleton(agentModule)),
                 Collections.emptySet(), Collections.emptyMap());
+    }
+
+    /**
+     * The classes {@code client}'s handler needs besides the client's, the JDK's and the bootstrap ones, with their
+     * class files, in the order to define them: every class of the handler's package in the agent jar but the
+     * client's description (its {@link ClientInstrumentation}, which names no client type and stays in the agent's
+     * loader, nested classes included) and {@code package-info}; supertypes before subtypes, since defining a class
+     * loads its supertypes. Read from the jar (or directory) that holds the handler's class file.
+     */
+    static Map<String, byte[]> adapterClasses(ClassLoader from, ClientInstrumentation client) throws IOException {
+        String handler = client.handlerClass();
+        String dir = handler.substring(0, handler.lastIndexOf('.') + 1).replace('.', '/');
+        String description = client.getClass().getName();
+        Map<String, byte[]> files = new TreeMap<String, byte[]>();
+        for (String entry : classFilesIn(from, dir, handler.replace('.', '/') + ".class")) {
+            String name = entry.substring(0, entry.length() - ".class".length()).replace('/', '.');
+            if (name.equals(description) || name.startsWith(description + "$") || name.endsWith(".package-info")) {
+                continue;
+            }
+            files.put(name, classFile(from, name));
+        }
+        Map<String, byte[]> ordered = new LinkedHashMap<String, byte[]>();
+        for (String name : files.keySet()) {
+            addSupertypesFirst(name, files, ordered);
+        }
+        return ordered;
+    }
+
+    private static void addSupertypesFirst(String name, Map<String, byte[]> files, Map<String, byte[]> ordered) {
+        if (ordered.containsKey(name)) {
+            return;
+        }
+        byte[] bytes = files.get(name);
+        ordered.put(name, null); // a placeholder: the class is on its way (a cycle cannot happen among supertypes)
+        ClassReader reader = new ClassReader(bytes);
+        List<String> supertypes = new ArrayList<String>();
+        if (reader.getSuperName() != null) {
+            supertypes.add(reader.getSuperName());
+        }
+        supertypes.addAll(Arrays.asList(reader.getInterfaces()));
+        for (String internal : supertypes) {
+            String supertype = internal.replace('/', '.');
+            if (files.containsKey(supertype)) {
+                addSupertypesFirst(supertype, files, ordered);
+            }
+        }
+        ordered.remove(name);
+        ordered.put(name, bytes);
+    }
+
+    /** The {@code .class} entries directly in {@code dir} of the jar or directory that holds {@code known}. */
+    private static List<String> classFilesIn(ClassLoader from, String dir, String known) throws IOException {
+        URL url = from == null ? ClassLoader.getSystemResource(known) : from.getResource(known);
+        if (url == null) {
+            throw new IOException("class file not found in the agent jar: " + known);
+        }
+        List<String> entries = new ArrayList<String>();
+        try {
+            if ("jar".equals(url.getProtocol())) {
+                String path = url.getPath(); // file:/.../retry-agent.jar!/dev/...
+                JarFile jar = new JarFile(new File(new URI(path.substring(0, path.indexOf("!/")))));
+                try {
+                    Enumeration<JarEntry> all = jar.entries();
+                    while (all.hasMoreElements()) {
+                        String name = all.nextElement().getName();
+                        if (name.startsWith(dir) && name.endsWith(".class") && name.indexOf('/', dir.length()) < 0) {
+                            entries.add(name);
+                        }
+                    }
+                } finally {
+                    jar.close();
+                }
+            } else if ("file".equals(url.getProtocol())) {
+                String[] names = new File(url.toURI()).getParentFile().list();
+                for (String name : names == null ? new String[0] : names) {
+                    if (name.endsWith(".class")) {
+                        entries.add(dir + name);
+                    }
+                }
+            } else {
+                throw new IOException("cannot list the adapter classes in " + url.getProtocol() + ": " + known);
+            }
+        } catch (URISyntaxException e) {
+            throw new IOException("cannot list the adapter classes next to " + known + ": " + e.getMessage());
+        }
+        return entries;
     }
 
     static byte[] classFile(ClassLoader from, String binaryName) throws IOException {

@@ -23,9 +23,11 @@ public final class ClientAdapters implements Hooks.Resolver {
         }
     };
     /**
-     * One handler instance per handler class (so per client and class loader). A handler class that registers
-     * an instance from its static initializer ({@link Hooks#register}) is used without reflection, which on Java
-     * 18+ spins method handles at its first use: milliseconds of start-up.
+     * One handler instance per handler class (so per client and class loader). Every handler class registers its
+     * instance from its static initializer ({@link Hooks#register}), so none is made by reflection, which on Java
+     * 18+ spins method handles at its first use: milliseconds of start-up. The registry hands an instance out once
+     * (it must not keep a child loader's class alive); the constructor serves a second thread computing the same
+     * value in a race.
      */
     private final ClassValue<Hooks.Handler> instances = new ClassValue<Hooks.Handler>() {
         @Override

@@ -1,38 +1,55 @@
 package dev.retryagent.agent.instrument;
 
 import java.lang.instrument.Instrumentation;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 
 /**
- * What the agent instruments for one HTTP client: its hook points, and the handler that serves them. The
+ * What the agent instruments for one HTTP client: its name, its hook points, and the handler that serves them. The
  * handler and the classes it uses need the client's types, so they are loaded in the class loader of the
- * client ({@link ClientAdapters}); this description itself names no client type.
+ * client ({@link ClientAdapters}); this description itself names no client type. A client's description is a
+ * subclass whose constructor says all three.
  */
-public interface ClientInstrumentation {
+public abstract class ClientInstrumentation {
+    private final String name;
+    private final String handlerClass;
+    private final List<HookPoint> hookPoints;
+
+    /**
+     * @param name         the client's name in policies, logs and metrics ({@code ClientNames})
+     * @param handlerClass the binary name of the class implementing
+     *                     {@link dev.retryagent.agent.bootstrap.Hooks.Handler}, in the package that holds the
+     *                     client's adapter classes. Its static initializer registers its one instance
+     *                     ({@link dev.retryagent.agent.bootstrap.Hooks#register}); it also has a public no-argument
+     *                     constructor, which serves only a thread that loses the race for that instance
+     */
+    protected ClientInstrumentation(String name, String handlerClass, HookPoint... hookPoints) {
+        this.name = name;
+        this.handlerClass = handlerClass;
+        this.hookPoints = Collections.unmodifiableList(Arrays.asList(hookPoints.clone()));
+    }
+
     /** The client's name in policies and logs, such as {@code okhttp}. */
-    String name();
+    public final String name() {
+        return name;
+    }
 
-    List<HookPoint> hookPoints();
+    public final List<HookPoint> hookPoints() {
+        return hookPoints;
+    }
 
-    /**
-     * The binary name of the class implementing {@link dev.retryagent.agent.bootstrap.Hooks.Handler}, with a
-     * public no-argument constructor.
-     */
-    String handlerClass();
-
-    /**
-     * Every class the handler needs besides the client's, the JDK's and the bootstrap ones, supertypes
-     * before subtypes: they are defined in the client's class loader when the agent's own copies cannot see
-     * that client (a child class loader).
-     */
-    List<String> adapterClasses();
+    /** The binary name of the client's {@link dev.retryagent.agent.bootstrap.Hooks.Handler}. */
+    public final String handlerClass() {
+        return handlerClass;
+    }
 
     /**
      * Readies the JVM for this client's hooks, once at start-up, before any class is woven (a client in
      * {@code java.base} adds the module edges its woven code needs here). False leaves the client out: its
      * classes are never woven and its calls run untouched; the client logs why.
      */
-    default boolean prepare(Instrumentation inst) {
+    public boolean prepare(Instrumentation inst) {
         return true;
     }
 }

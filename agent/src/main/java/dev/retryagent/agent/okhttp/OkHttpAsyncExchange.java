@@ -31,7 +31,7 @@ final class OkHttpAsyncExchange implements AsyncExchange<Response> {
     @Override
     public void send(int attempt, int scope, String marker, AttemptCallback<Response> callback) {
         Call attemptCall = attempt == 1 ? call : call.clone();
-        OkHttpCalls.markAttempt(attemptCall, new OkHttpCalls.Attempt(markerHeader, marker, scope));
+        OkHttpCalls.markAttempt(attemptCall, new OkHttpCalls.AttemptMarker(markerHeader, marker, scope));
         inFlight = attemptCall;
         AttemptListener listener = new AttemptListener(callback);
         if (attempt == 1) {

@@ -2,12 +2,12 @@ package dev.retryagent.agent.okhttp;
 
 import dev.retryagent.agent.bootstrap.Failures;
 import dev.retryagent.engine.CallFacts;
+import dev.retryagent.engine.HeaderLookup;
+import dev.retryagent.engine.RetryEngine;
+import dev.retryagent.policy.ClientNames;
 import dev.retryagent.policy.FailureKind;
-import dev.retryagent.policy.Policy;
-import dev.retryagent.policy.RetrySettings;
 import java.io.IOException;
 import java.util.Collections;
-import java.util.Locale;
 import java.util.Map;
 import java.util.WeakHashMap;
 import okhttp3.Call;
@@ -19,16 +19,15 @@ import okhttp3.ResponseBody;
 
 /**
  * OkHttp requests, responses and failures in the engine's terms, and the registry of the calls the async
- * loop runs. Loaded in OkHttp's class loader (see {@link OkHttpInstrumentation#adapterClasses()}).
+ * loop runs. Loaded in OkHttp's class loader (see {@link OkHttpInstrumentation}).
  */
 final class OkHttpCalls {
-    static final String CLIENT = "okhttp";
-
     /**
      * The calls that are attempts of the async loop, with the marker to send: the interceptor runs each of
      * them exactly once. Weak keys: an entry goes when its call is collected.
      */
-    private static final Map<Call, Attempt> ATTEMPTS = Collections.synchronizedMap(new WeakHashMap<Call, Attempt>());
+    private static final Map<Call, AttemptMarker> ATTEMPTS =
+            Collections.synchronizedMap(new WeakHashMap<Call, AttemptMarker>());
     /** The application's async calls that the loop is running, until their callback has fired. */
     private static final Map<Call, OkHttpAsyncExchange> RUNNING =
             Collections.synchronizedMap(new WeakHashMap<Call, OkHttpAsyncExchange>());
@@ -40,15 +39,15 @@ final class OkHttpCalls {
      * One attempt: the marker header's name and value, or neither, and for an attempt of the async loop the number
      * the thread that runs it is marked with ({@code AttemptScope}), so that calls made inside it are nested.
      */
-    static final class Attempt {
-        static final Attempt UNMARKED = new Attempt(null, null, 0);
+    static final class AttemptMarker {
+        static final AttemptMarker UNMARKED = new AttemptMarker(null, null, 0);
 
         final String header;
         final String value;
         /** The attempt's number for {@code AttemptScope}, or 0 when it opens no scope (a call in mode off). */
         final int scope;
 
-        Attempt(String header, String value, int scope) {
+        AttemptMarker(String header, String value, int scope) {
             this.header = header;
             this.value = value;
             this.scope = scope;
@@ -59,25 +58,18 @@ final class OkHttpCalls {
         }
     }
 
-    /** What the engine needs to know about {@code request} under {@code policy}. */
-    static CallFacts facts(Request request, Policy policy) {
+    /** What the engine needs to know about {@code request}, read under {@code engine}'s policy. */
+    static CallFacts facts(final Request request, RetryEngine engine) {
         HttpUrl url = request.url();
-        String method = request.method().toUpperCase(Locale.ROOT);
-        String host = url.host();
-        int port = url.port();
-        String path = url.encodedPath(); // never the query
-        RetrySettings settings = policy.settingsFor(CLIENT, method, host, port, path);
-        boolean idempotencyKey = false;
-        for (String header : settings.idempotencyKeyHeaders()) {
-            if (request.header(header) != null) { // OkHttp compares header names case-insensitively
-                idempotencyKey = true;
-                break;
-            }
-        }
-        String marker = policy.markerHeader();
-        boolean markerPresent = marker != null && request.header(marker) != null;
-        return new CallFacts(CLIENT, method, url.scheme(), host, port, path, idempotencyKey,
-                isReplayable(request.body()), markerPresent).readUnder(policy);
+        return CallFacts.builder(ClientNames.OKHTTP, request.method(), url.scheme(), url.host(), url.port(),
+                        url.encodedPath()) // never the query
+                .bodyReplayable(isReplayable(request.body()))
+                .build(engine, new HeaderLookup() {
+                    @Override
+                    public boolean has(String name) {
+                        return request.header(name) != null; // OkHttp compares names case-insensitively
+                    }
+                });
     }
 
     /** No body, or one OkHttp can write again: neither one-shot nor duplex (SPEC 4.3). */
@@ -125,12 +117,12 @@ final class OkHttpCalls {
 
     // ---- the async registry ----
 
-    static void markAttempt(Call call, Attempt attempt) {
+    static void markAttempt(Call call, AttemptMarker attempt) {
         ATTEMPTS.put(call, attempt);
     }
 
     /** The marker of {@code call} if it is an attempt of the async loop, else null. */
-    static Attempt attemptOf(Call call) {
+    static AttemptMarker attemptOf(Call call) {
         return ATTEMPTS.get(call);
     }
 

@@ -22,7 +22,7 @@ final class OkHttpExchange implements Exchange<Response> {
 
     @Override
     public Response send(int attempt, String marker) throws IOException {
-        return chain.proceed(new OkHttpCalls.Attempt(markerHeader, marker, 0).apply(request));
+        return chain.proceed(new OkHttpCalls.AttemptMarker(markerHeader, marker, 0).apply(request));
     }
 
     @Override

@@ -6,7 +6,6 @@ import dev.retryagent.engine.AsyncRetryLoop;
 import dev.retryagent.engine.CallFacts;
 import dev.retryagent.engine.RetryEngine;
 import dev.retryagent.engine.RetryLog;
-import dev.retryagent.policy.Policy;
 import java.util.Collections;
 import java.util.Iterator;
 import java.util.List;
@@ -151,13 +150,12 @@ public final class OkHttpHooks implements Hooks.Handler {
         try {
             // First of all: whatever happens next, the interceptor must never run this call's sync loop on a
             // dispatcher thread.
-            OkHttpCalls.markAttempt(call, OkHttpCalls.Attempt.UNMARKED);
+            OkHttpCalls.markAttempt(call, OkHttpCalls.AttemptMarker.UNMARKED);
             if (OkHttpCalls.isUpgrade(call.request())) {
                 return false;
             }
-            Policy policy = engine.policy();
-            facts = OkHttpCalls.facts(call.request(), policy);
-            exchange = new OkHttpAsyncExchange(call, policy.markerHeader());
+            facts = OkHttpCalls.facts(call.request(), engine);
+            exchange = new OkHttpAsyncExchange(call, facts.policy().markerHeader());
         } catch (RuntimeException e) {
             RetryLog.internalError("okhttp.enqueue", e);
             return false;

@@ -2,9 +2,7 @@ package dev.retryagent.agent.okhttp;
 
 import dev.retryagent.agent.instrument.ClientInstrumentation;
 import dev.retryagent.agent.instrument.HookPoint;
-import java.util.Arrays;
-import java.util.Collections;
-import java.util.List;
+import dev.retryagent.policy.ClientNames;
 
 /**
  * What the agent hooks in OkHttp 4.12 and 5.x (the same names and descriptors in both; checked against the
@@ -37,23 +35,16 @@ import java.util.List;
  * the sync retry loop with {@code chain.proceed()}.
  *
  * <p>This class names no OkHttp type: it is loaded by the agent whether or not the application uses OkHttp.
- * The classes listed in {@link #adapterClasses()} are the ones that do.
+ * The other classes of its package are the ones that do: the adapter classes, defined in the client's class
+ * loader when the agent's own copies cannot see that client ({@code ClassInjector}).
  */
-public final class OkHttpInstrumentation implements ClientInstrumentation {
+public final class OkHttpInstrumentation extends ClientInstrumentation {
     static final String OKHTTP_CLIENT = "okhttp3.OkHttpClient";
     static final String REAL_CALL = "okhttp3.internal.connection.RealCall";
     static final String FOLLOW_UP_INTERCEPTOR = "okhttp3.internal.http.RetryAndFollowUpInterceptor";
 
-    private static final String PACKAGE = "dev.retryagent.agent.okhttp.";
-
-    @Override
-    public String name() {
-        return OkHttpCalls.CLIENT;
-    }
-
-    @Override
-    public List<HookPoint> hookPoints() {
-        return Collections.unmodifiableList(Arrays.asList(
+    public OkHttpInstrumentation() {
+        super(ClientNames.OKHTTP, "dev.retryagent.agent.okhttp.OkHttpHooks",
                 HookPoint.entry(OkHttpHooks.CLIENT_INIT, OKHTTP_CLIENT, "<init>", "(Lokhttp3/OkHttpClient$Builder;)V"),
                 HookPoint.entryMayReplace(OkHttpHooks.NEW_CALL, OKHTTP_CLIENT, "newCall",
                         "(Lokhttp3/Request;)Lokhttp3/Call;"),
@@ -63,25 +54,6 @@ public final class OkHttpInstrumentation implements ClientInstrumentation {
                         "(Lokhttp3/Response;Lokhttp3/internal/connection/Exchange;)Lokhttp3/Request;"),
                 HookPoint.entryMayReplace(OkHttpHooks.FOLLOW_UP, FOLLOW_UP_INTERCEPTOR, "followUpRequest",
                         "(Lokhttp3/Response;Lokhttp3/internal/connection/Exchange;Lokhttp3/Interceptor$Chain;)"
-                                + "Lokhttp3/Request;")));
-    }
-
-    @Override
-    public String handlerClass() {
-        return PACKAGE + "OkHttpHooks";
-    }
-
-    @Override
-    public List<String> adapterClasses() {
-        // Names, not class literals: a literal would load the class here, in a loader that may not see OkHttp.
-        return Collections.unmodifiableList(Arrays.asList(
-                PACKAGE + "OkHttpCalls",
-                PACKAGE + "OkHttpCalls$Attempt",
-                PACKAGE + "RetryInterceptor",
-                PACKAGE + "OkHttpExchange",
-                PACKAGE + "OkHttpAsyncExchange",
-                PACKAGE + "OkHttpAsyncExchange$AttemptListener",
-                PACKAGE + "OkHttpAsyncExchange$Delivery",
-                PACKAGE + "OkHttpHooks"));
+                                + "Lokhttp3/Request;"));
     }
 }

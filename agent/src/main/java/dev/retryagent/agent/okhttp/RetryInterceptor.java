@@ -5,7 +5,6 @@ import dev.retryagent.engine.AttemptScope;
 import dev.retryagent.engine.CallFacts;
 import dev.retryagent.engine.RetryLog;
 import dev.retryagent.engine.RetryLoop;
-import dev.retryagent.policy.Policy;
 import java.io.IOException;
 import okhttp3.Call;
 import okhttp3.Interceptor;
@@ -30,7 +29,7 @@ public final class RetryInterceptor implements Interceptor {
     public Response intercept(Chain chain) throws IOException {
         Request request = chain.request();
         Call call = chain.call();
-        OkHttpCalls.Attempt attempt = OkHttpCalls.attemptOf(call);
+        OkHttpCalls.AttemptMarker attempt = OkHttpCalls.attemptOf(call);
         if (attempt != null) {
             if (attempt.scope <= 0) {
                 return chain.proceed(attempt.apply(request));
@@ -50,9 +49,8 @@ public final class RetryInterceptor implements Interceptor {
         if (loop != null) {
             try {
                 if (!OkHttpCalls.isUpgrade(request)) {
-                    Policy policy = loop.engine().policy();
-                    facts = OkHttpCalls.facts(request, policy);
-                    markerHeader = policy.markerHeader();
+                    facts = OkHttpCalls.facts(request, loop.engine());
+                    markerHeader = facts.policy().markerHeader();
                 }
             } catch (RuntimeException e) {
                 RetryLog.internalError("okhttp.interceptor", e);

@@ -8,6 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.retryagent.engine.CallFacts;
+import dev.retryagent.engine.Clock;
+import dev.retryagent.engine.RandomSource;
+import dev.retryagent.engine.RetryEngine;
 import dev.retryagent.engine.Outcome;
 import dev.retryagent.policy.FailureKind;
 import dev.retryagent.policy.Policy;
@@ -37,7 +40,12 @@ import org.apache.hc.core5.http.message.BasicHttpResponse;
 import org.junit.jupiter.api.Test;
 
 class HttpClient5CallsTest {
-    private static final Policy POLICY = Policy.builtIn();
+    private static final RetryEngine ENGINE = engine(Policy.builtIn());
+    /** An engine under {@code policy}: the facts are read under its policy. */
+    private static RetryEngine engine(Policy policy) {
+        return new RetryEngine(policy, Clock.SYSTEM, RandomSource.THREAD_LOCAL);
+    }
+
 
     @Test
     void failuresAreClassifiedByWhatARetryCouldChange() {
@@ -70,7 +78,7 @@ class HttpClient5CallsTest {
     void factsNameTheTargetThePathWithoutQueryAndTheHeadersThatMatter() {
         CallFacts facts = HttpClient5Calls.facts(ClassicRequestBuilder.get("http://API.internal/v1/items?id=7#top")
                         .addHeader("idempotency-key", "k1").build(),
-                new HttpHost("http", "API.internal", -1), true, POLICY);
+                new HttpHost("http", "API.internal", -1), true, ENGINE);
         assertEquals("apache-httpclient5", facts.client());
         assertEquals("GET", facts.method());
         assertEquals("http", facts.scheme());
@@ -82,7 +90,7 @@ class HttpClient5CallsTest {
 
         CallFacts nested = HttpClient5Calls.facts(ClassicRequestBuilder.post("https://a.internal:8443/")
                         .addHeader("retry-attempt", "1").build(),
-                new HttpHost("https", "a.internal", -1), false, POLICY);
+                new HttpHost("https", "a.internal", -1), false, ENGINE);
         assertEquals(443, nested.port(), "the default port of the scheme when the target has none");
         assertTrue(nested.markerPresent());
         assertFalse(nested.bodyReplayable());

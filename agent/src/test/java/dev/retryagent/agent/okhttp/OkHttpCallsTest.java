@@ -5,6 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.retryagent.engine.CallFacts;
+import dev.retryagent.engine.Clock;
+import dev.retryagent.engine.RandomSource;
+import dev.retryagent.engine.RetryEngine;
 import dev.retryagent.policy.FailureKind;
 import dev.retryagent.policy.Policy;
 import dev.retryagent.policy.PolicyLoader;
@@ -78,7 +81,7 @@ class OkHttpCallsTest {
         Policy policy = PolicyLoader.parse("version: 1\n"
                 + "defaults:\n  idempotencyKeyHeaders: [Idempotency-Key, X-Request-Id]\n", "test.yaml");
         Request get = new Request.Builder().url("http://API.example:8080/v1/items?secret=1").build();
-        CallFacts facts = OkHttpCalls.facts(get, policy);
+        CallFacts facts = OkHttpCalls.facts(get, engine(policy));
         assertEquals("okhttp", facts.client());
         assertEquals("GET", facts.method());
         assertEquals("http", facts.scheme());
@@ -92,23 +95,30 @@ class OkHttpCallsTest {
         Request post = new Request.Builder().url("https://api.example/pay")
                 .header("x-request-id", "abc").header("retry-attempt", "1")
                 .post(RequestBody.create("{}", MediaType.get("application/json"))).build();
-        facts = OkHttpCalls.facts(post, policy);
+        facts = OkHttpCalls.facts(post, engine(policy));
         assertEquals(443, facts.port());
         assertTrue(facts.idempotencyKeyPresent(), "header names compare case-insensitively");
         assertTrue(facts.bodyReplayable());
         assertTrue(facts.markerPresent());
 
-        assertFalse(OkHttpCalls.facts(new Request.Builder().url("http://a/").post(body(true, false)).build(), policy)
+        assertFalse(OkHttpCalls.facts(new Request.Builder().url("http://a/").post(body(true, false)).build(),
+                engine(policy))
                 .bodyReplayable());
-        assertFalse(OkHttpCalls.facts(new Request.Builder().url("http://a/").post(body(false, true)).build(), policy)
+        assertFalse(OkHttpCalls.facts(new Request.Builder().url("http://a/").post(body(false, true)).build(),
+                engine(policy))
                 .bodyReplayable());
     }
 
     @Test
     void theMarkerIsAddedOnlyWhenThereIsOne() {
         Request request = new Request.Builder().url("http://a/").build();
-        assertEquals("2", new OkHttpCalls.Attempt("Retry-Attempt", "2", 2).apply(request).header("Retry-Attempt"));
-        assertEquals(request, new OkHttpCalls.Attempt("Retry-Attempt", null, 0).apply(request));
-        assertEquals(request, OkHttpCalls.Attempt.UNMARKED.apply(request));
+        assertEquals("2",
+                new OkHttpCalls.AttemptMarker("Retry-Attempt", "2", 2).apply(request).header("Retry-Attempt"));
+        assertEquals(request, new OkHttpCalls.AttemptMarker("Retry-Attempt", null, 0).apply(request));
+        assertEquals(request, OkHttpCalls.AttemptMarker.UNMARKED.apply(request));
+    }
+    /** An engine under {@code policy}: the facts are read under its policy. */
+    private static RetryEngine engine(Policy policy) {
+        return new RetryEngine(policy, Clock.SYSTEM, RandomSource.THREAD_LOCAL);
     }
 }

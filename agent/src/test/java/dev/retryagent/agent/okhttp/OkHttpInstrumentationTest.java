@@ -1,6 +1,5 @@
 package dev.retryagent.agent.okhttp;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.retryagent.agent.instrument.HookPoint;
@@ -14,8 +13,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
-import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipFile;
@@ -28,25 +25,6 @@ import org.junit.jupiter.api.Test;
 
 class OkHttpInstrumentationTest {
     private final OkHttpInstrumentation instrumentation = new OkHttpInstrumentation();
-
-    /** Every class of the package but the description itself is an adapter class: none may be forgotten. */
-    @Test
-    void theAdapterClassListCoversThePackage() throws IOException, ClassNotFoundException {
-        Path dir = Paths.get("target", "classes", "dev", "retryagent", "agent", "okhttp");
-        Set<String> compiled;
-        try (Stream<Path> files = Files.list(dir)) {
-            compiled = files.map(p -> p.getFileName().toString())
-                    .filter(n -> n.endsWith(".class"))
-                    .map(n -> "dev.retryagent.agent.okhttp." + n.substring(0, n.length() - ".class".length()))
-                    .filter(n -> !n.startsWith(OkHttpInstrumentation.class.getName()))
-                    .collect(Collectors.toCollection(TreeSet::new));
-        }
-        assertEquals(compiled, new TreeSet<>(instrumentation.adapterClasses()));
-        assertTrue(instrumentation.adapterClasses().contains(instrumentation.handlerClass()));
-        for (String name : instrumentation.adapterClasses()) {
-            Class.forName(name, false, getClass().getClassLoader());
-        }
-    }
 
     /**
      * Every hook point names a real method of OkHttp 4.12 or 5.x, and every hook has its method in both (the

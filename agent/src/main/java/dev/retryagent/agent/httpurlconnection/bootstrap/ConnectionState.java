@@ -219,11 +219,6 @@ final class ConnectionState {
         return invoke(headersFindValue, read(userHeaders, conn), name) != null;
     }
 
-    /** The response stream the last attempt left for the application. */
-    Object inputStream(HttpURLConnection conn) {
-        return read(inputStream, conn);
-    }
-
     // ---- writing ----
 
     /**

@@ -41,7 +41,7 @@ final class HiddenResend {
     private final Method available;
 
     /** The attempt this thread is making of a connection whose hidden resend is off, or null. */
-    private static final ThreadLocal<Attempt> CURRENT = new ThreadLocal<Attempt>();
+    private static final ThreadLocal<ResendOff> CURRENT = new ThreadLocal<ResendOff>();
 
     private HiddenResend(Class<?> impl) throws ReflectiveOperationException {
         http = impl.getDeclaredField("http");
@@ -72,11 +72,11 @@ final class HiddenResend {
     }
 
     /** One attempt of a connection: its hidden resend is off; {@code checkStale} as {@link #enter} says. */
-    private static final class Attempt {
+    private static final class ResendOff {
         final HttpURLConnection conn;
         final boolean checkStale;
 
-        Attempt(HttpURLConnection conn, boolean checkStale) {
+        ResendOff(HttpURLConnection conn, boolean checkStale) {
             this.conn = conn;
             this.checkStale = checkStale;
         }
@@ -90,13 +90,13 @@ final class HiddenResend {
      * @return what to hand to {@link #exit}
      */
     static Object enter(HttpURLConnection conn, boolean checkStale) {
-        Attempt previous = CURRENT.get();
-        CURRENT.set(new Attempt(conn, checkStale));
+        ResendOff previous = CURRENT.get();
+        CURRENT.set(new ResendOff(conn, checkStale));
         return previous;
     }
 
     static void exit(Object previous) {
-        CURRENT.set((Attempt) previous);
+        CURRENT.set((ResendOff) previous);
     }
 
     /**
@@ -104,7 +104,7 @@ final class HiddenResend {
      * this thread is making an attempt of it, the client's hidden resend goes off. Errors are the hook's to log.
      */
     static void beforeRequestWritten(HttpURLConnection conn) {
-        Attempt attempt = CURRENT.get();
+        ResendOff attempt = CURRENT.get();
         if (attempt == null || attempt.conn != conn) {
             return;
         }

@@ -2,9 +2,10 @@ package dev.retryagent.agent.httpurlconnection.bootstrap;
 
 import dev.retryagent.agent.bootstrap.Failures;
 import dev.retryagent.engine.CallFacts;
+import dev.retryagent.engine.HeaderLookup;
+import dev.retryagent.engine.RetryEngine;
+import dev.retryagent.policy.ClientNames;
 import dev.retryagent.policy.FailureKind;
-import dev.retryagent.policy.Policy;
-import dev.retryagent.policy.RetrySettings;
 import java.io.IOException;
 import java.net.HttpURLConnection;
 import java.net.SocketException;
@@ -13,44 +14,41 @@ import java.util.Locale;
 
 /** HttpURLConnection requests and failures in the engine's terms. Only JDK types: it lives on the bootstrap path. */
 final class HttpUrlConnectionCalls {
-    static final String CLIENT = "httpurlconnection";
-
     private HttpUrlConnectionCalls() {
     }
 
     /**
-     * What the engine needs to know about the request {@code conn} is about to send, under {@code policy}.
+     * What the engine needs to know about the request {@code conn} is about to send, read under {@code engine}'s
+     * policy.
      *
      * @param streaming the connection is in fixed-length or chunked streaming mode (its body cannot be re-sent)
      * @param state     the connection's private state, to tell a marker the application set from one the agent
      *                  set; null to go by the request headers alone
      */
-    static CallFacts facts(HttpURLConnection conn, boolean streaming, Policy policy, ConnectionState state) {
+    static CallFacts facts(final HttpURLConnection conn, boolean streaming, RetryEngine engine,
+                           final ConnectionState state) {
         URL url = conn.getURL();
-        String method = conn.getRequestMethod().toUpperCase(Locale.ROOT);
-        if ("GET".equals(method) && conn.getDoOutput() && streaming) {
+        String method = conn.getRequestMethod();
+        if ("GET".equalsIgnoreCase(method) && conn.getDoOutput() && streaming) {
             method = "POST"; // what getOutputStream() makes of it (the JDK's "backward compatibility")
         }
-        String scheme = url.getProtocol().toLowerCase(Locale.ROOT);
-        String host = url.getHost();
-        int port = url.getPort() >= 0 ? url.getPort() : url.getDefaultPort();
-        String path = url.getPath(); // never the query
-        RetrySettings settings = policy.settingsFor(CLIENT, method, host, port, path);
-        boolean idempotencyKey = false;
-        for (String header : settings.idempotencyKeyHeaders()) {
-            if (conn.getRequestProperty(header) != null) { // the JDK compares names case-insensitively
-                idempotencyKey = true;
-                break;
-            }
-        }
-        String marker = policy.markerHeader();
-        boolean markerPresent = false;
-        if (marker != null) {
-            Boolean userSet = state == null ? null : state.userSetHeader(conn, marker);
-            markerPresent = userSet != null ? userSet : conn.getRequestProperty(marker) != null;
-        }
-        return new CallFacts(CLIENT, method, scheme, host, port, path, idempotencyKey, !streaming, markerPresent)
-                .readUnder(policy);
+        return CallFacts.builder(ClientNames.HTTP_URL_CONNECTION, method, url.getProtocol().toLowerCase(Locale.ROOT),
+                        url.getHost(), url.getPort() >= 0 ? url.getPort() : url.getDefaultPort(),
+                        url.getPath()) // never the query
+                .bodyReplayable(!streaming)
+                .build(engine, new HeaderLookup() {
+                    @Override
+                    public boolean has(String name) {
+                        return conn.getRequestProperty(name) != null; // the JDK compares names case-insensitively
+                    }
+
+                    /** A marker the agent set on the connection for its streaming head is not the application's. */
+                    @Override
+                    public boolean hasMarker(String name) {
+                        Boolean userSet = state == null ? null : state.userSetHeader(conn, name);
+                        return userSet != null ? userSet : has(name);
+                    }
+                });
     }
 
     /** How an attempt that failed with {@code failure}, and no response, failed (SPEC 4.1). */

@@ -16,10 +16,10 @@ import java.net.HttpURLConnection;
  * its first read; the marker header goes into its request headers.
  *
  * <p>A response with a status of 400 or more makes the JDK's {@code getInputStream()} throw (the status, headers
- * and error body stay readable): for the loop that attempt is a response ({@link Attempt} with the exception),
- * not a failure; the application gets that very exception if it is the last attempt.
+ * and error body stay readable): for the loop that attempt is a response ({@link AttemptResponse} with the
+ * exception), not a failure; the application gets that very exception if it is the last attempt.
  */
-final class HttpUrlConnectionExchange implements Exchange<HttpUrlConnectionExchange.Attempt> {
+final class HttpUrlConnectionExchange implements Exchange<HttpUrlConnectionExchange.AttemptResponse> {
     private final HttpURLConnection conn;
     private final ConnectionState state;
     private final String markerHeader;
@@ -40,13 +40,13 @@ final class HttpUrlConnectionExchange implements Exchange<HttpUrlConnectionExcha
     }
 
     /** How one attempt ended with a status line: the stream the JDK returned, or the exception it threw. */
-    static final class Attempt {
+    static final class AttemptResponse {
         final InputStream stream;
         final IOException error;
         final int status;
         final String retryAfter;
 
-        Attempt(InputStream stream, IOException error, int status, String retryAfter) {
+        AttemptResponse(InputStream stream, IOException error, int status, String retryAfter) {
             this.stream = stream;
             this.error = error;
             this.status = status;
@@ -55,7 +55,7 @@ final class HttpUrlConnectionExchange implements Exchange<HttpUrlConnectionExcha
     }
 
     @Override
-    public Attempt send(int attempt, String marker) throws IOException {
+    public AttemptResponse send(int attempt, String marker) throws IOException {
         lastFailure = null;
         if (attempt > 1) {
             state.resetForRetry(conn);
@@ -71,7 +71,7 @@ final class HttpUrlConnectionExchange implements Exchange<HttpUrlConnectionExcha
         } catch (IOException e) {
             int status = statusOrNothing();
             if (status > 0) {
-                return new Attempt(null, e, status, conn.getHeaderField("Retry-After"));
+                return new AttemptResponse(null, e, status, conn.getHeaderField("Retry-After"));
             }
             lastFailure = e;
             throw e;
@@ -82,7 +82,7 @@ final class HttpUrlConnectionExchange implements Exchange<HttpUrlConnectionExcha
                 HiddenResend.exit(outer);
             }
         }
-        return new Attempt(in, null, statusOrNothing(), conn.getHeaderField("Retry-After"));
+        return new AttemptResponse(in, null, statusOrNothing(), conn.getHeaderField("Retry-After"));
     }
 
     /** The status of the attempt just made, or -1 when it ended without a status line. */
@@ -97,7 +97,7 @@ final class HttpUrlConnectionExchange implements Exchange<HttpUrlConnectionExcha
     }
 
     @Override
-    public Outcome outcome(Attempt response) {
+    public Outcome outcome(AttemptResponse response) {
         return Outcome.status(response.status, response.retryAfter);
     }
 
@@ -107,7 +107,7 @@ final class HttpUrlConnectionExchange implements Exchange<HttpUrlConnectionExcha
     }
 
     @Override
-    public void discard(Attempt response) {
+    public void discard(AttemptResponse response) {
         state.release(conn);
     }
 

@@ -9,6 +9,7 @@ import dev.retryagent.engine.RetryEngine;
 import dev.retryagent.engine.RetryLog;
 import dev.retryagent.engine.RetryLoop;
 import dev.retryagent.policy.BuiltInRetries;
+import dev.retryagent.policy.ClientNames;
 import dev.retryagent.policy.FailureKind;
 import dev.retryagent.policy.Mode;
 import dev.retryagent.policy.Policy;
@@ -41,6 +42,10 @@ public final class HttpUrlConnectionHooks implements Hooks.Handler {
     public static final String GET_OUTPUT_STREAM = "httpurlconnection.get-output-stream";
     /** The hook at the entry of the private {@code writeRequests()}. */
     public static final String WRITE_REQUESTS = "httpurlconnection.write-requests";
+
+    static {
+        Hooks.register(HttpUrlConnectionHooks.class, new HttpUrlConnectionHooks());
+    }
 
     @Override
     public boolean onEnter(String hook, Object self, Object[] args) {
@@ -122,8 +127,7 @@ public final class HttpUrlConnectionHooks implements Hooks.Handler {
         if (!state.isStreaming(conn) || state.requestHeadBuilt(conn) || state.hasResult(conn)) {
             return;
         }
-        Policy policy = loop.engine().policy();
-        CallFacts facts = HttpUrlConnectionCalls.facts(conn, true, policy, state);
+        CallFacts facts = HttpUrlConnectionCalls.facts(conn, true, loop.engine(), state);
         if (loop.engine().modeFor(facts) == Mode.OFF) {
             return;
         }
@@ -143,8 +147,8 @@ public final class HttpUrlConnectionHooks implements Hooks.Handler {
                 return Hooks.PROCEED; // a later read of a call made already, or the JDK re-entering its read
             }
             RetryEngine engine = loop.engine();
-            Policy policy = engine.policy();
-            facts = HttpUrlConnectionCalls.facts(conn, state.isStreaming(conn), policy, state);
+            facts = HttpUrlConnectionCalls.facts(conn, state.isStreaming(conn), engine, state);
+            Policy policy = facts.policy();
             // Under builtInRetries: replace the loop is this call's only retry layer: the JDK's hidden resend goes.
             boolean soleLayer = policy.builtInRetries() == BuiltInRetries.REPLACE
                     && engine.modeFor(facts) == Mode.ENFORCE;
@@ -152,10 +156,10 @@ public final class HttpUrlConnectionHooks implements Hooks.Handler {
                     && (AttemptScope.current() > 0 || !engine.mayRetry(facts, FailureKind.RESET));
             exchange = new HttpUrlConnectionExchange(conn, state, policy.markerHeader(), soleLayer, checkStale);
         } catch (RuntimeException e) {
-            RetryLog.internalError(HttpUrlConnectionCalls.CLIENT + ".facts", e);
+            RetryLog.internalError(ClientNames.HTTP_URL_CONNECTION + ".facts", e);
             return Hooks.PROCEED;
         }
-        HttpUrlConnectionExchange.Attempt last;
+        HttpUrlConnectionExchange.AttemptResponse last;
         try {
             last = loop.execute(facts, exchange);
         } catch (NotIoFailure e) {
@@ -167,7 +171,7 @@ public final class HttpUrlConnectionHooks implements Hooks.Handler {
                 try {
                     state.failWith(conn, e);
                 } catch (RuntimeException internal) {
-                    RetryLog.internalError(HttpUrlConnectionCalls.CLIENT + ".fail", internal);
+                    RetryLog.internalError(ClientNames.HTTP_URL_CONNECTION + ".fail", internal);
                 }
             }
             throw new Hooks.Propagate(e);

@@ -5,6 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.retryagent.engine.CallFacts;
+import dev.retryagent.engine.Clock;
+import dev.retryagent.engine.RandomSource;
+import dev.retryagent.engine.RetryEngine;
 import dev.retryagent.policy.FailureKind;
 import dev.retryagent.policy.Policy;
 import dev.retryagent.policy.PolicyLoader;
@@ -27,7 +30,12 @@ import org.junit.jupiter.api.Test;
 
 /** HttpURLConnection requests and failures in the engine's terms; connections are opened, never connected. */
 class HttpUrlConnectionCallsTest {
-    private static final Policy POLICY = Policy.builtIn();
+    private static final RetryEngine ENGINE = engine(Policy.builtIn());
+    /** An engine under {@code policy}: the facts are read under its policy. */
+    private static RetryEngine engine(Policy policy) {
+        return new RetryEngine(policy, Clock.SYSTEM, RandomSource.THREAD_LOCAL);
+    }
+
 
     private static HttpURLConnection open(String url) throws IOException {
         return (HttpURLConnection) new URL(url).openConnection();
@@ -36,7 +44,7 @@ class HttpUrlConnectionCallsTest {
     @Test
     void factsOfAPlainGet() throws IOException {
         HttpURLConnection conn = open("http://api.example.test:8080/v1/items?token=secret#frag");
-        CallFacts facts = HttpUrlConnectionCalls.facts(conn, false, POLICY, null);
+        CallFacts facts = HttpUrlConnectionCalls.facts(conn, false, ENGINE, null);
         assertEquals("httpurlconnection", facts.client());
         assertEquals("GET", facts.method());
         assertEquals("http", facts.scheme());
@@ -50,11 +58,11 @@ class HttpUrlConnectionCallsTest {
 
     @Test
     void defaultPortsAndAnEmptyPath() throws IOException {
-        CallFacts https = HttpUrlConnectionCalls.facts(open("https://Secure.Example.test"), false, POLICY, null);
+        CallFacts https = HttpUrlConnectionCalls.facts(open("https://Secure.Example.test"), false, ENGINE, null);
         assertEquals("https", https.scheme());
         assertEquals(443, https.port());
         assertEquals("/", https.path());
-        assertEquals(80, HttpUrlConnectionCalls.facts(open("http://example.test/"), false, POLICY, null).port());
+        assertEquals(80, HttpUrlConnectionCalls.facts(open("http://example.test/"), false, ENGINE, null).port());
     }
 
     @Test
@@ -63,7 +71,7 @@ class HttpUrlConnectionCallsTest {
         conn.setRequestMethod("POST");
         conn.setRequestProperty("idempotency-key", "k-1");
         conn.addRequestProperty("RETRY-ATTEMPT", "2");
-        CallFacts facts = HttpUrlConnectionCalls.facts(conn, false, POLICY, null);
+        CallFacts facts = HttpUrlConnectionCalls.facts(conn, false, ENGINE, null);
         assertEquals("POST", facts.method());
         assertTrue(facts.idempotencyKeyPresent());
         assertTrue(facts.markerPresent());
@@ -74,12 +82,12 @@ class HttpUrlConnectionCallsTest {
         HttpURLConnection conn = open("http://example.test/upload");
         conn.setDoOutput(true);
         conn.setChunkedStreamingMode(16);
-        CallFacts facts = HttpUrlConnectionCalls.facts(conn, true, POLICY, null);
+        CallFacts facts = HttpUrlConnectionCalls.facts(conn, true, ENGINE, null);
         assertFalse(facts.bodyReplayable());
         assertEquals("POST", facts.method(), "getOutputStream() turns a GET with output into a POST");
         HttpURLConnection buffered = open("http://example.test/upload");
         buffered.setDoOutput(true);
-        assertEquals("GET", HttpUrlConnectionCalls.facts(buffered, false, POLICY, null).method(),
+        assertEquals("GET", HttpUrlConnectionCalls.facts(buffered, false, ENGINE, null).method(),
                 "until the body is asked for, a GET stays a GET");
     }
 
@@ -90,7 +98,7 @@ class HttpUrlConnectionCallsTest {
         HttpURLConnection conn = open("http://example.test/pay");
         conn.setRequestMethod("POST");
         conn.setRequestProperty("X-Request-Id", "r-1");
-        assertTrue(HttpUrlConnectionCalls.facts(conn, false, policy, null).idempotencyKeyPresent());
+        assertTrue(HttpUrlConnectionCalls.facts(conn, false, engine(policy), null).idempotencyKeyPresent());
     }
 
     @Test

@@ -22,11 +22,11 @@ import org.apache.hc.core5.http.protocol.HttpContext;
  * retried. Two ways to send: down the exec chain ({@link Chain}), or, for {@code MinimalHttpClient}, which
  * has no exec chain, through the client's own {@code execute} ({@link Minimal}).
  */
-abstract class ClassicExchange implements Exchange<ClassicHttpResponse> {
+abstract class HttpClient5Exchange implements Exchange<ClassicHttpResponse> {
     private final ClassicHttpRequest request;
     private final String markerHeader;
 
-    ClassicExchange(ClassicHttpRequest request, String markerHeader) {
+    HttpClient5Exchange(ClassicHttpRequest request, String markerHeader) {
         this.request = request;
         this.markerHeader = markerHeader;
     }
@@ -69,7 +69,7 @@ abstract class ClassicExchange implements Exchange<ClassicHttpResponse> {
      * An exec chain call: each attempt is a {@code chain.proceed()} within the same scope, as the client's own
      * {@code HttpRequestRetryExec} makes its attempts.
      */
-    static final class Chain extends ClassicExchange {
+    static final class Chain extends HttpClient5Exchange {
         private final ExecChain chain;
         private final ExecChain.Scope scope;
 
@@ -94,7 +94,7 @@ abstract class ClassicExchange implements Exchange<ClassicHttpResponse> {
      * A {@code MinimalHttpClient} call: each attempt is the client's own {@code execute(target, request, context)},
      * which the re-entrancy guard of the hook lets through to the original {@code doExecute}.
      */
-    static final class Minimal extends ClassicExchange {
+    static final class Minimal extends HttpClient5Exchange {
         private final MinimalHttpClient client;
         private final HttpHost target;
         private final HttpContext context;

@@ -37,7 +37,7 @@ import org.apache.hc.core5.http.support.BasicRequestBuilder;
  * <p>After the head went to the application, everything else of that attempt (body, completion, failure)
  * passes straight through: the application's callback hears of exactly one response, or one failure.
  */
-final class AsyncAttemptExchange implements AsyncExchange<AsyncAttemptExchange.Head> {
+final class HttpClient5AsyncExchange implements AsyncExchange<HttpClient5AsyncExchange.Head> {
     /** The state of an attempt whose exchange is over. */
     private static final Object FINISHED = new Object();
 
@@ -48,9 +48,9 @@ final class AsyncAttemptExchange implements AsyncExchange<AsyncAttemptExchange.H
     private final AsyncExecCallback application;
     private final String markerHeader;
     /** The attempt sent last. */
-    private volatile Attempt last;
+    private volatile AttemptExecCallback last;
 
-    AsyncAttemptExchange(HttpRequest request, AsyncEntityProducer producer, AsyncExecChain.Scope scope,
+    HttpClient5AsyncExchange(HttpRequest request, AsyncEntityProducer producer, AsyncExecChain.Scope scope,
                          AsyncExecChain chain, AsyncExecCallback application, String markerHeader) {
         this.request = request;
         this.producer = producer;
@@ -67,8 +67,8 @@ final class AsyncAttemptExchange implements AsyncExchange<AsyncAttemptExchange.H
 
     @Override
     public void send(int attempt, int scope, String marker, AttemptCallback<Head> callback) {
-        Attempt current = new Attempt(callback);
-        Attempt previous = last;
+        AttemptExecCallback current = new AttemptExecCallback(callback);
+        AttemptExecCallback previous = last;
         last = current;
         if (previous == null) {
             // The application's own call, on its thread: whatever the chain throws is the client's, as without
@@ -79,7 +79,7 @@ final class AsyncAttemptExchange implements AsyncExchange<AsyncAttemptExchange.H
         previous.whenFinished(new StartRetry(current, attempt, marker));
     }
 
-    private void proceed(Attempt current, int attempt, String marker) {
+    private void proceed(AttemptExecCallback current, int attempt, String marker) {
         HttpRequest copy = BasicRequestBuilder.copy(request).build();
         if (markerHeader != null && marker != null) {
             copy.setHeader(markerHeader, marker);
@@ -95,11 +95,11 @@ final class AsyncAttemptExchange implements AsyncExchange<AsyncAttemptExchange.H
 
     /** Starts a retry, on the scheduler thread or from the completion of the attempt before. */
     private final class StartRetry implements Runnable {
-        private final Attempt current;
+        private final AttemptExecCallback current;
         private final int attempt;
         private final String marker;
 
-        StartRetry(Attempt current, int attempt, String marker) {
+        StartRetry(AttemptExecCallback current, int attempt, String marker) {
             this.current = current;
             this.attempt = attempt;
             this.marker = marker;
@@ -137,7 +137,7 @@ final class AsyncAttemptExchange implements AsyncExchange<AsyncAttemptExchange.H
     /**
      * Nothing to do here: an attempt whose head is not delivered hands the exec chain a
      * {@code DiscardingEntityConsumer}, and releases its connection when the body has been read
-     * ({@link Attempt#completed}).
+     * ({@link AttemptExecCallback#completed}).
      */
     @Override
     public void discard(Head head) {
@@ -151,11 +151,11 @@ final class AsyncAttemptExchange implements AsyncExchange<AsyncAttemptExchange.H
 
     /** A response head as the loop sees it: status and headers; the body is still to come. */
     static final class Head {
-        final Attempt attempt;
+        final AttemptExecCallback attempt;
         final HttpResponse response;
         final EntityDetails details;
 
-        Head(Attempt attempt, HttpResponse response, EntityDetails details) {
+        Head(AttemptExecCallback attempt, HttpResponse response, EntityDetails details) {
             this.attempt = attempt;
             this.response = response;
             this.details = details;
@@ -163,7 +163,7 @@ final class AsyncAttemptExchange implements AsyncExchange<AsyncAttemptExchange.H
     }
 
     /** The exec chain's callback for one attempt. */
-    final class Attempt implements AsyncExecCallback {
+    final class AttemptExecCallback implements AsyncExecCallback {
         private final AttemptCallback<Head> loop;
         private final AtomicBoolean reported = new AtomicBoolean();
         /** null while the exchange runs, then {@link #FINISHED}, or the retry that waits for it to finish. */
@@ -173,7 +173,7 @@ final class AsyncAttemptExchange implements AsyncExchange<AsyncAttemptExchange.H
         private AsyncDataConsumer applicationConsumer;
         private Exception deliveryFailure;
 
-        Attempt(AttemptCallback<Head> loop) {
+        AttemptExecCallback(AttemptCallback<Head> loop) {
             this.loop = loop;
         }
 

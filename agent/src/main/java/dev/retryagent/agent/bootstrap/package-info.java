@@ -1,0 +1,17 @@
+/**
+ * What woven client code calls, and the one retry runtime of the JVM. These classes are loaded from the agent's
+ * bootstrap jar by the bootstrap loader, so that a hooked class in any loader ({@code java.base}, the system loader,
+ * a web application's) links to the same copy: they name JDK and policy-core types only, never a client's.
+ *
+ * <ul>
+ *   <li>{@link dev.retryagent.agent.bootstrap.Hooks}: the calls the weaver inserts, routed to each client's
+ *       {@code Hooks.Handler}; fails open (an error of the agent's own lets the hooked method run untouched).</li>
+ *   <li>{@link dev.retryagent.agent.bootstrap.RetryRuntime}: the one {@code RetryEngine}, its loops and the
+ *       scheduler thread async retries wait on, shared by every client and class loader (budgets and counters are
+ *       per destination, not per client).</li>
+ *   <li>{@link dev.retryagent.agent.bootstrap.Housekeeping}: the one thread for periodic work that is not a retry.</li>
+ *   <li>{@link dev.retryagent.agent.bootstrap.Failures}, {@link dev.retryagent.agent.bootstrap.NotIoFailure}: the
+ *       part of failure classification every client shares.</li>
+ * </ul>
+ */
+package dev.retryagent.agent.bootstrap;
