@@ -1,6 +1,7 @@
 package dev.retryagent.agent.bootstrap;
 
 import dev.retryagent.engine.AsyncRetryLoop;
+import dev.retryagent.engine.CallFacts;
 import dev.retryagent.engine.Clock;
 import dev.retryagent.engine.LogWindows;
 import dev.retryagent.engine.RandomSource;
@@ -77,6 +78,17 @@ public final class RetryRuntime {
 
     public static AsyncRetryLoop asyncLoop() {
         return asyncLoop;
+    }
+
+    /**
+     * True when the client's own hidden retries must be switched off for {@code call} (SPEC 4.8): its policy says
+     * {@code builtInRetries: replace} and its rule is in mode {@code enforce}. A call whose rule is in {@code observe}
+     * or {@code off} goes out as without the agent, its client's own retries included (SPEC 4.12). For hooks that
+     * see each call; what is set once per client object asks {@link #replacesBuiltInRetries()}.
+     */
+    public static boolean replacesBuiltInRetries(CallFacts call) {
+        RetryEngine e = engine;
+        return e != null && call.policy().builtInRetries() == BuiltInRetries.REPLACE && e.modeFor(call) == Mode.ENFORCE;
     }
 
     /**

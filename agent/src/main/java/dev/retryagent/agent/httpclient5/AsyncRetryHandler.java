@@ -62,7 +62,7 @@ public final class AsyncRetryHandler implements AsyncExecChainHandler {
      */
     static boolean skipBuiltInRetries(HttpRequest request, AsyncEntityProducer producer, AsyncExecChain.Scope scope,
                                       AsyncExecChain chain, AsyncExecCallback callback) throws HttpException, IOException {
-        if (chain == null || !RetryRuntime.replacesBuiltInRetries()) {
+        if (chain == null || !HttpClient5Calls.replacesBuiltInRetries(request, scope == null ? null : scope.route)) {
             return false;
         }
         chain.proceed(request, producer, scope, callback);

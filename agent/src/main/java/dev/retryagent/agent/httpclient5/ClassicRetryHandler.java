@@ -82,7 +82,7 @@ public final class ClassicRetryHandler implements ExecChainHandler {
      */
     static Object skipBuiltInRetries(ClassicHttpRequest request, ExecChain.Scope scope, ExecChain chain)
             throws IOException, HttpException {
-        if (chain == null || !RetryRuntime.replacesBuiltInRetries()) {
+        if (chain == null || !HttpClient5Calls.replacesBuiltInRetries(request, scope == null ? null : scope.route)) {
             return Hooks.PROCEED;
         }
         return chain.proceed(request, scope);

@@ -2,6 +2,7 @@ package dev.retryagent.agent.httpclient5;
 
 import dev.retryagent.agent.bootstrap.Failures;
 import dev.retryagent.agent.bootstrap.NotIoFailure;
+import dev.retryagent.agent.bootstrap.RetryRuntime;
 import dev.retryagent.engine.CallFacts;
 import dev.retryagent.engine.HeaderLookup;
 import dev.retryagent.engine.Outcome;
@@ -10,6 +11,7 @@ import dev.retryagent.policy.ClientNames;
 import dev.retryagent.policy.FailureKind;
 import java.io.IOException;
 import java.util.Locale;
+import org.apache.hc.client5.http.HttpRoute;
 import org.apache.hc.core5.http.ClassicHttpResponse;
 import org.apache.hc.core5.http.Header;
 import org.apache.hc.core5.http.HttpHost;
@@ -42,6 +44,22 @@ final class HttpClient5Calls {
                         return request.containsHeader(name); // HttpCore compares names case-insensitively
                     }
                 });
+    }
+
+    /**
+     * Whether the client's own retry element is skipped for {@code request} to {@code route}'s target: under
+     * {@code builtInRetries: replace}, for a call whose rule the agent enforces ({@link RetryRuntime#replacesBuiltInRetries(CallFacts)}).
+     * Without a route (not seen in HttpClient's own chains), the policy as a whole decides.
+     */
+    static boolean replacesBuiltInRetries(HttpRequest request, HttpRoute route) {
+        RetryEngine engine = RetryRuntime.engine();
+        if (engine == null) {
+            return false;
+        }
+        if (route == null || route.getTargetHost() == null) {
+            return RetryRuntime.replacesBuiltInRetries();
+        }
+        return RetryRuntime.replacesBuiltInRetries(facts(request, route.getTargetHost(), true, engine));
     }
 
     /** The path of a request target, without query or fragment (SPEC 5: logs never carry a query). */

@@ -89,11 +89,13 @@ public final class OkHttpHooks implements Hooks.Handler {
 
     /**
      * {@code RetryAndFollowUpInterceptor.followUpRequest(response, ...)}: under {@code builtInRetries: replace}
-     * there is no follow-up for a 503 (OkHttp's own resend of a 503 with {@code Retry-After: 0}); anything else
-     * is OkHttp's to decide.
+     * there is no follow-up for a 503 of a call the agent enforces its rule on (OkHttp's own resend of a 503 with
+     * {@code Retry-After: 0}); anything else is OkHttp's to decide.
      */
     static Object followUp(Response response) {
-        if (response != null && response.code() == 503 && RetryRuntime.replacesBuiltInRetries()) {
+        RetryEngine engine = RetryRuntime.engine();
+        if (response != null && response.code() == 503 && engine != null
+                && RetryRuntime.replacesBuiltInRetries(OkHttpCalls.facts(response.request(), engine))) {
             return null;
         }
         return Hooks.PROCEED;

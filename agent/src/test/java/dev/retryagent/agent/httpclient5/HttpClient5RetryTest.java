@@ -30,6 +30,7 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.function.IntUnaryOperator;
 import org.apache.hc.client5.http.async.AsyncExecCallback;
+import org.apache.hc.client5.http.HttpRoute;
 import org.apache.hc.client5.http.async.AsyncExecChain;
 import org.apache.hc.client5.http.async.AsyncExecChainHandler;
 import org.apache.hc.client5.http.async.methods.SimpleHttpRequest;
@@ -218,6 +219,46 @@ class HttpClient5RetryTest {
             assertFalse(AsyncRetryHandler.skipBuiltInRetries(request, null, null, asyncChain, null), policy);
             assertTrue(proceeded.isEmpty() && asyncProceeded.isEmpty(), "the element runs as configured: " + policy);
         }
+    }
+
+    /** An object the scopes require and this test never uses: any call on it fails the test. */
+    private static <T> T unused(Class<T> type) {
+        return type.cast(java.lang.reflect.Proxy.newProxyInstance(HttpClient5RetryTest.class.getClassLoader(),
+                new Class<?>[] {type}, (proxy, method, args) -> {
+                    throw new AssertionError("unexpected " + method.getName());
+                }));
+    }
+
+    /** A call whose rule is in observe or off goes out as without the agent: its client's own retries run (SPEC 4.12). */
+    @Test
+    void theClientsOwnRetryElementRunsForACallWhoseRuleIsObservedOrOff() throws Exception {
+        install("rules:\n  - match: { path: /observed }\n    mode: observe\n"
+                + "  - match: { path: /untouched }\n    mode: off\n");
+        HttpRoute route = new HttpRoute(new HttpHost("http", "127.0.0.1", server.getAddress().getPort()));
+        List<ClassicHttpRequest> proceeded = new ArrayList<>();
+        ExecChain chain = (r, scope) -> {
+            proceeded.add(r);
+            return new org.apache.hc.core5.http.message.BasicClassicHttpResponse(204);
+        };
+        for (String path : List.of("/observed", "/untouched")) {
+            ClassicHttpRequest request = ClassicRequestBuilder.get(url().replace("/items", path)).build();
+            ExecChain.Scope scope = new ExecChain.Scope("ex-1", route, request,
+                    unused(org.apache.hc.client5.http.classic.ExecRuntime.class), null);
+            assertSame(Hooks.PROCEED, ClassicRetryHandler.skipBuiltInRetries(request, scope, chain), path);
+            AsyncExecChain.Scope asyncScope = new AsyncExecChain.Scope("ex-2", route, request,
+                    unused(org.apache.hc.core5.concurrent.CancellableDependency.class), null,
+                    unused(org.apache.hc.client5.http.async.AsyncExecRuntime.class));
+            assertFalse(AsyncRetryHandler.skipBuiltInRetries(request, null, asyncScope, (r, p, sc, cb) -> {
+                throw new AssertionError("skipped");
+            }, null), path);
+        }
+        assertTrue(proceeded.isEmpty());
+        ClassicHttpRequest enforced = ClassicRequestBuilder.get(url()).build();
+        ExecChain.Scope scope = new ExecChain.Scope("ex-3", route, enforced,
+                unused(org.apache.hc.client5.http.classic.ExecRuntime.class), null);
+        assertTrue(ClassicRetryHandler.skipBuiltInRetries(enforced, scope, chain) instanceof ClassicHttpResponse,
+                "the defaults enforce: straight on");
+        assertEquals(List.of(enforced), proceeded);
     }
 
     @Test

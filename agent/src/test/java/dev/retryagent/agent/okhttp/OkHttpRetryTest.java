@@ -258,4 +258,23 @@ class OkHttpRetryTest {
         assertEquals(List.of("failure Canceled"), seen);
         assertEquals(1, requests.get());
     }
+
+    /** OkHttp's own follow-up of a 503 goes only for calls whose rule the agent enforces (SPEC 4.8, 4.12). */
+    @Test
+    void okHttpsFollowUpOfA503StaysForACallWhoseRuleIsObservedOrOff() throws Exception {
+        RetryRuntime.install(PolicyLoader.parse("version: 1\nrules:\n  - match: { path: /observed }\n    mode: observe\n"
+                + "  - match: { path: /untouched }\n    mode: off\n", "rules.yaml"));
+        for (String path : List.of("/observed", "/untouched")) {
+            assertEquals(dev.retryagent.agent.bootstrap.Hooks.PROCEED, OkHttpHooks.followUp(unavailable(path)), path);
+        }
+        assertEquals(null, OkHttpHooks.followUp(unavailable("/enforced")), "no follow-up: the agent retries");
+        RetryRuntime.install(PolicyLoader.parse("version: 1\nbuiltInRetries: keep\n", "keep.yaml"));
+        assertEquals(dev.retryagent.agent.bootstrap.Hooks.PROCEED, OkHttpHooks.followUp(unavailable("/enforced")));
+    }
+
+    private static Response unavailable(String path) {
+        return new Response.Builder().request(new Request.Builder().url("http://127.0.0.1:9/" + path.substring(1)).build())
+                .protocol(okhttp3.Protocol.HTTP_1_1).code(503).message("Service Unavailable")
+                .header("Retry-After", "0").build();
+    }
 }
