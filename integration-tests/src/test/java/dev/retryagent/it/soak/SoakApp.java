@@ -1,0 +1,278 @@
+package dev.retryagent.it.soak;
+
+import dev.retryagent.it.apps.Report;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.lang.management.ManagementFactory;
+import java.net.HttpURLConnection;
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+import javax.management.openmbean.CompositeData;
+import javax.management.openmbean.TabularData;
+import okhttp3.Call;
+import okhttp3.Callback;
+import okhttp3.Dispatcher;
+import okhttp3.MediaType;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.RequestBody;
+import okhttp3.Response;
+import org.apache.hc.client5.http.async.methods.SimpleHttpRequest;
+import org.apache.hc.client5.http.async.methods.SimpleHttpResponse;
+import org.apache.hc.client5.http.async.methods.SimpleRequestBuilder;
+import org.apache.hc.client5.http.classic.methods.HttpGet;
+import org.apache.hc.client5.http.classic.methods.HttpPost;
+import org.apache.hc.client5.http.config.RequestConfig;
+import org.apache.hc.client5.http.impl.async.CloseableHttpAsyncClient;
+import org.apache.hc.client5.http.impl.async.HttpAsyncClients;
+import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
+import org.apache.hc.client5.http.impl.classic.HttpClients;
+import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManager;
+import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManagerBuilder;
+import org.apache.hc.client5.http.impl.nio.PoolingAsyncClientConnectionManager;
+import org.apache.hc.client5.http.impl.nio.PoolingAsyncClientConnectionManagerBuilder;
+import org.apache.hc.core5.concurrent.FutureCallback;
+import org.apache.hc.core5.http.ContentType;
+import org.apache.hc.core5.http.io.SocketConfig;
+import org.apache.hc.core5.http.io.entity.EntityUtils;
+import org.apache.hc.core5.http.io.entity.StringEntity;
+import org.apache.hc.core5.util.Timeout;
+
+/**
+ * The soak's application, with no agent code: {@code THREADS} threads make {@code CALLS} calls, spread over five
+ * client kinds, each kind to its own loopback server ({@code --okhttp URL --httpclient5 URL --httpclient5-async URL
+ * --jdk URL --okhttp-async URL}). A tenth of each kind's calls are POSTs without an idempotency key carrying
+ * {@code X-Call-Id}; the others are GETs. Every client reads with a {@code READ_TIMEOUT_MS} timeout.
+ *
+ * <p>Prints per kind {@code KIND kind=.. calls=.. ok=.. failedGets=.. failedPosts=..} (a failed call ended with a
+ * failure or a 429/5xx status), {@code POOL ...} after the calls, {@code MBEAN name=.. attempts=.. ...} for each
+ * MBean of the agent, {@code THREADS live=.. agent=NAMES} (the agent's threads) and {@code DONE elapsedMs=..}; exits 3 if any call did not end within
+ * the overall limit (a hang).
+ */
+public final class SoakApp {
+    static final int READ_TIMEOUT_MS = 400;
+    static final String[] KINDS = {"okhttp", "okhttp-async", "httpclient5", "httpclient5-async", "jdk"};
+
+    private static final MediaType TEXT = MediaType.get("text/plain");
+
+    public static void main(String[] argv) throws Exception {
+        Map<String, String> args = new TreeMap<>();
+        for (int i = 0; i + 1 < argv.length; i += 2) {
+            args.put(argv[i].replaceFirst("^--", ""), argv[i + 1]);
+        }
+        int calls = Integer.parseInt(args.getOrDefault("calls", "20000"));
+        int threads = Integer.parseInt(args.getOrDefault("threads", "64"));
+
+        Dispatcher dispatcher = new Dispatcher();
+        dispatcher.setMaxRequests(threads);
+        dispatcher.setMaxRequestsPerHost(threads);
+        OkHttpClient okhttp = new OkHttpClient.Builder().dispatcher(dispatcher)
+                .readTimeout(READ_TIMEOUT_MS, TimeUnit.MILLISECONDS).build();
+        PoolingHttpClientConnectionManager classicPool = PoolingHttpClientConnectionManagerBuilder.create()
+                .setMaxConnTotal(threads).setMaxConnPerRoute(threads)
+                .setDefaultSocketConfig(SocketConfig.custom().setSoTimeout(Timeout.ofMilliseconds(READ_TIMEOUT_MS)).build())
+                .build();
+        RequestConfig config = RequestConfig.custom().setResponseTimeout(Timeout.ofMilliseconds(READ_TIMEOUT_MS)).build();
+        CloseableHttpClient classic = HttpClients.custom().setConnectionManager(classicPool)
+                .setDefaultRequestConfig(config).build();
+        PoolingAsyncClientConnectionManager asyncPool = PoolingAsyncClientConnectionManagerBuilder.create()
+                .setMaxConnTotal(threads).setMaxConnPerRoute(threads).build();
+        CloseableHttpAsyncClient async = HttpAsyncClients.custom().setConnectionManager(asyncPool)
+                .setDefaultRequestConfig(config).build();
+        async.start();
+
+        Map<String, LongAdder[]> tally = new ConcurrentHashMap<>(); // ok, failedGets, failedPosts, calls
+        for (String kind : KINDS) {
+            tally.put(kind, new LongAdder[] {new LongAdder(), new LongAdder(), new LongAdder(), new LongAdder()});
+        }
+        AtomicInteger next = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        long start = System.nanoTime();
+        for (int t = 0; t < threads; t++) {
+            pool.execute(() -> {
+                for (int n; (n = next.getAndIncrement()) < calls; ) {
+                    String kind = KINDS[n % KINDS.length];
+                    boolean post = (n / KINDS.length) % 10 == 7; // a tenth of each kind's calls
+                    String url = args.get(kind) + (post ? "/orders/" : "/items/") + n;
+                    LongAdder[] counts = tally.get(kind);
+                    counts[3].increment();
+                    boolean ok;
+                    try {
+                        int status = call(kind, url, post, "call-" + n, okhttp, classic, async);
+                        ok = status < 400;
+                    } catch (Exception e) {
+                        ok = false;
+                    }
+                    counts[ok ? 0 : post ? 2 : 1].increment();
+                }
+            });
+        }
+        pool.shutdown();
+        boolean ended = pool.awaitTermination(10, TimeUnit.MINUTES);
+        long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        for (String kind : KINDS) {
+            LongAdder[] c = tally.get(kind);
+            Report.line("KIND", "kind", kind, "calls", c[3].sum(), "ok", c[0].sum(), "failedGets", c[1].sum(),
+                    "failedPosts", c[2].sum());
+        }
+        dispatcher.executorService().shutdown();
+        Report.line("POOL", "okhttpConnections", okhttp.connectionPool().connectionCount(),
+                "okhttpRunning", dispatcher.runningCallsCount(), "okhttpQueued", dispatcher.queuedCallsCount(),
+                "classicLeased", classicPool.getTotalStats().getLeased(),
+                "asyncLeased", asyncPool.getTotalStats().getLeased());
+        printMBeans();
+        classic.close();
+        async.close();
+        TreeSet<String> agentThreads = new TreeSet<>();
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.getName().startsWith("retry-agent")) {
+                agentThreads.add(t.getName() + (t.isDaemon() ? "" : "(non-daemon)"));
+            }
+        }
+        Report.line("THREADS", "live", ManagementFactory.getThreadMXBean().getThreadCount(), "agent",
+                String.join(",", agentThreads));
+        Report.line("DONE", "elapsedMs", elapsedMs, "ended", ended);
+        System.exit(ended ? 0 : 3);
+    }
+
+    private static int call(String kind, String url, boolean post, String id, OkHttpClient okhttp,
+                            CloseableHttpClient classic, CloseableHttpAsyncClient async) throws Exception {
+        switch (kind) {
+            case "okhttp": {
+                try (Response response = okhttp.newCall(okRequest(url, post, id)).execute()) {
+                    response.body().string();
+                    return response.code();
+                }
+            }
+            case "okhttp-async": {
+                CompletableFuture<Integer> done = new CompletableFuture<>();
+                okhttp.newCall(okRequest(url, post, id)).enqueue(new Callback() {
+                    @Override
+                    public void onFailure(Call call, IOException e) {
+                        done.completeExceptionally(e);
+                    }
+
+                    @Override
+                    public void onResponse(Call call, Response response) {
+                        try (response) {
+                            response.body().string();
+                            done.complete(response.code());
+                        } catch (IOException e) {
+                            done.completeExceptionally(e);
+                        }
+                    }
+                });
+                return done.get(2, TimeUnit.MINUTES);
+            }
+            case "httpclient5": {
+                if (post) {
+                    HttpPost request = new HttpPost(url);
+                    request.setHeader("X-Call-Id", id);
+                    request.setEntity(new StringEntity(id));
+                    return classic.execute(request, r -> {
+                        EntityUtils.consume(r.getEntity());
+                        return r.getCode();
+                    });
+                }
+                return classic.execute(new HttpGet(url), r -> {
+                    EntityUtils.consume(r.getEntity());
+                    return r.getCode();
+                });
+            }
+            case "httpclient5-async": {
+                SimpleHttpRequest request = post
+                        ? SimpleRequestBuilder.post(url).addHeader("X-Call-Id", id).setBody(id, ContentType.TEXT_PLAIN).build()
+                        : SimpleRequestBuilder.get(url).build();
+                CompletableFuture<Integer> done = new CompletableFuture<>();
+                async.execute(request, new FutureCallback<SimpleHttpResponse>() {
+                    @Override
+                    public void completed(SimpleHttpResponse result) {
+                        done.complete(result.getCode());
+                    }
+
+                    @Override
+                    public void failed(Exception ex) {
+                        done.completeExceptionally(ex);
+                    }
+
+                    @Override
+                    public void cancelled() {
+                        done.cancel(false);
+                    }
+                });
+                return done.get(2, TimeUnit.MINUTES);
+            }
+            default: {
+                HttpURLConnection c = (HttpURLConnection) new URL(url).openConnection();
+                c.setConnectTimeout(5000);
+                c.setReadTimeout(READ_TIMEOUT_MS);
+                if (post) {
+                    c.setRequestMethod("POST");
+                    c.setRequestProperty("X-Call-Id", id);
+                    c.setDoOutput(true);
+                    try (OutputStream out = c.getOutputStream()) {
+                        out.write(id.getBytes(StandardCharsets.UTF_8));
+                    }
+                }
+                int status = c.getResponseCode();
+                try (InputStream in = status < 400 ? c.getInputStream() : c.getErrorStream()) {
+                    if (in != null) {
+                        in.readAllBytes();
+                    }
+                }
+                return status;
+            }
+        }
+    }
+
+    private static Request okRequest(String url, boolean post, String id) {
+        Request.Builder b = new Request.Builder().url(url);
+        if (post) {
+            b.header("X-Call-Id", id).post(RequestBody.create(id.getBytes(StandardCharsets.UTF_8), TEXT));
+        }
+        return b.build();
+    }
+
+    private static void printMBeans() throws Exception {
+        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+        ObjectName total = new ObjectName("retry-agent:type=total");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (!server.isRegistered(total) && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        // Registered once a second by the agent: wait until every destination of the run has its MBean.
+        while (server.queryNames(new ObjectName("retry-agent:type=destination,*"), null).size() < KINDS.length
+                && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        for (ObjectName name : new TreeSet<>(server.queryNames(new ObjectName("retry-agent:*"), null))) {
+            List<Object> kv = new ArrayList<>(List.of("name", name.toString()));
+            for (String attribute : List.of("calls", "attempts", "retries", "successes_after_retry", "budget_refusals")) {
+                kv.add(attribute);
+                kv.add(server.getAttribute(name, attribute));
+            }
+            TabularData giveUps = (TabularData) server.getAttribute(name, "give_ups");
+            for (Object row : giveUps.values()) {
+                CompositeData c = (CompositeData) row;
+                kv.add("give_ups." + c.get("reason"));
+                kv.add(c.get("value"));
+            }
+            Report.line("MBEAN", kv.toArray());
+        }
+    }
+}
