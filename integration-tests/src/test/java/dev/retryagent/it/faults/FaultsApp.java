@@ -38,7 +38,7 @@ import org.apache.hc.core5.util.Timeout;
  */
 public final class FaultsApp {
     static final int READ_TIMEOUT_MS = 500;
-    static final String[] KINDS = {"okhttp", "okhttp-async", "httpclient5", "httpclient5-async", "jdk"};
+    public static final String[] KINDS = {"okhttp", "okhttp-async", "httpclient5", "httpclient5-async", "jdk"};
 
     public static void main(String[] argv) throws Exception {
         OkHttpClient okhttp = new OkHttpClient.Builder().readTimeout(READ_TIMEOUT_MS, TimeUnit.MILLISECONDS).build();
