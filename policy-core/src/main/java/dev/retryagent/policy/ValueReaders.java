@@ -276,10 +276,21 @@ final class ValueReaders {
         return method;
     }
 
+    /**
+     * The longest header name accepted. Servers refuse a request whose header lines pass a few KiB (often with 431),
+     * so a marker name of that size would fail every call it is sent on.
+     */
+    static final int MAX_HEADER_NAME = 128;
+
     /** An HTTP header name: a token of RFC 9110 (letters, digits and !#$%&'*+-.^_`|~). */
     String token(YamlValue value, String what) {
         String text = text(value, "a " + what);
         if (text == null) {
+            return null;
+        }
+        if (text.length() > MAX_HEADER_NAME) {
+            errors.add(value, "a " + what + " of " + text.length() + " characters is too long; the limit is "
+                    + MAX_HEADER_NAME);
             return null;
         }
         for (int i = 0; i < text.length(); i++) {
