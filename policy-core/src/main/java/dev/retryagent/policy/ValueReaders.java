@@ -49,6 +49,9 @@ final class ValueReaders {
         }
         Map<String, Integer> seen = new LinkedHashMap<String, Integer>();
         for (NodeTuple tuple : ((MappingNode) value.node).getValue()) {
+            if (errors.overflowed()) {
+                break;
+            }
             Node keyNode = tuple.getKeyNode();
             Node valueNode = tuple.getValueNode();
             int keyLine = YamlValue.lineOf(keyNode);
@@ -116,6 +119,9 @@ final class ValueReaders {
         List<T> values = new ArrayList<T>();
         boolean ok = true;
         for (YamlValue item : items) {
+            if (errors.overflowed()) {
+                return null;
+            }
             T read = reader.read(item);
             ok &= read != null;
             values.add(read);

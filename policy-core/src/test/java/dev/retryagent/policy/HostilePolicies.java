@@ -59,7 +59,7 @@ final class HostilePolicies {
         for (int i = 0; i < 14; i++) {
             g.typeTag(i);
         }
-        for (int i = 0; i < 12; i++) {
+        for (int i = 0; i < 14; i++) {
             g.duplicateKeys(i);
         }
         for (int i = 0; i < 12; i++) {
@@ -85,6 +85,9 @@ final class HostilePolicies {
         }
         for (int i = 0; i < 24; i++) {
             g.mutatedValid(i);
+        }
+        for (int i = 0; i < 16; i++) {
+            g.denseNodes(i);
         }
         return g.inputs;
     }
@@ -223,6 +226,11 @@ final class HostilePolicies {
         };
         if (i < texts.length) {
             add("duplicate-keys", Integer.toString(i), texts[i]);
+        } else if (i == 12) {
+            // the shortest duplicate, as often as the size limit allows
+            add("duplicate-keys", "shortest", "version: 1\n" + repeat("a: 1\n", 13_000));
+        } else if (i == 13) {
+            add("duplicate-keys", "flow", "version: 1\ndefaults: {" + repeat("a: 1, ", 10_000) + "a: 1}\n");
         } else {
             // the same key thousands of times
             add("duplicate-keys", "many-" + i, "version: 1\n" + repeat("mode: off\n", 500 * i));
@@ -344,6 +352,24 @@ final class HostilePolicies {
             sb.append("version: 1 #").append(repeat("x", size - 12));
         }
         add("size-limit", i + "-" + size, sb.toString());
+    }
+
+    /** As many nodes (and errors) as fit in the size limit: what costs the parser and the validator most per byte. */
+    private void denseNodes(int i) {
+        String[][] forms = {
+            {"rules: [", "1,", "1]"}, {"rules:\n", "- 1\n", ""}, {"rules: [", "[],", "[]]"}, {"rules: [", "{},", "{}]"},
+            {"rules:\n", "-\n", ""}, {"rules: [", "a,", "a]"}, {"", "a:\n", ""}, {"", "? \n", ""},
+            {"rules: [", "[[[[[[[[[[]]]]]]]]]],", "1]"}, {"rules: [", "'',", "1]"}, {"", "#\n", ""}, {"", "\n", ""},
+            {"rules: [", "!!a 1,", "1]"}, {"rules: [", "&a 1,", "1]"}, {"rules: [", "*a,", "1]"},
+            {"defaults:\n  retryOn:\n    statuses: [", "999,", "1]"},
+        };
+        String[] form = forms[i % forms.length];
+        StringBuilder sb = new StringBuilder("version: 1\n").append(form[0]);
+        while (sb.length() + form[1].length() + form[2].length() + 1 <= PolicyLoader.MAX_FILE_BYTES) {
+            sb.append(form[1]);
+        }
+        sb.append(form[2]).append('\n');
+        add("dense-nodes", i + "-" + form[1].trim(), sb.toString());
     }
 
     private void mutatedValid(int i) {

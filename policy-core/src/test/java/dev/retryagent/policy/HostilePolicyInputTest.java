@@ -223,6 +223,25 @@ class HostilePolicyInputTest {
         }
     }
 
+    /** Past 100 errors only a pointer to the next one is kept: their messages would cost more than a load may. */
+    @Test
+    void aFileWithThousandsOfErrorsListsTheFirstHundredAndWhereTheRestBegin() {
+        StringBuilder yaml = new StringBuilder("version: 1\nrules:\n");
+        for (int i = 0; i < 5_000; i++) {
+            yaml.append("- 1\n");
+        }
+        PolicyException e = org.junit.jupiter.api.Assertions.assertThrows(PolicyException.class,
+                () -> PolicyLoader.parse(yaml.toString(), "many.yaml"));
+        List<PolicyError> errors = e.errors();
+        assertEquals(PolicyErrors.MAX_KEPT + 1, errors.size());
+        assertEquals(3, errors.get(0).line(), errors.get(0).toString());
+        assertEquals("rules[0]", errors.get(0).key());
+        PolicyError last = errors.get(errors.size() - 1);
+        assertEquals("(file)", last.key());
+        assertEquals(3 + PolicyErrors.MAX_KEPT, last.line(), last.toString());
+        assertTrue(last.message().contains("more errors than the 100 listed"), last.toString());
+    }
+
     @Test
     void theGeneratorIsSeeded() {
         List<HostilePolicies.Input> a = HostilePolicies.generate(SEED);
