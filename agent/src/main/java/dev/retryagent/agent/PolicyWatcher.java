@@ -39,6 +39,11 @@ final class PolicyWatcher implements Runnable {
      * (coarse on some file systems): it is read again at the next poll.
      */
     static final long RACY_MILLIS = 2000;
+    /**
+     * The most errors of an invalid file logged at start-up, one line each: a hostile 64 KiB file can hold thousands,
+     * and the count and the first lines are what an operator needs to fix it.
+     */
+    static final int MAX_LOGGED_ERRORS = 20;
 
     /** What the watcher asks of the file system; tests give a fake. */
     interface FileAccess {
@@ -184,8 +189,13 @@ final class PolicyWatcher implements Runnable {
     }
 
     private Policy invalidAtStartUp(List<PolicyError> errors) {
-        for (PolicyError error : errors) {
-            RetryLog.agent(Level.SEVERE, "policy-error " + error);
+        int logged = Math.min(errors.size(), MAX_LOGGED_ERRORS);
+        for (int i = 0; i < logged; i++) {
+            RetryLog.agent(Level.SEVERE, "policy-error " + errors.get(i));
+        }
+        if (errors.size() > logged) {
+            RetryLog.agent(Level.SEVERE, "policy-error " + file + ": " + (errors.size() - logged)
+                    + " more errors not shown; `check` lists them all");
         }
         RetryLog.agent(Level.SEVERE, "policy-invalid file=" + file + " errors=" + errors.size()
                 + "; the application runs without retries (mode off)");

@@ -297,6 +297,23 @@ class PolicyWatcherTest {
     }
 
     @Test
+    void aFileWithThousandsOfErrorsLogsTheFirstOnesAndACount() {
+        // the loader keeps 100 errors and a pointer to the rest: 101
+        StringBuilder yaml = new StringBuilder("version: 1\n");
+        for (int i = 0; i < 3_000; i++) {
+            yaml.append("bogus").append(i).append(": 1\n");
+        }
+        files.write(yaml.toString(), now[0] - 60_000);
+        Policy policy = watcher(null).start();
+        assertEquals(Mode.OFF, policy.mode());
+        List<String> errors = lines("policy-error");
+        assertEquals(PolicyWatcher.MAX_LOGGED_ERRORS + 1, errors.size(), log::toString);
+        assertTrue(errors.get(0).contains(FILE + ":2: bogus0"), errors.get(0));
+        assertTrue(errors.get(errors.size() - 1).contains(FILE + ": 81 more errors not shown"), errors.toString());
+        assertTrue(lines("policy-invalid").get(0).contains("errors=101"), lines("policy-invalid").toString());
+    }
+
+    @Test
     void aFileInvalidAtStartUpRunsOffAndIsPickedUpOnceFixed() {
         files.write(INVALID, now[0] - 60_000);
         PolicyWatcher watcher = watcher(null);

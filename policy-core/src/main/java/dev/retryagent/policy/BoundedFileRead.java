@@ -51,7 +51,9 @@ final class BoundedFileRead {
             throw fileError(source, "the policy path is a directory, not a file", null);
         }
         if (!attributes.isRegularFile()) {
-            // Opening a FIFO blocks until someone writes to it: refused before it is opened.
+            // Opening a FIFO blocks until someone writes to it: refused before it is opened. A FIFO renamed into
+            // place between this look and the open below would still block the open: Java has no non-blocking
+            // open, and whoever can rename files into the policy's directory decides the policy anyway.
             throw fileError(source, "the policy path is not a regular file", null);
         }
         byte[] buffer = new byte[MAX_BYTES + 1];

@@ -19,8 +19,18 @@ final class PolicyErrors {
         }
     };
 
+    /**
+     * The most errors kept of one file. A hostile 64 KiB file can hold tens of thousands (a list of 30,000 wrong
+     * items), whose messages alone would take more memory than a load may; past this many only a count is kept.
+     */
+    static final int MAX_KEPT = 100;
+
     private final String source;
     private final List<PolicyError> errors = new ArrayList<PolicyError>();
+    /** Errors found past {@link #MAX_KEPT}, counted only. */
+    private int dropped;
+    /** The first line of a dropped error. */
+    private int firstDroppedLine = Integer.MAX_VALUE;
 
     PolicyErrors(String source) {
         this.source = source;
@@ -31,6 +41,10 @@ final class PolicyErrors {
     }
 
     void add(int line, String key, String message) {
+        if (errors.size() >= MAX_KEPT) {
+            drop(line);
+            return;
+        }
         errors.add(new PolicyError(source, line, key, message));
     }
 
@@ -39,11 +53,29 @@ final class PolicyErrors {
     }
 
     void add(PolicyError error) {
+        if (errors.size() >= MAX_KEPT) {
+            drop(error.line());
+            return;
+        }
         errors.add(error);
     }
 
+    private void drop(int line) {
+        dropped++;
+        firstDroppedLine = Math.min(firstDroppedLine, line);
+    }
+
+    /**
+     * True once more errors were found than are kept: a validator may then stop walking long lists, since nothing
+     * more it finds would be listed.
+     */
+    boolean overflowed() {
+        return dropped > 0;
+    }
+
+    /** How many errors were found, the ones past {@link #MAX_KEPT} included. */
     int count() {
-        return errors.size();
+        return errors.size() + dropped;
     }
 
     boolean isEmpty() {
@@ -54,6 +86,10 @@ final class PolicyErrors {
     List<PolicyError> byLine() {
         List<PolicyError> sorted = new ArrayList<PolicyError>(errors);
         Collections.sort(sorted, BY_LINE);
+        if (dropped > 0) {
+            sorted.add(new PolicyError(source, firstDroppedLine, FILE_KEY, "more errors than the "
+                    + MAX_KEPT + " listed; the first not listed is on this line"));
+        }
         return sorted;
     }
 }

@@ -11,13 +11,20 @@ final class PolicyMessages {
     private PolicyMessages() {
     }
 
-    /** A value as it may appear in a message: at most 60 characters, control characters escaped. */
+    /**
+     * A value as it may appear in a message: at most 60 characters, with every character escaped that could end, forge
+     * or hide part of a log line (controls, line separators, bidi overrides and other invisible format characters, a
+     * lone surrogate).
+     */
     static String show(String text) {
         StringBuilder sb = new StringBuilder();
         int limit = Math.min(text.length(), 60);
         for (int i = 0; i < limit; i++) {
             char c = text.charAt(i);
-            if (c < 0x20 || c == 0x7f) {
+            if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
+                sb.append(c).append(text.charAt(i + 1));
+                i++;
+            } else if (unsafe(c)) {
                 sb.append(String.format("\\u%04x", (int) c));
             } else {
                 sb.append(c);
@@ -27,6 +34,13 @@ final class PolicyMessages {
             sb.append("...");
         }
         return sb.toString();
+    }
+
+    /** A character (a lone surrogate included) that is unsafe in a log line as it is. */
+    static boolean unsafe(char c) {
+        int type = Character.getType(c);
+        return Character.isISOControl(c) || type == Character.FORMAT || type == Character.LINE_SEPARATOR
+                || type == Character.PARAGRAPH_SEPARATOR || type == Character.SURROGATE;
     }
 
     static String quote(String text) {

@@ -108,7 +108,7 @@ final class PolicyValidator {
         if (rulesValue != null) {
             List<YamlValue> items = read.list(rulesValue, "rules (each with a `match`)");
             if (items != null) {
-                for (int i = 0; i < items.size(); i++) {
+                for (int i = 0; i < items.size() && !errors.overflowed(); i++) {
                     Rule rule = rule(items.get(i), i, defaults);
                     if (rule != null) {
                         rules.add(rule);

@@ -49,6 +49,9 @@ final class ValueReaders {
         }
         Map<String, Integer> seen = new LinkedHashMap<String, Integer>();
         for (NodeTuple tuple : ((MappingNode) value.node).getValue()) {
+            if (errors.overflowed()) {
+                break;
+            }
             Node keyNode = tuple.getKeyNode();
             Node valueNode = tuple.getValueNode();
             int keyLine = YamlValue.lineOf(keyNode);
@@ -116,6 +119,9 @@ final class ValueReaders {
         List<T> values = new ArrayList<T>();
         boolean ok = true;
         for (YamlValue item : items) {
+            if (errors.overflowed()) {
+                return null;
+            }
             T read = reader.read(item);
             ok &= read != null;
             values.add(read);
@@ -276,10 +282,21 @@ final class ValueReaders {
         return method;
     }
 
+    /**
+     * The longest header name accepted. Servers refuse a request whose header lines pass a few KiB (often with 431),
+     * so a marker name of that size would fail every call it is sent on.
+     */
+    static final int MAX_HEADER_NAME = 128;
+
     /** An HTTP header name: a token of RFC 9110 (letters, digits and !#$%&'*+-.^_`|~). */
     String token(YamlValue value, String what) {
         String text = text(value, "a " + what);
         if (text == null) {
+            return null;
+        }
+        if (text.length() > MAX_HEADER_NAME) {
+            errors.add(value, "a " + what + " of " + text.length() + " characters is too long; the limit is "
+                    + MAX_HEADER_NAME);
             return null;
         }
         for (int i = 0; i < text.length(); i++) {
