@@ -6,10 +6,12 @@ import static dev.retryagent.it.harness.CallSpec.parse;
 import dev.retryagent.it.apps.Report;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.lang.management.ManagementFactory;
 import java.net.HttpURLConnection;
 import java.net.URI;
 import java.net.URL;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -22,17 +24,22 @@ import javax.management.ObjectName;
 import javax.management.openmbean.TabularData;
 import okhttp3.Call;
 import okhttp3.Callback;
+import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
+import okhttp3.RequestBody;
 import okhttp3.Response;
 import org.apache.hc.client5.http.async.methods.SimpleHttpResponse;
 import org.apache.hc.client5.http.async.methods.SimpleRequestBuilder;
 import org.apache.hc.client5.http.classic.methods.HttpGet;
+import org.apache.hc.client5.http.classic.methods.HttpPost;
 import org.apache.hc.client5.http.impl.async.CloseableHttpAsyncClient;
 import org.apache.hc.client5.http.impl.async.HttpAsyncClients;
 import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
 import org.apache.hc.client5.http.impl.classic.HttpClients;
 import org.apache.hc.core5.concurrent.FutureCallback;
+import org.apache.hc.core5.http.ContentType;
+import org.apache.hc.core5.http.io.entity.ByteArrayEntity;
 import org.apache.hc.core5.http.io.entity.EntityUtils;
 
 /**
@@ -41,13 +48,15 @@ import org.apache.hc.core5.http.io.entity.EntityUtils;
  * platform MBeanServer and prints them.
  *
  * <pre>
- * --call "id=ID;client=okhttp|okhttp-async|jdk|hc5|hc5-async;url=URL"   repeatable, run in order
+ * --call "id=ID;client=okhttp|okhttp-async|jdk|hc5|hc5-async;url=URL;method=GET|POST"   repeatable, run in order
+ *                       (a POST carries the body "payload", no idempotency key)
  * --expect-calls N      wait (up to 20 s) until retry-agent:type=total shows N calls (MBeans appear off the call path)
  * </pre>
  * Prints {@code RESULT id=.. status=..} (or {@code failure=CLASS}) per call, {@code WAITED totalCalls=..}, per MBean
  * {@code MBEAN name=OBJECTNAME ATTRIBUTE=VALUE ...}, then {@code DONE}.
  */
 public final class RedirectsApp {
+    private static final byte[] PAYLOAD = "payload".getBytes(StandardCharsets.UTF_8);
 
     public static void main(String[] argv) throws Exception {
         List<Map<String, List<String>>> calls = new ArrayList<>();
@@ -67,12 +76,13 @@ public final class RedirectsApp {
                 String id = one(call, "id", "call");
                 String url = one(call, "url", null);
                 String client = one(call, "client", "okhttp");
+                boolean post = "POST".equals(one(call, "method", "GET"));
                 try {
                     int status = switch (client) {
-                        case "okhttp" -> okhttp(okhttp, url);
+                        case "okhttp" -> okhttp(okhttp, url, post);
                         case "okhttp-async" -> okhttpAsync(okhttp, url);
-                        case "jdk" -> jdk(url);
-                        case "hc5" -> classic.execute(new HttpGet(url), response -> {
+                        case "jdk" -> jdk(url, post);
+                        case "hc5" -> classic.execute(post ? hc5Post(url) : new HttpGet(url), response -> {
                             EntityUtils.consume(response.getEntity());
                             return response.getCode();
                         });
@@ -112,8 +122,12 @@ public final class RedirectsApp {
         System.exit(0);
     }
 
-    private static int okhttp(OkHttpClient client, String url) throws IOException {
-        try (Response response = client.newCall(new Request.Builder().url(url).build()).execute()) {
+    private static int okhttp(OkHttpClient client, String url, boolean post) throws IOException {
+        Request.Builder request = new Request.Builder().url(url);
+        if (post) {
+            request.post(RequestBody.create(PAYLOAD, MediaType.get("text/plain")));
+        }
+        try (Response response = client.newCall(request.build()).execute()) {
             response.body().string();
             return response.code();
         }
@@ -170,8 +184,21 @@ public final class RedirectsApp {
         }
     }
 
-    private static int jdk(String url) throws IOException {
+    private static HttpPost hc5Post(String url) {
+        HttpPost post = new HttpPost(url);
+        post.setEntity(new ByteArrayEntity(PAYLOAD, ContentType.TEXT_PLAIN));
+        return post;
+    }
+
+    private static int jdk(String url, boolean post) throws IOException {
         HttpURLConnection c = (HttpURLConnection) new URL(url).openConnection();
+        if (post) {
+            c.setRequestMethod("POST");
+            c.setDoOutput(true);
+            try (OutputStream out = c.getOutputStream()) {
+                out.write(PAYLOAD);
+            }
+        }
         int status = c.getResponseCode();
         InputStream in = status >= 400 ? c.getErrorStream() : c.getInputStream();
         if (in != null) {
