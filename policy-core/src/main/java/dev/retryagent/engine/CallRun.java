@@ -105,10 +105,10 @@ final class CallRun {
             if (at == null) {
                 at = call;
             }
-            boolean first = firstAt(engine, at, attempt, now);
             RetryDecision decision = cancelled
                     ? RetryDecision.done()
-                    : engine.decideAt(at, attempt, outcome, elapsedMillis, previousWaitMillis, now, first);
+                    : engine.decideAt(at, attempt, outcome, elapsedMillis, previousWaitMillis, now,
+                            firstAt(engine, at, attempt, now));
             RetryLog.decision(at, outcome, decision);
             return decision;
         } catch (RuntimeException e) {
