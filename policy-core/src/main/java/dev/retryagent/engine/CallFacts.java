@@ -50,6 +50,21 @@ public final class CallFacts {
         this.enclosingAttempt = 0;
     }
 
+    private CallFacts(String client, String method, String scheme, String host, int port, String path,
+                      boolean idempotencyKeyPresent, boolean bodyReplayable, boolean markerPresent,
+                      int enclosingAttempt) {
+        this.client = client;
+        this.method = method;
+        this.scheme = scheme;
+        this.host = host;
+        this.port = port;
+        this.path = path;
+        this.idempotencyKeyPresent = idempotencyKeyPresent;
+        this.bodyReplayable = bodyReplayable;
+        this.markerPresent = markerPresent;
+        this.enclosingAttempt = enclosingAttempt;
+    }
+
     private CallFacts(CallFacts call, int enclosingAttempt) {
         this.client = call.client;
         this.method = call.method;
@@ -140,6 +155,33 @@ public final class CallFacts {
     /** The policy these facts were read under, or null when nothing said which (the engine's current one). */
     public Policy policy() {
         return readUnder;
+    }
+
+    /**
+     * These facts for the same request after the client followed a redirect inside one attempt to
+     * {@code scheme://host:port/path}: the rule and the destination (counters, budget) are those of where the request
+     * went; method, idempotency key, body and marker stay the original request's, because a retry sends the original
+     * request again. Read under the same policy. These very facts when the address is the same.
+     */
+    public CallFacts redirectedTo(String scheme, String host, int port, String path) {
+        String p = path == null || path.isEmpty() ? "/" : path;
+        if (port == this.port && equalsIgnoreCase(host, this.host) && equalsIgnoreCase(scheme, this.scheme)
+                && p.equals(this.path)) {
+            return this;
+        }
+        CallFacts redirected = new CallFacts(client, method, scheme, host, port, p, idempotencyKeyPresent,
+                bodyReplayable, markerPresent, enclosingAttempt);
+        redirected.readUnder = readUnder;
+        return redirected;
+    }
+
+    /** Whether {@code other} goes to the same destination (scheme, host, port): the same counters and budget. */
+    boolean sameDestination(CallFacts other) {
+        return port == other.port && equalsIgnoreCase(host, other.host) && equalsIgnoreCase(scheme, other.scheme);
+    }
+
+    private static boolean equalsIgnoreCase(String a, String b) {
+        return a == null ? b == null : a.equalsIgnoreCase(b);
     }
 
     /**

@@ -2,6 +2,8 @@ package dev.retryagent.engine;
 
 import dev.retryagent.policy.Mode;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * One call as both loops run it: what is settled before the first attempt (nested or not, the marker, whether the
@@ -17,6 +19,8 @@ final class CallRun {
     /** The attempt of another call this one was started inside, on the starting thread; 0 when none. */
     private final int enclosing;
     private final long startNanos;
+    /** The other destinations a client's redirect took this call's attempts to; null until one did. */
+    private List<CallFacts> redirectedTo;
 
     private CallRun(CallFacts call, String marker, boolean scoped, int enclosing, long startNanos) {
         this.call = call;
@@ -64,6 +68,30 @@ final class CallRun {
     }
 
     /**
+     * Whether attempt {@code attempt}, decided under {@code at}, is the call's first at {@code at}'s destination, so
+     * that the call is counted there once. The call's own destination counts it at attempt 1 even when the client
+     * redirected that attempt elsewhere: it received the call.
+     */
+    private boolean firstAt(RetryEngine engine, CallFacts at, int attempt, long now) {
+        if (at == call || at.sameDestination(call)) {
+            return attempt == 1;
+        }
+        if (attempt == 1) {
+            engine.countCall(call, now);
+        }
+        if (redirectedTo == null) {
+            redirectedTo = new ArrayList<CallFacts>(2);
+        }
+        for (CallFacts seen : redirectedTo) {
+            if (seen.sameDestination(at)) {
+                return false;
+            }
+        }
+        redirectedTo.add(at);
+        return true;
+    }
+
+    /**
      * What follows attempt {@code attempt}, which ended with {@code response} or {@code failure}: the engine's decision,
      * logged; done, when the call was cancelled or the engine failed (fail open, logged once under {@code where}).
      */
@@ -73,10 +101,15 @@ final class CallRun {
             Outcome outcome = failure != null ? Outcome.failure(outcomes.classify(failure)) : outcomes.outcome(response);
             long now = clock.nanoTime();
             long elapsedMillis = (now - startNanos) / 1_000_000L;
+            CallFacts at = response == null ? call : outcomes.decidedUnder(call, response);
+            if (at == null) {
+                at = call;
+            }
             RetryDecision decision = cancelled
                     ? RetryDecision.done()
-                    : engine.decideAt(call, attempt, outcome, elapsedMillis, previousWaitMillis, now);
-            RetryLog.decision(call, outcome, decision);
+                    : engine.decideAt(at, attempt, outcome, elapsedMillis, previousWaitMillis, now,
+                            firstAt(engine, at, attempt, now));
+            RetryLog.decision(at, outcome, decision);
             return decision;
         } catch (RuntimeException e) {
             RetryLog.internalError(where, e);

@@ -15,4 +15,14 @@ public interface Outcomes<R> {
 
     /** What kind of failure {@code failure} is. */
     FailureKind classify(IOException failure);
+
+    /**
+     * The facts {@code response} is decided under: {@code call}'s, unless the client followed a redirect inside the
+     * attempt to another address; then {@link CallFacts#redirectedTo} that address, so that the rule and the
+     * counters are those of where the request went. Clients that follow redirects outside the agent's attempt (each
+     * hop its own call) keep this default.
+     */
+    default CallFacts decidedUnder(CallFacts call, R response) {
+        return call;
+    }
 }

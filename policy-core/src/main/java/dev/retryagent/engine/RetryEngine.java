@@ -191,13 +191,35 @@ public final class RetryEngine {
         return decideAt(call, attempt, outcome, elapsedMillis, previousWaitMillis, clock.nanoTime());
     }
 
+    /** {@link #decideAt(CallFacts, int, Outcome, long, long, long, boolean)} of a call no redirect took elsewhere. */
+    RetryDecision decideAt(CallFacts call, int attempt, Outcome outcome, long elapsedMillis,
+                           long previousWaitMillis, long now) {
+        return decideAt(call, attempt, outcome, elapsedMillis, previousWaitMillis, now, attempt == 1);
+    }
+
+    /**
+     * Counts a call at {@code call}'s destination (its counters' {@code calls}, its budget's first attempts) whose
+     * attempt was redirected by the client to another destination, where it is decided. Not when the rule is off.
+     */
+    void countCall(CallFacts call, long now) {
+        if (resolve(call).mode == Mode.OFF) {
+            return;
+        }
+        Destination destination = destinations.get(call.scheme(), call.host(), call.port());
+        destination.countersFor(call.client()).calls.increment();
+        destination.budget.recordFirstAttempt(now);
+    }
+
     /**
      * As {@link #decide(CallFacts, int, Outcome, long, long)}, given the engine clock's reading
      * {@code now} that the loops take anyway to work out {@code elapsedMillis}: one clock read per
      * attempt, not two.
+     *
+     * @param firstAtDestination this is the call's first decision at {@code call}'s destination: the call is
+     *                           counted there (attempt 1, or the first attempt a client's redirect took there)
      */
     RetryDecision decideAt(CallFacts call, int attempt, Outcome outcome, long elapsedMillis,
-                           long previousWaitMillis, long now) {
+                           long previousWaitMillis, long now, boolean firstAtDestination) {
         Resolution r = resolve(call);
         Mode mode = r.mode;
         if (mode == Mode.OFF) {
@@ -206,7 +228,7 @@ public final class RetryEngine {
         RetrySettings settings = r.settings;
         Destination destination = destinations.get(call.scheme(), call.host(), call.port());
         RetryCounters counters = destination.countersFor(call.client());
-        if (attempt == 1) {
+        if (firstAtDestination) {
             counters.calls.increment();
             destination.budget.recordFirstAttempt(now);
         }

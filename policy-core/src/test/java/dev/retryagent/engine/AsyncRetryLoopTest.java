@@ -74,7 +74,7 @@ class AsyncRetryLoopTest {
      * A client that plays a script. With {@code inline}, an attempt completes inside send, on the
      * caller's thread (as a client may do for an immediate failure); otherwise the test completes it.
      */
-    static final class FakeAsyncExchange implements AsyncExchange<FakeResponse> {
+    static class FakeAsyncExchange implements AsyncExchange<FakeResponse> {
         final Script script;
         final boolean inline;
         final List<Integer> attempts = new ArrayList<>();

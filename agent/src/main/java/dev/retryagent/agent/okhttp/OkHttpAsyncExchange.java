@@ -3,6 +3,7 @@ package dev.retryagent.agent.okhttp;
 import dev.retryagent.agent.bootstrap.Hooks;
 import dev.retryagent.engine.AsyncExchange;
 import dev.retryagent.engine.AttemptCallback;
+import dev.retryagent.engine.CallFacts;
 import dev.retryagent.engine.Outcome;
 import dev.retryagent.policy.FailureKind;
 import java.io.IOException;
@@ -55,6 +56,11 @@ final class OkHttpAsyncExchange implements AsyncExchange<Response> {
     @Override
     public Outcome outcome(Response response) {
         return Outcome.status(response.code(), response.header("Retry-After"));
+    }
+
+    @Override
+    public CallFacts decidedUnder(CallFacts call, Response response) {
+        return OkHttpCalls.decidedUnder(call, response);
     }
 
     @Override

@@ -72,6 +72,20 @@ final class OkHttpCalls {
                 });
     }
 
+    /**
+     * The facts a response is decided under: OkHttp follows redirects inside the chain below the retry interceptor,
+     * so the request that got {@code response} may have gone to another host than the call's (see
+     * {@link CallFacts#redirectedTo}).
+     */
+    static CallFacts decidedUnder(CallFacts call, Response response) {
+        Request sent = response.request();
+        if (sent == null) {
+            return call;
+        }
+        HttpUrl url = sent.url();
+        return call.redirectedTo(url.scheme(), url.host(), url.port(), url.encodedPath());
+    }
+
     /** No body, or one OkHttp can write again: neither one-shot nor duplex (SPEC 4.3). */
     static boolean isReplayable(RequestBody body) {
         return body == null || (!body.isOneShot() && !body.isDuplex());

@@ -1,6 +1,7 @@
 package dev.retryagent.agent.okhttp;
 
 import dev.retryagent.engine.Exchange;
+import dev.retryagent.engine.CallFacts;
 import dev.retryagent.engine.Outcome;
 import dev.retryagent.policy.FailureKind;
 import java.io.IOException;
@@ -28,6 +29,11 @@ final class OkHttpExchange implements Exchange<Response> {
     @Override
     public Outcome outcome(Response response) {
         return Outcome.status(response.code(), response.header("Retry-After"));
+    }
+
+    @Override
+    public CallFacts decidedUnder(CallFacts call, Response response) {
+        return OkHttpCalls.decidedUnder(call, response);
     }
 
     @Override

@@ -13,7 +13,8 @@
  *       {@code OkHttpClient(Builder)}, so an entry hook there puts
  *       {@link dev.retryagent.agent.okhttp.RetryInterceptor} first, once however the builder was made or copied.
  *       A sync call is retried right in the interceptor, on the caller's thread
- *       ({@link dev.retryagent.agent.okhttp.OkHttpExchange}).</li>
+ *       ({@link dev.retryagent.agent.okhttp.OkHttpExchange}). Redirects are followed below it, inside an attempt: a
+ *       response is decided under the rule of the address its request went to ({@code response.request()}).</li>
  *   <li><b>Async calls off the dispatcher.</b> Waiting inside the interceptor would hold a dispatcher thread for
  *       the whole backoff; so {@code RealCall.enqueue} is taken over
  *       ({@link dev.retryagent.agent.okhttp.OkHttpAsyncExchange}): attempt 1 is the application's call, every later

@@ -2,6 +2,7 @@ package dev.retryagent.agent.okhttp;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.retryagent.engine.CallFacts;
@@ -22,8 +23,10 @@ import java.net.UnknownHostException;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLHandshakeException;
 import okhttp3.MediaType;
+import okhttp3.Protocol;
 import okhttp3.Request;
 import okhttp3.RequestBody;
+import okhttp3.Response;
 import okhttp3.internal.http2.ErrorCode;
 import okhttp3.internal.http2.StreamResetException;
 import okio.BufferedSink;
@@ -117,6 +120,27 @@ class OkHttpCallsTest {
         assertEquals(request, new OkHttpCalls.AttemptMarker("Retry-Attempt", null, 0).apply(request));
         assertEquals(request, OkHttpCalls.AttemptMarker.UNMARKED.apply(request));
     }
+    @Test
+    void aResponseIsDecidedUnderTheAddressItsRequestWentTo() {
+        Request original = new Request.Builder().url("http://a.example.test/items?token=secret")
+                .post(RequestBody.create(new byte[] {1}, null)).build();
+        CallFacts call = OkHttpCalls.facts(original, engine(Policy.builtIn()));
+        Response sameAddress = new Response.Builder().request(original.newBuilder().header("X", "y").build())
+                .protocol(Protocol.HTTP_1_1).code(503).message("x").build();
+        assertSame(call, OkHttpCalls.decidedUnder(call, sameAddress));
+
+        Request followed = new Request.Builder().url("https://b.example.test:8443/moved?token=secret").build();
+        Response redirected = new Response.Builder().request(followed).protocol(Protocol.HTTP_1_1).code(503)
+                .message("x").build();
+        CallFacts at = OkHttpCalls.decidedUnder(call, redirected);
+        assertEquals("https", at.scheme());
+        assertEquals("b.example.test", at.host());
+        assertEquals(8443, at.port());
+        assertEquals("/moved", at.path()); // never the query
+        assertEquals("POST", at.method()); // a retry sends the original request
+        assertSame(call.policy(), at.policy());
+    }
+
     /** An engine under {@code policy}: the facts are read under its policy. */
     private static RetryEngine engine(Policy policy) {
         return new RetryEngine(policy, Clock.SYSTEM, RandomSource.THREAD_LOCAL);

@@ -17,6 +17,15 @@ final class HttpUrlConnectionCalls {
     private HttpUrlConnectionCalls() {
     }
 
+    /** {@code call}'s facts at {@code url}, where the JDK's redirects took the connection (null: where it was). */
+    static CallFacts decidedUnder(CallFacts call, URL url) {
+        if (url == null) {
+            return call;
+        }
+        return call.redirectedTo(url.getProtocol().toLowerCase(Locale.ROOT), url.getHost(),
+                url.getPort() >= 0 ? url.getPort() : url.getDefaultPort(), url.getPath());
+    }
+
     /**
      * What the engine needs to know about the request {@code conn} is about to send, read under {@code engine}'s
      * policy.

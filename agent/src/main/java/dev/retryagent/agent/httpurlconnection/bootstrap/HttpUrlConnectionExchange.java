@@ -1,6 +1,7 @@
 package dev.retryagent.agent.httpurlconnection.bootstrap;
 
 import dev.retryagent.agent.bootstrap.NotIoFailure;
+import dev.retryagent.engine.CallFacts;
 import dev.retryagent.engine.Exchange;
 import dev.retryagent.engine.Outcome;
 import dev.retryagent.policy.FailureKind;
@@ -99,6 +100,16 @@ final class HttpUrlConnectionExchange implements Exchange<HttpUrlConnectionExcha
     @Override
     public Outcome outcome(AttemptResponse response) {
         return Outcome.status(response.status, response.retryAfter);
+    }
+
+    /**
+     * The JDK follows redirects inside {@code getInputStream()} and leaves the connection's URL at the last hop (the
+     * next attempt goes there too): the response is decided under that address's rule (see
+     * {@link CallFacts#redirectedTo}).
+     */
+    @Override
+    public CallFacts decidedUnder(CallFacts call, AttemptResponse response) {
+        return HttpUrlConnectionCalls.decidedUnder(call, conn.getURL());
     }
 
     @Override

@@ -2,6 +2,7 @@ package dev.retryagent.agent.httpurlconnection.bootstrap;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.retryagent.engine.CallFacts;
@@ -127,5 +128,21 @@ class HttpUrlConnectionCallsTest {
         assertEquals(FailureKind.OTHER, HttpUrlConnectionCalls.classify(new HttpRetryException("auth", 401)));
         assertEquals(FailureKind.OTHER, HttpUrlConnectionCalls.classify(new IOException("Invalid Http response")));
         assertEquals(FailureKind.OTHER, HttpUrlConnectionCalls.classify(new FileNotFoundException("http://x/")));
+    }
+
+    @Test
+    void aResponseIsDecidedUnderTheUrlTheRedirectsLeftTheConnectionAt() throws IOException {
+        HttpURLConnection conn = open("http://a.example.test/items");
+        conn.setRequestMethod("POST");
+        CallFacts call = HttpUrlConnectionCalls.facts(conn, false, ENGINE, null);
+        assertSame(call, HttpUrlConnectionCalls.decidedUnder(call, new URL("http://a.example.test:80/items")));
+        assertSame(call, HttpUrlConnectionCalls.decidedUnder(call, null));
+
+        CallFacts at = HttpUrlConnectionCalls.decidedUnder(call, new URL("https://b.example.test/moved?token=secret"));
+        assertEquals("https", at.scheme());
+        assertEquals("b.example.test", at.host());
+        assertEquals(443, at.port());
+        assertEquals("/moved", at.path());
+        assertEquals("POST", at.method()); // the call is still the application's POST
     }
 }
