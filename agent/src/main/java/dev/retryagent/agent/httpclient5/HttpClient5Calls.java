@@ -92,8 +92,6 @@ final class HttpClient5Calls {
     /**
      * How an attempt that failed with {@code failure} failed (SPEC 4.1), {@code context} the call's context: a
      * protocol error on a connection the pool handed out again is a stale connection ({@link Failures#staleConnection}).
-     * The client's own retry strategy resends an idempotent request after a {@code MessageConstraintException} (ten
-     * lines of garbage where a status line belongs), so the agent must, where it replaces that strategy.
      */
     static FailureKind classify(IOException failure, HttpContext context) {
         FailureKind kind = classify(failure);
@@ -148,6 +146,13 @@ final class HttpClient5Calls {
         if (type.equals("org.apache.hc.core5.http.NoHttpResponseException")
                 || type.equals("org.apache.hc.core5.http.ConnectionClosedException")) {
             return FailureKind.RESET; // closed before a complete response
+        }
+        if (failure instanceof MessageConstraintException) {
+            // A response head past the client's limits: ten lines of garbage where the status line belongs ("Maximum
+            // empty line limit exceeded"), too long a line, too many headers. The client's own retry strategy resends
+            // an idempotent request after it, on a fresh connection as on a reused one (it is an IOException it does
+            // not exclude), so under builtInRetries: replace the agent must too, or the call is lost.
+            return FailureKind.RESET;
         }
         return FailureKind.OTHER;
     }
