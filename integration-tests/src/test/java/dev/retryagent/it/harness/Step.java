@@ -112,6 +112,11 @@ public final class Step {
         return raw("HTTP/1.1 OK200\r\nContent-Length: 0\r\n\r\n");
     }
 
+    /** The first bytes of a status line, then FIN: a connection closed in the middle of its answer's first line. */
+    public static Step partialStatusLine() {
+        return raw("HTTP/1.1 20");
+    }
+
     /** Exactly these bytes (ISO-8859-1) as the answer, then FIN. */
     public static Step raw(String bytes) {
         return status(200).body(bytes.getBytes(StandardCharsets.ISO_8859_1)).withAction(Action.RAW);
