@@ -52,4 +52,20 @@ public final class Failures {
         }
         return null;
     }
+
+    /**
+     * {@code kind}, or {@link FailureKind#RESET} for a failure on a stale connection: a protocol error (bytes that are
+     * not a response, a status line that cannot be read) on a keep-alive connection that had carried an earlier
+     * exchange, before this attempt's response head was read. The peer is out of step with the client, or closed
+     * the connection in the middle of writing, not answering this request: a new connection makes the same request
+     * anew, as it does after a plain reset. On a fresh connection the same error is the server's own answer, which
+     * a retry would only get again: it stays what the client's adapter said.
+     *
+     * @param protocolError the failure is one of the client's protocol errors (its adapter knows which)
+     * @param reusedBeforeHead the attempt's connection had carried an earlier exchange and this attempt's response
+     *                         head had not been read when it failed; false when the adapter cannot tell
+     */
+    public static FailureKind staleConnection(FailureKind kind, boolean protocolError, boolean reusedBeforeHead) {
+        return kind == FailureKind.OTHER && protocolError && reusedBeforeHead ? FailureKind.RESET : kind;
+    }
 }

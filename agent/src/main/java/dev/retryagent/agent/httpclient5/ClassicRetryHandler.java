@@ -155,12 +155,14 @@ public final class ClassicRetryHandler implements ExecChainHandler {
 
     /**
      * The attempts are copies of the request, which do not carry its {@code RequestConfig} (timeouts): the
-     * context does, as {@code doExecute} itself would have put it there.
+     * context does, as {@code doExecute} itself would have put it there. Never null.
      */
     private static HttpContext contextCarryingConfig(ClassicHttpRequest request, HttpContext context) {
         RequestConfig config = request instanceof Configurable ? ((Configurable) request).getConfig() : null;
         if (config == null) {
-            return context;
+            // without one of its own, the client would make a context per attempt: one for the call lets the
+            // agent see the connection an attempt failed on (HttpClient5Calls.reusedBeforeHead)
+            return context == null ? HttpClientContext.create() : context;
         }
         HttpClientContext clientContext = context == null ? HttpClientContext.create() : HttpClientContext.adapt(context);
         clientContext.setRequestConfig(config);

@@ -131,7 +131,7 @@ final class HttpClient5AsyncExchange implements AsyncExchange<HttpClient5AsyncEx
 
     @Override
     public FailureKind classify(IOException failure) {
-        return isCancelled() ? FailureKind.OTHER : HttpClient5Calls.classify(failure);
+        return isCancelled() ? FailureKind.OTHER : HttpClient5Calls.classify(failure, scope.clientContext);
     }
 
     /**

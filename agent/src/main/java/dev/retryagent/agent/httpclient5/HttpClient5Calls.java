@@ -13,11 +13,16 @@ import java.io.IOException;
 import java.util.Locale;
 import org.apache.hc.client5.http.HttpRoute;
 import org.apache.hc.core5.http.ClassicHttpResponse;
+import org.apache.hc.core5.http.EndpointDetails;
 import org.apache.hc.core5.http.Header;
+import org.apache.hc.core5.http.HttpException;
 import org.apache.hc.core5.http.HttpHost;
 import org.apache.hc.core5.http.HttpRequest;
 import org.apache.hc.core5.http.HttpResponse;
+import org.apache.hc.core5.http.MessageConstraintException;
 import org.apache.hc.core5.http.io.entity.EntityUtils;
+import org.apache.hc.core5.http.protocol.HttpContext;
+import org.apache.hc.core5.http.protocol.HttpCoreContext;
 
 /**
  * HttpClient 5 requests, responses and failures in the engine's terms. Shared by the classic and the async
@@ -84,7 +89,47 @@ final class HttpClient5Calls {
         return Outcome.status(response.getCode(), retryAfter == null ? null : retryAfter.getValue());
     }
 
-    /** How an attempt that failed with {@code failure} failed (SPEC 4.1). */
+    /**
+     * How an attempt that failed with {@code failure} failed (SPEC 4.1), {@code context} the call's context: a
+     * protocol error on a connection the pool handed out again is a stale connection ({@link Failures#staleConnection}).
+     */
+    static FailureKind classify(IOException failure, HttpContext context) {
+        FailureKind kind = classify(failure);
+        if (kind != FailureKind.OTHER) {
+            return kind;
+        }
+        return Failures.staleConnection(kind, isProtocolError(failure), reusedBeforeHead(context));
+    }
+
+    /** A response that could not be parsed: HttpCore's protocol exceptions and its message constraints. */
+    static boolean isProtocolError(IOException failure) {
+        if (failure instanceof NotIoFailure) {
+            return ((NotIoFailure) failure).original() instanceof HttpException; // ProtocolException, ParseException
+        }
+        return failure instanceof MessageConstraintException;
+    }
+
+    /**
+     * Whether the connection the failed attempt ran on had carried an earlier request, and this attempt's response
+     * head had not arrived: the connection's own counters, which HttpCore puts into the context (as
+     * {@code EndpointDetails}) before it writes a request on the connection, classic and async alike. Every exchange
+     * on a connection passes there first, so a protocol error always finds the details of its own connection.
+     */
+    static boolean reusedBeforeHead(HttpContext context) {
+        if (context == null) {
+            return false;
+        }
+        Object details = context instanceof HttpCoreContext ? ((HttpCoreContext) context).getEndpointDetails()
+                : context.getAttribute(HttpCoreContext.CONNECTION_ENDPOINT);
+        if (!(details instanceof EndpointDetails)) {
+            return false;
+        }
+        long requests = ((EndpointDetails) details).getRequestCount();
+        long responses = ((EndpointDetails) details).getResponseCount();
+        return requests >= 2 && responses < requests;
+    }
+
+    /** How an attempt that failed with {@code failure} failed, by the exception alone (SPEC 4.1). */
     static FailureKind classify(IOException failure) {
         if (failure instanceof NotIoFailure) {
             return FailureKind.OTHER; // a protocol error or the application's own exception
@@ -101,6 +146,13 @@ final class HttpClient5Calls {
         if (type.equals("org.apache.hc.core5.http.NoHttpResponseException")
                 || type.equals("org.apache.hc.core5.http.ConnectionClosedException")) {
             return FailureKind.RESET; // closed before a complete response
+        }
+        if (failure instanceof MessageConstraintException) {
+            // A response head past the client's limits: ten lines of garbage where the status line belongs ("Maximum
+            // empty line limit exceeded"), too long a line, too many headers. The client's own retry strategy resends
+            // an idempotent request after it, on a fresh connection as on a reused one (it is an IOException it does
+            // not exclude), so under builtInRetries: replace the agent must too, or the call is lost.
+            return FailureKind.RESET;
         }
         return FailureKind.OTHER;
     }

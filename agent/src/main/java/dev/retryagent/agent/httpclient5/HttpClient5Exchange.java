@@ -34,6 +34,9 @@ abstract class HttpClient5Exchange implements Exchange<ClassicHttpResponse> {
     /** Sends one attempt: {@code attempt} is a copy of the request, the marker set. */
     abstract ClassicHttpResponse proceed(ClassicHttpRequest attempt) throws IOException, HttpException;
 
+    /** The context the attempts run in, or null when the client makes one of its own per attempt. */
+    abstract HttpContext context();
+
     /** True once the application aborted the call: no further attempt. */
     abstract boolean isAborted();
 
@@ -57,7 +60,7 @@ abstract class HttpClient5Exchange implements Exchange<ClassicHttpResponse> {
 
     @Override
     public final FailureKind classify(IOException failure) {
-        return isAborted() ? FailureKind.OTHER : HttpClient5Calls.classify(failure);
+        return isAborted() ? FailureKind.OTHER : HttpClient5Calls.classify(failure, context());
     }
 
     @Override
@@ -82,6 +85,11 @@ abstract class HttpClient5Exchange implements Exchange<ClassicHttpResponse> {
         @Override
         ClassicHttpResponse proceed(ClassicHttpRequest attempt) throws IOException, HttpException {
             return chain.proceed(attempt, scope);
+        }
+
+        @Override
+        HttpContext context() {
+            return scope.clientContext;
         }
 
         @Override
@@ -112,6 +120,11 @@ abstract class HttpClient5Exchange implements Exchange<ClassicHttpResponse> {
         @Override
         ClassicHttpResponse proceed(ClassicHttpRequest attempt) throws IOException {
             return client.execute(target, attempt, context);
+        }
+
+        @Override
+        HttpContext context() {
+            return context;
         }
 
         @Override

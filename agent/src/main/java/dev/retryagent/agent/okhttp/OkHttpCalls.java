@@ -4,9 +4,13 @@ import dev.retryagent.agent.bootstrap.Failures;
 import dev.retryagent.engine.CallFacts;
 import dev.retryagent.engine.HeaderLookup;
 import dev.retryagent.engine.RetryEngine;
+import dev.retryagent.engine.RetryLog;
 import dev.retryagent.policy.ClientNames;
 import dev.retryagent.policy.FailureKind;
 import java.io.IOException;
+import java.lang.reflect.Field;
+import java.lang.reflect.Method;
+import java.net.ProtocolException;
 import java.util.Collections;
 import java.util.Map;
 import java.util.WeakHashMap;
@@ -31,6 +35,18 @@ final class OkHttpCalls {
     /** The application's async calls that the loop is running, until their callback has fired. */
     private static final Map<Call, OkHttpAsyncExchange> RUNNING =
             Collections.synchronizedMap(new WeakHashMap<Call, OkHttpAsyncExchange>());
+
+    /**
+     * Failures of attempts that met a stale connection ({@link #noteFailure}), until the loop classifies them. Weak
+     * keys; an exception's equals is its identity.
+     */
+    private static final Map<IOException, Boolean> STALE =
+            Collections.synchronizedMap(new WeakHashMap<IOException, Boolean>());
+    /** {@code RealCall.getConnection()} and {@code RealConnection.routeFailureCount}, looked up once; see {@link #reusedConnection}. */
+    private static volatile Method callConnection;
+    private static volatile Field routeFailureCount;
+    /** Set when the accessors cannot be made: a protocol error then stays {@code other}, as OkHttp alone has it. */
+    private static volatile boolean noAccessors;
 
     private OkHttpCalls() {
     }
@@ -105,6 +121,67 @@ final class OkHttpCalls {
     }
 
     static FailureKind classify(IOException failure) {
+        FailureKind kind = classifyByType(failure);
+        return Failures.staleConnection(kind, isUnreadableStatusLine(failure), STALE.remove(failure) != null);
+    }
+
+    /**
+     * An attempt of {@code call} failed with {@code failure}: if that is a status line OkHttp could not read, on a
+     * connection that had carried an earlier exchange, the connection was stale ({@link Failures#staleConnection}),
+     * which {@link #classify} then says. Called where the attempt failed, while the call still holds its connection.
+     */
+    static void noteFailure(Call call, IOException failure) {
+        if (isUnreadableStatusLine(failure) && reusedConnection(call)) {
+            STALE.put(failure, Boolean.TRUE);
+        }
+    }
+
+    /** OkHttp's failure for a response whose first line is not a status line (4.12 and 5.x say the same). */
+    static boolean isUnreadableStatusLine(IOException failure) {
+        String message = failure.getMessage();
+        return failure instanceof ProtocolException && message != null && message.startsWith("Unexpected status line");
+    }
+
+    /**
+     * Whether the connection {@code call} holds had completed an exchange before the one that just failed. OkHttp
+     * itself tells: on a failure it counts a route failure on an HTTP/1 connection only when the connection has never
+     * completed an exchange ({@code RealConnection.trackFailure}, 4.12 and 5.x), which is also what makes it resend
+     * the request itself when {@code retryOnConnectionFailure} is on. The call keeps its connection until it ends
+     * or makes its next exchange. False whenever it cannot be told.
+     */
+    static boolean reusedConnection(Call call) {
+        if (call == null || noAccessors) {
+            return false;
+        }
+        try {
+            Method getConnection = callConnection;
+            if (getConnection == null || getConnection.getDeclaringClass() != call.getClass()) {
+                getConnection = call.getClass().getMethod("getConnection");
+                callConnection = getConnection;
+            }
+            Object connection = getConnection.invoke(call);
+            if (connection == null) {
+                return false;
+            }
+            Field failures = routeFailureCount;
+            if (failures == null || failures.getDeclaringClass() != connection.getClass()) {
+                failures = connection.getClass().getDeclaredField("routeFailureCount");
+                failures.setAccessible(true);
+                routeFailureCount = failures;
+            }
+            return failures.getInt(connection) == 0;
+        } catch (Exception e) {
+            noAccessors = true;
+            RetryLog.internalError("okhttp.connection-reuse", e);
+            return false;
+        } catch (LinkageError e) {
+            noAccessors = true;
+            RetryLog.internalError("okhttp.connection-reuse", e);
+            return false;
+        }
+    }
+
+    private static FailureKind classifyByType(IOException failure) {
         FailureKind byType = Failures.byJdkType(failure);
         if (byType != null) {
             return byType;

@@ -23,7 +23,12 @@ final class OkHttpExchange implements Exchange<Response> {
 
     @Override
     public Response send(int attempt, String marker) throws IOException {
-        return chain.proceed(new OkHttpCalls.AttemptMarker(markerHeader, marker, 0).apply(request));
+        try {
+            return chain.proceed(new OkHttpCalls.AttemptMarker(markerHeader, marker, 0).apply(request));
+        } catch (IOException e) {
+            OkHttpCalls.noteFailure(chain.call(), e);
+            throw e;
+        }
     }
 
     @Override

@@ -39,6 +39,9 @@ public final class RetryInterceptor implements Interceptor {
             int outer = AttemptScope.enter(attempt.scope);
             try {
                 return chain.proceed(attempt.apply(request));
+            } catch (IOException e) {
+                OkHttpCalls.noteFailure(call, e); // here the call still holds its connection; the callback is later
+                throw e;
             } finally {
                 AttemptScope.exit(outer);
             }

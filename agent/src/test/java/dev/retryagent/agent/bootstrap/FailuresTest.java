@@ -70,4 +70,16 @@ class FailuresTest {
         assertNull(Failures.byJdkType(new IOException(new SocketException("Connection reset"))),
                 "only the exception's own type counts, not its cause's");
     }
+
+    @Test
+    void aProtocolErrorOnAReusedConnectionBeforeTheHeadIsAStaleConnection() {
+        assertEquals(FailureKind.RESET, Failures.staleConnection(FailureKind.OTHER, true, true));
+        assertEquals(FailureKind.OTHER, Failures.staleConnection(FailureKind.OTHER, true, false),
+                "on a fresh connection it is the server's answer");
+        assertEquals(FailureKind.OTHER, Failures.staleConnection(FailureKind.OTHER, false, true),
+                "not a protocol error (TLS, unknown host, cancelled): stays");
+        assertEquals(FailureKind.TIMEOUT, Failures.staleConnection(FailureKind.TIMEOUT, true, true),
+                "a kind the client's type gave is kept");
+        assertEquals(FailureKind.CONNECT, Failures.staleConnection(FailureKind.CONNECT, true, true));
+    }
 }

@@ -29,7 +29,12 @@ import org.apache.hc.client5.http.ConnectTimeoutException;
 import org.apache.hc.client5.http.HttpHostConnectException;
 import org.apache.hc.client5.http.impl.classic.RequestFailedException;
 import org.apache.hc.core5.http.ConnectionClosedException;
+import org.apache.hc.client5.http.protocol.HttpClientContext;
 import org.apache.hc.core5.http.ContentType;
+import org.apache.hc.core5.http.EndpointDetails;
+import org.apache.hc.core5.http.MessageConstraintException;
+import org.apache.hc.core5.http.ParseException;
+import org.apache.hc.core5.http.protocol.HttpCoreContext;
 import org.apache.hc.core5.http.HttpHost;
 import org.apache.hc.core5.http.NoHttpResponseException;
 import org.apache.hc.core5.http.ProtocolException;
@@ -117,5 +122,66 @@ class HttpClient5CallsTest {
         assertEquals(429, outcome.status());
         assertEquals("3", outcome.retryAfter());
         assertNull(HttpClient5Calls.outcome(new BasicHttpResponse(200)).retryAfter());
+    }
+
+    /** The context as HttpCore leaves it after an attempt: the connection's counters as {@code EndpointDetails}. */
+    private static HttpClientContext contextOnConnection(long requests, long responses) {
+        HttpClientContext context = HttpClientContext.create();
+        context.setAttribute(HttpCoreContext.CONNECTION_ENDPOINT, new EndpointDetails(null, null, null) {
+            @Override
+            public long getRequestCount() {
+                return requests;
+            }
+
+            @Override
+            public long getResponseCount() {
+                return responses;
+            }
+
+            @Override
+            public long getSentBytesCount() {
+                return 0;
+            }
+
+            @Override
+            public long getReceivedBytesCount() {
+                return 0;
+            }
+        });
+        return context;
+    }
+
+    @Test
+    void aProtocolErrorOnAReusedConnectionBeforeItsHeadIsAReset() {
+        IOException parse = new NotIoFailure(new ParseException("Invalid protocol version", "garbage", 0, 7, 0));
+        IOException protocol = new NotIoFailure(new ProtocolException("Invalid response"));
+        // the second request on the connection, no response head for it yet: stale
+        assertEquals(FailureKind.RESET, HttpClient5Calls.classify(parse, contextOnConnection(2, 1)));
+        assertEquals(FailureKind.RESET, HttpClient5Calls.classify(protocol, contextOnConnection(5, 4)));
+        // the first request on a fresh connection: the server's own answer
+        assertEquals(FailureKind.OTHER, HttpClient5Calls.classify(parse, contextOnConnection(1, 0)));
+        // the head of this attempt had been read (a bad header after it): not before the head
+        assertEquals(FailureKind.OTHER, HttpClient5Calls.classify(protocol, contextOnConnection(2, 2)));
+        // nothing known about the connection
+        assertEquals(FailureKind.OTHER, HttpClient5Calls.classify(parse, HttpClientContext.create()));
+        assertEquals(FailureKind.OTHER, HttpClient5Calls.classify(parse, null));
+        // not a protocol error: the application's own exception, an unknown host, TLS
+        assertEquals(FailureKind.OTHER, HttpClient5Calls.classify(
+                new NotIoFailure(new IllegalStateException("app")), contextOnConnection(2, 1)));
+        assertEquals(FailureKind.OTHER, HttpClient5Calls.classify(new UnknownHostException("x.invalid"),
+                contextOnConnection(2, 1)));
+        assertEquals(FailureKind.OTHER, HttpClient5Calls.classify(new SSLException("bad record MAC"),
+                contextOnConnection(2, 1)));
+        assertEquals(FailureKind.OTHER, HttpClient5Calls.classify(new InterruptedIOException("aborted"),
+                contextOnConnection(2, 1)));
+    }
+
+    @Test
+    void aResponseHeadPastTheClientsLimitsIsAResetOnAnyConnection() {
+        // the client's own strategy resends an idempotent request after it, fresh connection or not
+        IOException garbage = new MessageConstraintException("Maximum empty line limit exceeded");
+        assertEquals(FailureKind.RESET, HttpClient5Calls.classify(garbage));
+        assertEquals(FailureKind.RESET, HttpClient5Calls.classify(garbage, contextOnConnection(1, 0)));
+        assertEquals(FailureKind.RESET, HttpClient5Calls.classify(garbage, contextOnConnection(2, 1)));
     }
 }

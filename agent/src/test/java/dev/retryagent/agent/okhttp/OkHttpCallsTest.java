@@ -22,6 +22,9 @@ import java.net.SocketTimeoutException;
 import java.net.UnknownHostException;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLHandshakeException;
+import java.net.ProtocolException;
+import okhttp3.Call;
+import okhttp3.Callback;
 import okhttp3.MediaType;
 import okhttp3.Protocol;
 import okhttp3.Request;
@@ -30,6 +33,7 @@ import okhttp3.Response;
 import okhttp3.internal.http2.ErrorCode;
 import okhttp3.internal.http2.StreamResetException;
 import okio.BufferedSink;
+import okio.Timeout;
 import org.junit.jupiter.api.Test;
 
 class OkHttpCallsTest {
@@ -144,5 +148,62 @@ class OkHttpCallsTest {
     /** An engine under {@code policy}: the facts are read under its policy. */
     private static RetryEngine engine(Policy policy) {
         return new RetryEngine(policy, Clock.SYSTEM, RandomSource.THREAD_LOCAL);
+    }
+
+    /** A connection as OkHttp leaves it after a failure: a route failure counted only if it never completed an exchange. */
+    public static final class FakeConnection {
+        private final int routeFailureCount;
+
+        FakeConnection(int routeFailureCount) {
+            this.routeFailureCount = routeFailureCount;
+        }
+    }
+
+    /** A call that holds {@code connection}, read as OkHttp's {@code RealCall.getConnection()} is. */
+    public static final class FakeCall implements Call {
+        private final FakeConnection connection;
+
+        FakeCall(FakeConnection connection) {
+            this.connection = connection;
+        }
+
+        public FakeConnection getConnection() {
+            return connection;
+        }
+
+        @Override public Request request() { return new Request.Builder().url("http://127.0.0.1/").build(); }
+        @Override public Response execute() { throw new UnsupportedOperationException(); }
+        @Override public void enqueue(Callback callback) { throw new UnsupportedOperationException(); }
+        @Override public void cancel() { }
+        @Override public boolean isExecuted() { return true; }
+        @Override public boolean isCanceled() { return false; }
+        @Override public Timeout timeout() { return Timeout.NONE; }
+        @Override public Call clone() { return this; }
+    }
+
+    @Test
+    void anUnreadableStatusLineOnAConnectionThatHadCompletedAnExchangeIsAReset() {
+        Call reused = new FakeCall(new FakeConnection(0));
+        Call fresh = new FakeCall(new FakeConnection(1));
+        Call none = new FakeCall(null);
+        assertTrue(OkHttpCalls.reusedConnection(reused));
+        assertFalse(OkHttpCalls.reusedConnection(fresh));
+        assertFalse(OkHttpCalls.reusedConnection(none));
+        assertFalse(OkHttpCalls.reusedConnection(null));
+
+        IOException garbage = new ProtocolException("Unexpected status line: this is not HTTP");
+        OkHttpCalls.noteFailure(reused, garbage);
+        assertEquals(FailureKind.RESET, OkHttpCalls.classify(garbage, reused));
+
+        IOException onFresh = new ProtocolException("Unexpected status line: this is not HTTP");
+        OkHttpCalls.noteFailure(fresh, onFresh);
+        assertEquals(FailureKind.OTHER, OkHttpCalls.classify(onFresh, fresh), "the server's own answer");
+
+        IOException tooManyFollowUps = new ProtocolException("Too many follow-up requests: 21");
+        OkHttpCalls.noteFailure(reused, tooManyFollowUps);
+        assertEquals(FailureKind.OTHER, OkHttpCalls.classify(tooManyFollowUps, reused), "not the status line");
+
+        IOException notNoted = new ProtocolException("Unexpected status line: HTTP/1.1 OK200");
+        assertEquals(FailureKind.OTHER, OkHttpCalls.classify(notNoted, reused), "only a failure noted where it happened");
     }
 }

@@ -18,6 +18,7 @@ import java.util.zip.ZipEntry;
 import java.util.zip.ZipFile;
 import net.bytebuddy.jar.asm.ClassReader;
 import net.bytebuddy.jar.asm.ClassVisitor;
+import net.bytebuddy.jar.asm.FieldVisitor;
 import net.bytebuddy.jar.asm.MethodVisitor;
 import net.bytebuddy.jar.asm.Opcodes;
 import okhttp3.OkHttpClient;
@@ -50,10 +51,60 @@ class OkHttpInstrumentationTest {
         }
     }
 
+    /**
+     * What {@code OkHttpCalls.reusedConnection} reads, by name, is there in 4.12 and 5.x: the call's public
+     * {@code getConnection()} and the connection's {@code routeFailureCount} (an int).
+     */
+    @Test
+    void theConnectionReuseAccessorsExistInOkHttp4And5() throws IOException {
+        Path okhttp5 = okHttp5Jar();
+        for (Path jar : java.util.Arrays.asList(null, okhttp5)) {
+            String version = jar == null ? "4.12" : "5.x";
+            assertTrue(methodsOf("okhttp3/internal/connection/RealCall", jar)
+                    .contains("getConnection()Lokhttp3/internal/connection/RealConnection;"), version);
+            assertTrue(fieldsOf("okhttp3/internal/connection/RealConnection", jar).contains("routeFailureCount:I"),
+                    version);
+        }
+    }
+
     private static Path okHttp5Jar() throws IOException {
         try (Stream<Path> jars = Files.list(Paths.get("target", "client-jars"))) {
             return jars.filter(p -> p.getFileName().toString().startsWith("okhttp-jvm-5")).findFirst()
                     .orElseThrow(() -> new AssertionError("okhttp-jvm 5.x not copied to target/client-jars"));
+        }
+    }
+
+    /** Field names and descriptors ({@code name:desc}) of a class, from the class path (jar null) or a jar file. */
+    private static Set<String> fieldsOf(String internalName, Path jar) throws IOException {
+        Set<String> fields = new HashSet<>();
+        byte[] bytes = classBytes(internalName, jar);
+        if (bytes != null) {
+            new ClassReader(bytes).accept(new ClassVisitor(Opcodes.ASM9) {
+                @Override
+                public FieldVisitor visitField(int access, String name, String descriptor,
+                                                                 String signature, Object value) {
+                    fields.add(name + ":" + descriptor);
+                    return null;
+                }
+            }, ClassReader.SKIP_CODE);
+        }
+        return fields;
+    }
+
+    private static byte[] classBytes(String internalName, Path jar) throws IOException {
+        if (jar == null) {
+            try (InputStream in = OkHttpClient.class.getClassLoader().getResourceAsStream(internalName + ".class")) {
+                return in == null ? null : in.readAllBytes();
+            }
+        }
+        try (ZipFile zip = new ZipFile(jar.toFile())) {
+            ZipEntry entry = zip.getEntry(internalName + ".class");
+            if (entry == null) {
+                return null;
+            }
+            try (InputStream in = zip.getInputStream(entry)) {
+                return in.readAllBytes();
+            }
         }
     }
 

@@ -364,6 +364,11 @@ public final class ScriptedServer implements AutoCloseable {
             case DROP:
                 finWithoutResponse(raw);
                 return false;
+            case RAW:
+                out.write(step.body);
+                out.flush();
+                finWithoutResponse(raw);
+                return false;
             case RESET_MID_BODY:
             case CLOSE_MID_BODY:
                 writePartial(out, step);

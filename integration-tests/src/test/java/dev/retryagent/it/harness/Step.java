@@ -33,7 +33,9 @@ public final class Step {
         /** Status line, headers with the full Content-Length, part of the body, then RST. */
         RESET_MID_BODY,
         /** Status line, headers with the full Content-Length, part of the body, then FIN (a truncated body). */
-        CLOSE_MID_BODY
+        CLOSE_MID_BODY,
+        /** The step's body bytes as they are, no status line or headers of the server's own, then FIN. */
+        RAW
     }
 
     private static final DateTimeFormatter HTTP_DATE = DateTimeFormatter.RFC_1123_DATE_TIME.withZone(ZoneOffset.UTC);
@@ -93,6 +95,31 @@ public final class Step {
     /** Like {@link #resetMidBody()} but the connection ends with a normal FIN: the body is just truncated. */
     public static Step closeMidBody() {
         return resetMidBody().withAction(Action.CLOSE_MID_BODY);
+    }
+
+    /**
+     * Bytes that are not HTTP at all, then FIN: twelve lines of text where a status line belongs, more than the
+     * ten unparsable lines HttpClient 5 skips before it gives up ({@code Http1Config.maxEmptyLineCount}), and more
+     * than the 8 bytes the JDK reads to tell HTTP from not. A peer out of step with the client (a stale keep-alive
+     * connection whose server went on writing) looks like this.
+     */
+    public static Step garbage() {
+        return raw("this is not HTTP, garbage line\r\n".repeat(12));
+    }
+
+    /** A status line no client can read (no status code), one header, then FIN. */
+    public static Step malformedStatusLine() {
+        return raw("HTTP/1.1 OK200\r\nContent-Length: 0\r\n\r\n");
+    }
+
+    /** The first bytes of a status line, then FIN: a connection closed in the middle of its answer's first line. */
+    public static Step partialStatusLine() {
+        return raw("HTTP/1.1 20");
+    }
+
+    /** Exactly these bytes (ISO-8859-1) as the answer, then FIN. */
+    public static Step raw(String bytes) {
+        return status(200).body(bytes.getBytes(StandardCharsets.ISO_8859_1)).withAction(Action.RAW);
     }
 
     // ---- modifiers ----

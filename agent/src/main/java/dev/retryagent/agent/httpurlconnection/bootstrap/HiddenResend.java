@@ -75,6 +75,8 @@ final class HiddenResend {
     private static final class ResendOff {
         final HttpURLConnection conn;
         final boolean checkStale;
+        /** The request head last written for this attempt went to a connection from the keep-alive cache. */
+        boolean cachedConnection;
 
         ResendOff(HttpURLConnection conn, boolean checkStale) {
             this.conn = conn;
@@ -95,6 +97,15 @@ final class HiddenResend {
         return previous;
     }
 
+    /**
+     * Whether the attempt this thread is making of {@code conn} wrote its last request head to a connection taken
+     * from the keep-alive cache (one that had carried an earlier exchange); false when it is not known.
+     */
+    static boolean onCachedConnection(HttpURLConnection conn) {
+        ResendOff attempt = CURRENT.get();
+        return attempt != null && attempt.conn == conn && attempt.cachedConnection;
+    }
+
     static void exit(Object previous) {
         CURRENT.set((ResendOff) previous);
     }
@@ -111,17 +122,20 @@ final class HiddenResend {
         ConnectionState state = ConnectionState.get();
         HiddenResend h = state == null ? null : state.hiddenResend();
         if (h != null) {
-            h.switchOff(conn, attempt.checkStale);
+            h.switchOff(attempt);
         }
     }
 
-    private void switchOff(HttpURLConnection conn, boolean checkStale) {
+    private void switchOff(ResendOff attempt) {
+        HttpURLConnection conn = attempt.conn;
         Object client = ConnectionState.read(http, conn);
+        attempt.cachedConnection = false;
         if (client == null) {
             return;
         }
-        if (checkStale && (Boolean) ConnectionState.invoke(isCachedConnection, client)
-                && !(Boolean) ConnectionState.invoke(available, client)) {
+        boolean cached = (Boolean) ConnectionState.invoke(isCachedConnection, client);
+        attempt.cachedConnection = cached;
+        if (attempt.checkStale && cached && !(Boolean) ConnectionState.invoke(available, client)) {
             return; // closed by the server while idle: the JDK's resend goes to a server that never saw the request
         }
         ConnectionState.invoke(setDoNotRetry, client, Boolean.TRUE);

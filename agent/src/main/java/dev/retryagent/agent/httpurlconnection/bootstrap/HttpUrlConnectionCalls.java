@@ -60,7 +60,24 @@ final class HttpUrlConnectionCalls {
                 });
     }
 
-    /** How an attempt that failed with {@code failure}, and no response, failed (SPEC 4.1). */
+    /**
+     * How an attempt that failed with {@code failure}, and no response, failed (SPEC 4.1), {@code cachedConnection}
+     * whether its request went to a connection from the keep-alive cache: there, a response the JDK cannot read at
+     * all is a stale connection ({@link Failures#staleConnection}).
+     */
+    static FailureKind classify(IOException failure, boolean cachedConnection) {
+        return Failures.staleConnection(classify(failure), isUnreadableResponse(failure), cachedConnection);
+    }
+
+    /**
+     * The JDK's failure for an answer without a status line it can read (bytes that are not HTTP, a status line
+     * without a code): the response code is -1, so nothing of a response head was read.
+     */
+    static boolean isUnreadableResponse(IOException failure) {
+        return failure.getClass() == IOException.class && "Invalid Http response".equals(failure.getMessage());
+    }
+
+    /** How an attempt that failed with {@code failure}, and no response, failed, by the exception alone. */
     static FailureKind classify(IOException failure) {
         FailureKind byType = Failures.byJdkType(failure);
         if (byType == FailureKind.RESET && failure instanceof SocketException && isClosedHere(failure.getMessage())) {

@@ -30,6 +30,8 @@ final class HttpUrlConnectionExchange implements Exchange<HttpUrlConnectionExcha
     private final boolean checkStale;
     /** The failure the last attempt threw, to tell it from the loop's own (interrupted while waiting). */
     private IOException lastFailure;
+    /** The last attempt failed on a connection from the keep-alive cache (known with {@link #soleLayer} only). */
+    private boolean lastOnCachedConnection;
 
     HttpUrlConnectionExchange(HttpURLConnection conn, ConnectionState state, String markerHeader, boolean soleLayer,
                               boolean checkStale) {
@@ -58,6 +60,7 @@ final class HttpUrlConnectionExchange implements Exchange<HttpUrlConnectionExcha
     @Override
     public AttemptResponse send(int attempt, String marker) throws IOException {
         lastFailure = null;
+        lastOnCachedConnection = false;
         if (attempt > 1) {
             state.resetForRetry(conn);
         }
@@ -75,6 +78,7 @@ final class HttpUrlConnectionExchange implements Exchange<HttpUrlConnectionExcha
                 return new AttemptResponse(null, e, status, conn.getHeaderField("Retry-After"));
             }
             lastFailure = e;
+            lastOnCachedConnection = soleLayer && HiddenResend.onCachedConnection(conn);
             throw e;
         } catch (RuntimeException e) {
             throw new NotIoFailure(e);
@@ -114,7 +118,10 @@ final class HttpUrlConnectionExchange implements Exchange<HttpUrlConnectionExcha
 
     @Override
     public FailureKind classify(IOException failure) {
-        return failure instanceof NotIoFailure ? FailureKind.OTHER : HttpUrlConnectionCalls.classify(failure);
+        if (failure instanceof NotIoFailure) {
+            return FailureKind.OTHER;
+        }
+        return HttpUrlConnectionCalls.classify(failure, failure == lastFailure && lastOnCachedConnection);
     }
 
     @Override

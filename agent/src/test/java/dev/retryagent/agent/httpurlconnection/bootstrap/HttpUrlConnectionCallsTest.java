@@ -145,4 +145,18 @@ class HttpUrlConnectionCallsTest {
         assertEquals("/moved", at.path());
         assertEquals("POST", at.method()); // the call is still the application's POST
     }
+
+    @Test
+    void aResponseWithoutAReadableStatusLineOnACachedConnectionIsAReset() {
+        IOException unreadable = new IOException("Invalid Http response");
+        assertEquals(FailureKind.RESET, HttpUrlConnectionCalls.classify(unreadable, true));
+        assertEquals(FailureKind.OTHER, HttpUrlConnectionCalls.classify(unreadable, false),
+                "on a new connection it is the server's answer");
+        assertEquals(FailureKind.OTHER, HttpUrlConnectionCalls.classify(unreadable));
+        assertEquals(FailureKind.OTHER, HttpUrlConnectionCalls.classify(
+                new java.net.ProtocolException("Unexpected 101 response from server"), true), "a head was read");
+        assertEquals(FailureKind.OTHER, HttpUrlConnectionCalls.classify(new IOException("something else"), true));
+        assertEquals(FailureKind.TIMEOUT, HttpUrlConnectionCalls.classify(
+                new java.net.SocketTimeoutException("Read timed out"), true));
+    }
 }
