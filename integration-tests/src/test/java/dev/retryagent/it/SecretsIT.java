@@ -31,7 +31,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * reason it can provoke (attempts, not-idempotent, body-not-replayable, retry-after-too-long, budget, deadline,
  * nested), connection resets and refusals, and an internal error forced by a request body whose first
  * {@code isOneShot()} / entity whose first {@code isRepeatable()} (the agent's question) throws an exception whose
- * message is a secret. Then it prints every MBean of the {@code retry-agent} domain with every attribute. No line on
+ * message is a secret; and once in observe mode ({@code would retry} lines). Then it prints every MBean of the {@code retry-agent} domain with every attribute. No line on
  * the JVM's stdout or stderr holds the tag.
  */
 class SecretsIT {
@@ -53,24 +53,29 @@ class SecretsIT {
             "huc");
 
     static Stream<Arguments> jvms() {
-        return Stream.of(Arguments.of(ClientLibs.OKHTTP_4, ClientLibs.HTTPCLIENT5_OLDEST, false),
-                Arguments.of(ClientLibs.OKHTTP_5, ClientLibs.HTTPCLIENT5_NEWEST, true));
+        return Stream.of(Arguments.of(ClientLibs.OKHTTP_4, ClientLibs.HTTPCLIENT5_OLDEST, false, "enforce"),
+                Arguments.of(ClientLibs.OKHTTP_5, ClientLibs.HTTPCLIENT5_NEWEST, true, "enforce"),
+                Arguments.of(ClientLibs.OKHTTP_5, ClientLibs.HTTPCLIENT5_NEWEST, false, "observe"));
     }
 
-    @ParameterizedTest(name = "{0} {1} java25={2}")
+    @ParameterizedTest(name = "{0} {1} java25={2} mode={3}")
     @MethodSource("jvms")
     @Timeout(180)
-    void noSecretInAnyLogLineOrMBean(ClientLibs okhttp, ClientLibs httpclient5, boolean java25) throws Exception {
+    void noSecretInAnyLogLineOrMBean(ClientLibs okhttp, ClientLibs httpclient5, boolean java25, String mode)
+            throws Exception {
         String tag = UUID.randomUUID().toString().replace("-", "");
         try (ScriptedServer busy = ScriptedServer.start(Step.status(503).body("busy"));
              ScriptedServer retryAfter = ScriptedServer.start(Step.status(503).retryAfterSeconds(100));
              ScriptedServer drop = ScriptedServer.start(Step.dropAfterRequest())) {
             int refused = ScriptedServer.refusingPort();
-            ForkedApp app = ForkedApp.of(SecretsApp.class).name("secrets-" + okhttp + "-" + httpclient5)
+            ForkedApp app = ForkedApp.of(SecretsApp.class).name("secrets-" + mode + "-" + okhttp + "-" + httpclient5)
                     .java(java25 ? java25() : ForkedApp.defaultJava())
-                    .policy(POLICY).agentArg("log", "debug")
+                    .policy(POLICY).agentArg("log", "debug").agentArg("mode", mode)
                     .args("--tag", tag, "--busy", busy.url(""), "--retry-after", retryAfter.url(""),
                             "--drop", drop.url(""), "--refused", "http://127.0.0.1:" + refused);
+            if (mode.equals("observe")) {
+                app.args("--hc5-noretries"); // observe leaves HttpClient 5's own retries on: 100 s of Retry-After
+            }
             okhttp.jars().forEach(app::classpath);
             httpclient5.jars().forEach(app::classpath);
             ForkedApp.Result run = app.run().assertExitCode(0);
@@ -85,7 +90,7 @@ class SecretsIT {
             assertTrue(seen.bodyUtf8().contains("s3cr3t-BODY-" + tag), seen.bodyUtf8());
 
             // every path the log can take was taken, for every client that has it
-            for (String client : CLIENTS) {
+            for (String client : mode.equals("observe") ? List.<String>of() : CLIENTS) {
                 String name = client.startsWith("okhttp") ? "okhttp"
                         : client.startsWith("hc5") ? "apache-httpclient5" : "httpurlconnection";
                 assertTrue(logged(run, "retry client=" + name, "path=/attempts/" + client + " "), run.describe());
@@ -108,6 +113,10 @@ class SecretsIT {
                             client);
                 }
             }
+            for (String client : mode.equals("observe") ? CLIENTS : List.<String>of()) {
+                assertTrue(logged(run, "would retry", "path=/attempts/" + client + " "), run.describe());
+                assertTrue(logged(run, "give up", "path=/postNoKey/" + client + " ", "reason=not-idempotent"), client);
+            }
             assertTrue(logged(run, "internal-error where=okhttp.interceptor"), run.describe());
             assertTrue(logged(run, "internal-error where=apache-httpclient5.classic"), run.describe());
             for (String client : List.of("okhttp-sync", "hc5-classic")) {
@@ -121,7 +130,8 @@ class SecretsIT {
             // (the busy, Retry-After, dropping and refusing servers; HttpClient 5 has no async non-replayable call)
             int mbeans = run.single("MBEANS").getInt("count");
             assertEquals(1 + 3 * 4, mbeans, run.describe());
-            assertTrue(run.lines("MBEAN").stream().anyMatch(l -> l.has("retries") && l.getInt("retries") > 0),
+            String counter = mode.equals("observe") ? "would_retry" : "retries";
+            assertTrue(run.lines("MBEAN").stream().anyMatch(l -> l.has(counter) && l.getInt(counter) > 0),
                     run.describe());
 
             // no line of the JVM's output holds any of the secrets
@@ -135,8 +145,8 @@ class SecretsIT {
                     }
                 }
             }
-            System.out.printf("SECRETS okhttp=%s httpclient5=%s java25=%s lines=%d agentLines=%d mbeans=%d leaks=%d%n",
-                    okhttp.version(), httpclient5.version(), java25, lines, run.agentLog().size(), mbeans, leaks.size());
+            System.out.printf("SECRETS okhttp=%s httpclient5=%s java25=%s mode=%s lines=%d agentLines=%d mbeans=%d "
+                            + "leaks=%d%n", okhttp.version(), httpclient5.version(), java25, mode, lines, run.agentLog().size(), mbeans, leaks.size());
             assertEquals(List.of(), leaks, "lines with a secret");
         }
     }

@@ -51,6 +51,8 @@ import org.apache.hc.core5.http.io.entity.StringEntity;
  * --retry-after URL     a server that answers 503 with a Retry-After beyond the policy's max
  * --drop URL            a server that reads each request and closes the connection
  * --refused URL         a port where nothing listens
+ * --hc5-noretries       HttpClient 5 clients without their own retries (which wait out a Retry-After themselves
+ *                       when the agent does not replace them)
  * </pre>
  *
  * Per call (client {@code okhttp-sync|okhttp-async|hc5-classic|hc5-async|huc}, scenario as in the path)
@@ -93,15 +95,18 @@ public final class SecretsApp {
             new Scenario("internalError", "busy", "POST", true, true, false, false, false, true));
 
     public static void main(String[] argv) throws Exception {
-        Args args = Args.parse(argv, Set.of("tag", "busy", "retry-after", "drop", "refused"), Set.of());
+        Args args = Args.parse(argv, Set.of("tag", "busy", "retry-after", "drop", "refused"), Set.of("hc5-noretries"));
         SecretsApp app = new SecretsApp(args.get("tag", null));
         for (String s : List.of("busy", "retry-after", "drop", "refused")) {
             String url = args.get(s, null);
             app.servers.put(s, url.endsWith("/") ? url.substring(0, url.length() - 1) : url);
         }
         OkHttpClient okhttp = new OkHttpClient.Builder().build();
-        try (CloseableHttpClient classic = HttpClients.createDefault();
-             CloseableHttpAsyncClient async = HttpAsyncClients.createDefault()) {
+        boolean noRetries = args.has("hc5-noretries");
+        try (CloseableHttpClient classic = noRetries ? HttpClients.custom().disableAutomaticRetries().build()
+                : HttpClients.createDefault();
+             CloseableHttpAsyncClient async = noRetries ? HttpAsyncClients.custom().disableAutomaticRetries().build()
+                : HttpAsyncClients.createDefault()) {
             async.start();
             for (Scenario call : CALLS) {
                 guarded("okhttp-sync-" + call.scenario(), () -> app.okhttp(okhttp, call, false));
