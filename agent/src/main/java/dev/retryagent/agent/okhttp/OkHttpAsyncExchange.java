@@ -9,6 +9,7 @@ import dev.retryagent.policy.FailureKind;
 import java.io.IOException;
 import okhttp3.Call;
 import okhttp3.Callback;
+import okhttp3.Dispatcher;
 import okhttp3.Response;
 
 /**
@@ -21,12 +22,19 @@ import okhttp3.Response;
 final class OkHttpAsyncExchange implements AsyncExchange<Response> {
     private final Call call;
     private final String markerHeader;
+    /** The dispatcher of the application's call's client, whose {@code cancelAll()} cancels this call too. */
+    private final Dispatcher dispatcher;
     /** The attempt in flight: the application's call, then each clone. */
     private volatile Call inFlight;
 
-    OkHttpAsyncExchange(Call call, String markerHeader) {
+    OkHttpAsyncExchange(Call call, String markerHeader, Dispatcher dispatcher) {
         this.call = call;
         this.markerHeader = markerHeader;
+        this.dispatcher = dispatcher;
+    }
+
+    boolean runsOn(Dispatcher d) {
+        return dispatcher == d;
     }
 
     @Override

@@ -11,10 +11,13 @@ import java.io.IOException;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.net.ProtocolException;
+import java.util.ArrayList;
 import java.util.Collections;
+import java.util.List;
 import java.util.Map;
 import java.util.WeakHashMap;
 import okhttp3.Call;
+import okhttp3.Dispatcher;
 import okhttp3.HttpUrl;
 import okhttp3.Request;
 import okhttp3.RequestBody;
@@ -223,6 +226,19 @@ final class OkHttpCalls {
 
     static void finished(Call applicationCall) {
         RUNNING.remove(applicationCall);
+    }
+
+    /** The application's calls the loop is running whose client has {@code dispatcher}. */
+    static List<Call> runningOn(Dispatcher dispatcher) {
+        List<Call> calls = new ArrayList<Call>();
+        synchronized (RUNNING) {
+            for (Map.Entry<Call, OkHttpAsyncExchange> e : RUNNING.entrySet()) {
+                if (e.getKey() != null && e.getValue().runsOn(dispatcher)) {
+                    calls.add(e.getKey());
+                }
+            }
+        }
+        return calls;
     }
 
     /** {@code call.cancel()} was called: if the loop runs it, cancel the attempt in flight too. */

@@ -13,10 +13,12 @@ import java.util.Map;
 import java.util.WeakHashMap;
 import okhttp3.Call;
 import okhttp3.Callback;
+import okhttp3.Dispatcher;
 import okhttp3.Interceptor;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.Response;
+import okhttp3.internal.connection.RealCall;
 
 /**
  * The handler of OkHttp's hook points (see {@link OkHttpInstrumentation}), loaded in OkHttp's class loader.
@@ -27,6 +29,7 @@ public final class OkHttpHooks implements Hooks.Handler {
     public static final String CLIENT_INIT = "okhttp.client-init";
     public static final String ENQUEUE = "okhttp.enqueue";
     public static final String CANCEL = "okhttp.cancel";
+    public static final String CANCEL_ALL = "okhttp.cancel-all";
     public static final String FOLLOW_UP = "okhttp.follow-up";
     public static final String NEW_CALL = "okhttp.new-call";
 
@@ -109,6 +112,14 @@ public final class OkHttpHooks implements Hooks.Handler {
             } catch (RuntimeException e) {
                 throw new Hooks.Propagate(e); // from the clone's own cancel(): an event listener's exception
             }
+        } else if (CANCEL_ALL.equals(hook)) {
+            for (Call call : OkHttpCalls.runningOn((Dispatcher) self)) {
+                try {
+                    call.cancel();
+                } catch (RuntimeException e) {
+                    throw new Hooks.Propagate(e); // an event listener's exception, as cancelAll itself would throw
+                }
+            }
         }
     }
 
@@ -131,6 +142,11 @@ public final class OkHttpHooks implements Hooks.Handler {
         if (RetryRuntime.replacesBuiltInRetries()) {
             builder.retryOnConnectionFailure(false);
         }
+    }
+
+    /** The dispatcher that runs {@code call}'s attempts; null for a call that is not OkHttp's own. */
+    private static Dispatcher dispatcherOf(Call call) {
+        return call instanceof RealCall ? ((RealCall) call).getClient().dispatcher() : null;
     }
 
     /**
@@ -157,7 +173,7 @@ public final class OkHttpHooks implements Hooks.Handler {
                 return false;
             }
             facts = OkHttpCalls.facts(call.request(), engine);
-            exchange = new OkHttpAsyncExchange(call, facts.policy().markerHeader());
+            exchange = new OkHttpAsyncExchange(call, facts.policy().markerHeader(), dispatcherOf(call));
         } catch (RuntimeException e) {
             RetryLog.internalError("okhttp.enqueue", e);
             return false;

@@ -23,6 +23,9 @@ import dev.retryagent.policy.ClientNames;
  *       by the async retry loop ({@link OkHttpAsyncExchange}), which never waits on a dispatcher thread;</li>
  *   <li>exit of {@code RealCall.cancel()}: cancelling the application's call also cancels the attempt in
  *       flight, which is a clone the application never sees;</li>
+ *   <li>exit of {@code Dispatcher.cancelAll()}: an async call waiting for its next attempt is in none of the
+ *       dispatcher's queues, so cancelAll alone would not see it; the hook cancels the application's calls of that
+ *       dispatcher that the loop is running, and the scheduled attempt is then never sent;</li>
  *   <li>entry of the private {@code okhttp3.internal.http.RetryAndFollowUpInterceptor.followUpRequest} (4.12:
  *       {@code (Response, Exchange)}, 5.x: {@code (Response, Exchange, Interceptor.Chain)}): OkHttp resends a
  *       request answered {@code 503} with {@code Retry-After: 0} once, POST included, whatever
@@ -41,6 +44,7 @@ import dev.retryagent.policy.ClientNames;
 public final class OkHttpInstrumentation extends ClientInstrumentation {
     static final String OKHTTP_CLIENT = "okhttp3.OkHttpClient";
     static final String REAL_CALL = "okhttp3.internal.connection.RealCall";
+    static final String DISPATCHER = "okhttp3.Dispatcher";
     static final String FOLLOW_UP_INTERCEPTOR = "okhttp3.internal.http.RetryAndFollowUpInterceptor";
 
     public OkHttpInstrumentation() {
@@ -50,6 +54,7 @@ public final class OkHttpInstrumentation extends ClientInstrumentation {
                         "(Lokhttp3/Request;)Lokhttp3/Call;"),
                 HookPoint.entryMaySkip(OkHttpHooks.ENQUEUE, REAL_CALL, "enqueue", "(Lokhttp3/Callback;)V"),
                 HookPoint.exit(OkHttpHooks.CANCEL, REAL_CALL, "cancel", "()V"),
+                HookPoint.exit(OkHttpHooks.CANCEL_ALL, DISPATCHER, "cancelAll", "()V"),
                 HookPoint.entryMayReplace(OkHttpHooks.FOLLOW_UP, FOLLOW_UP_INTERCEPTOR, "followUpRequest",
                         "(Lokhttp3/Response;Lokhttp3/internal/connection/Exchange;)Lokhttp3/Request;"),
                 HookPoint.entryMayReplace(OkHttpHooks.FOLLOW_UP, FOLLOW_UP_INTERCEPTOR, "followUpRequest",

@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -257,6 +258,50 @@ class OkHttpRetryTest {
         assertEquals(0, scheduler.pending(), "no wait after the cancel");
         assertEquals(List.of("failure Canceled"), seen);
         assertEquals(1, requests.get());
+    }
+
+    /**
+     * {@code Dispatcher.cancelAll()}: a call waiting for its next attempt is in none of the dispatcher's queues; the
+     * hook at its exit cancels it, and only the calls of that dispatcher.
+     */
+    @Test
+    void cancelAllOfADispatcherStopsItsWaitingCallsOnly() throws Exception {
+        HeldScheduler scheduler = new HeldScheduler();
+        RetryRuntime.install(PolicyLoader.parse("version: 1\n"
+                + "defaults:\n  maxAttempts: 2\n  backoff: { base: 300ms, cap: 300ms, jitter: none }\n", "slow.yaml"),
+                scheduler);
+        script.addAll(List.of(503, 503, 200));
+        OkHttpClient cancelled = client(new OkHttpClient.Builder());
+        OkHttpClient other = client(new OkHttpClient.Builder());
+        List<String> seen = new CopyOnWriteArrayList<>();
+        CountDownLatch done = new CountDownLatch(2);
+        Callback callback = new Callback() {
+            @Override
+            public void onFailure(Call c, IOException e) {
+                seen.add(c.request().url().encodedPath() + " failure " + e.getMessage());
+                done.countDown();
+            }
+
+            @Override
+            public void onResponse(Call c, Response response) {
+                seen.add(c.request().url().encodedPath() + " response " + response.code());
+                response.close();
+                done.countDown();
+            }
+        };
+        OkHttpHooks.enqueue(cancelled.newCall(new Request.Builder().url(url() + "/a").build()), callback);
+        HeldScheduler.Wait waitA = scheduler.awaitWait();
+        OkHttpHooks.enqueue(other.newCall(new Request.Builder().url(url() + "/b").build()), callback);
+        HeldScheduler.Wait waitB = scheduler.awaitWait();
+        cancelled.dispatcher().cancelAll();
+        new OkHttpHooks().onExit(OkHttpHooks.CANCEL_ALL, cancelled.dispatcher(), new Object[0]); // the hook's part
+        waitA.end();
+        waitB.end();
+        assertTrue(done.await(5, TimeUnit.SECONDS));
+        awaitDispatcherDone(cancelled);
+        awaitDispatcherDone(other);
+        assertEquals(Set.of("/items/a failure Canceled", "/items/b response 200"), Set.copyOf(seen));
+        assertEquals(3, requests.get(), "no second attempt of the cancelled call");
     }
 
     /** OkHttp's own follow-up of a 503 goes only for calls whose rule the agent enforces (SPEC 4.8, 4.12). */

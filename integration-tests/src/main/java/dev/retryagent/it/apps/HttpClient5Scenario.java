@@ -81,10 +81,12 @@ import org.apache.hc.core5.util.VersionInfo;
  *                                                host-req-handler, host-req-ctx-handler
  *   request=simple|producer                      async: SimpleHttpRequest (default) or producer and consumer
  *   startAfterMs=N, cancelAfterMs=N              cancel: the async future (cancel(true))
+ *   interruptAfterMs=N                           classic, fluent: interrupt the calling thread
  *   repeat=N                                     N calls one after the other, summed up in one RESULT line
  * </pre>
  * Prints {@code APP ...}, per call {@code RESULT id=.. status=.. body=.. retryAfter=.. elapsedMs=.. thread=..} or
- * {@code RESULT id=.. failure=CLASS message=.. elapsedMs=..} (with {@code repeat}: {@code RESULT id=.. calls=..
+ * {@code RESULT id=.. failure=CLASS message=.. elapsedMs=..}, both with {@code interrupted=} (the caller's flag)
+ * and {@code sinceInterruptUs=} (from the interrupt to the call's return, or null) (with {@code repeat}: {@code RESULT id=.. calls=..
  * ok=.. failures=.. firstFailure=..}), then per async call {@code CALLBACKS id=.. count=.. kinds=..}, per pool5
  * client {@code POOL api=.. leased=.. available=.. max=..}, and {@code DONE}.
  */
@@ -242,12 +244,20 @@ public final class HttpClient5Scenario {
                 repeated(spec, id, repeat);
                 return;
             }
+            if (spec.containsKey("interruptAfterMs")) {
+                Thread caller = Thread.currentThread();
+                TIMERS.schedule(() -> {
+                    INTERRUPTED_AT.put(id, System.nanoTime());
+                    caller.interrupt();
+                }, Long.parseLong(one(spec, "interruptAfterMs", "0")), TimeUnit.MILLISECONDS);
+            }
             long start = System.nanoTime();
             try {
                 Seen seen = once(spec, id);
                 Report.line("RESULT", "id", id, "status", seen.status(), "body", seen.body(),
                         "retryAfter", seen.retryAfter(), "elapsedMs", elapsedMs(start),
-                        "thread", Thread.currentThread().getName());
+                        "thread", Thread.currentThread().getName(), "interrupted", Thread.currentThread().isInterrupted(),
+                        "sinceInterruptUs", sinceInterruptUs(id));
             } catch (Exception e) {
                 failure(id, e, start);
             }
@@ -445,13 +455,24 @@ public final class HttpClient5Scenario {
                 header(response, "Retry-After"));
     }
 
+    /** When each interrupted call's thread was interrupted (System.nanoTime). */
+    private static final Map<String, Long> INTERRUPTED_AT = new ConcurrentHashMap<>();
+
+    private static Long sinceInterruptUs(String id) {
+        long now = System.nanoTime();
+        Long at = INTERRUPTED_AT.get(id);
+        return at == null ? null : TimeUnit.NANOSECONDS.toMicros(now - at);
+    }
+
     private static void failure(String id, Exception e, long start) {
+        Long since = sinceInterruptUs(id);
         Throwable reported = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
         Throwable cause = reported.getCause();
         Report.line("RESULT", "id", id, "failure", reported.getClass().getName(), "message", reported.getMessage(),
                 "cause", cause == null ? null : cause.getClass().getName(),
                 "cancelled", e instanceof CancellationException, "elapsedMs", elapsedMs(start),
-                "thread", Thread.currentThread().getName());
+                "thread", Thread.currentThread().getName(), "interrupted", Thread.currentThread().isInterrupted(),
+                "sinceInterruptUs", since);
     }
 
     private static long elapsedMs(long start) {

@@ -60,6 +60,14 @@ public abstract class ClientContract<T extends ClientContract.Target> {
         public static final long CANCEL_IN_FLIGHT_MS = 3000;
         /** Disconnected at 300 ms while the answer is held 2 s: the call ends before that answer. */
         public static final long DISCONNECT_MS = 1500;
+        /**
+         * From the interrupt of a thread waiting out the 5 s backoff of {@code /interrupt/**} to the call's return.
+         * What the agent takes is a few ms (the latency is printed); the bound allows a loaded 2-core machine and is
+         * still far below the rest of the wait, which is what a call that ignored the interrupt would take.
+         */
+        public static final long INTERRUPT_MS = 1000;
+        /** When the caller's thread is interrupted: after the first attempt's 503, early in the 5 s wait. */
+        public static final long INTERRUPT_AFTER_MS = 2000;
 
         private Bounds() {
         }
@@ -85,6 +93,8 @@ public abstract class ClientContract<T extends ClientContract.Target> {
               - match: { path: "/refused/**" }
                 maxAttempts: 8
                 backoff: { base: 300ms, cap: 300ms, jitter: none }
+              - match: { path: "/interrupt/**" }
+                backoff: { base: 5s, cap: 5s, jitter: none }
               - match: { path: "/budget/**" }
                 budget: { ratio: 0, minPerSecond: 0 }
               - match: { path: "/off/**" }
@@ -132,6 +142,15 @@ public abstract class ClientContract<T extends ClientContract.Target> {
 
     /** Whether a call of {@code mode} can be cancelled while the agent waits between attempts. */
     protected boolean cancels(String mode) {
+        return false;
+    }
+
+    /**
+     * Whether a call of {@code mode} waits between attempts on the caller's thread, so that the caller stops it by
+     * interrupting that thread (a {@code interruptAfterMs=N} part interrupts it; the result reports
+     * {@code interrupted} and {@code sinceInterruptUs}).
+     */
+    protected boolean interrupts(String mode) {
         return false;
     }
 
@@ -189,7 +208,7 @@ public abstract class ClientContract<T extends ClientContract.Target> {
         try (Batch b = new Batch()) {
             Run c = Run.CONTRACT;
             for (String m : target.modes()) {
-                b.add(m + "-get", "/items/" + m + "?token=secret", parts(m, c, "get"),
+                b.add(m + "-get", "/items/" + m + "?token=s3cr3t-q7", parts(m, c, "get"),
                         attempt(503, 1).body("busy"), attempt(503, 2).body("busy"), attempt(200, 3).body("fine"));
                 b.add(m + "-postNoKey", "/orders/" + m, parts(m, c, "postNoKey", "method=POST", "body=b"),
                         Step.status(503).body("busy"), Step.ok());
@@ -215,6 +234,10 @@ public abstract class ClientContract<T extends ClientContract.Target> {
                 if (cancels(m)) {
                     b.add(m + "-cancel", "/slow/wait/" + m, parts(m, c, "cancel", "cancelAfterMs=300"),
                             Step.status(503));
+                }
+                if (interrupts(m)) {
+                    b.add(m + "-interrupt", "/interrupt/" + m, parts(m, c, "interrupt",
+                            "interruptAfterMs=" + Bounds.INTERRUPT_AFTER_MS), Step.status(503).body("busy"));
                 }
                 if (cancelsInFlight(m)) {
                     b.add(m + "-cancelInFlight", "/slow/flight/" + m, parts(m, c, "cancelInFlight",
@@ -249,7 +272,7 @@ public abstract class ClientContract<T extends ClientContract.Target> {
             for (String m : target.modes()) {
                 assertContract(m, b, run, raDateUntil);
             }
-            assertFalse(run.stderr().contains("secret"), "no query string in the log\n" + run.stderr());
+            assertFalse(run.stderr().contains("s3cr3t-q7"), "no query string in the log\n" + run.stderr());
             for (String line : run.agentLog()) {
                 assertTrue(line.startsWith("retry-agent "), "one line per event, prefix retry-agent: " + line);
             }
@@ -265,7 +288,7 @@ public abstract class ClientContract<T extends ClientContract.Target> {
         List<RecordedRequest> seen = b.server(m + "-get").awaitRequests(3, WAIT);
         assertEquals(3, seen.size(), seen.toString());
         assertEquals(List.of("1", "2", "3"), markers(seen), m);
-        assertEquals("/items/" + m + "?token=secret", seen.get(2).target());
+        assertEquals("/items/" + m + "?token=s3cr3t-q7", seen.get(2).target());
         assertTrue(logged(run, "retry client=" + clientName() + " method=GET host=127.0.0.1 path=/items/" + m
                 + " attempt=2/3 cause=status:503"), run.describe());
 
@@ -371,6 +394,21 @@ public abstract class ClientContract<T extends ClientContract.Target> {
             assertTrue(r.getLong("elapsedMs") < Bounds.CANCEL_MS, r.toString());
             server = b.server(m + "-cancel");
             assertEquals(1, server.requestCount(), server.requests().toString());
+        }
+        // interrupted while waiting between attempts: returns at once, not after the wait, with the flag kept and an
+        // InterruptedIOException (the 503 was released before the wait); no further attempt
+        if (interrupts(m)) {
+            r = result(run, m + "-interrupt");
+            String latency = r.get("sinceInterruptUs");
+            System.out.printf("INTERRUPT client=%s mode=%s sinceInterruptMs=%.3f elapsedMs=%s failure=%s message=%s%n",
+                    clientName(), m, latency.equals("null") ? Double.NaN : Long.parseLong(latency) / 1000.0,
+                    r.get("elapsedMs"), r.get("failure"), r.get("message"));
+            assertEquals("java.io.InterruptedIOException", r.get("failure"), r.toString());
+            assertTrue(r.getBoolean("interrupted"), "the interrupt flag is kept: " + r);
+            assertTrue(Long.parseLong(latency) < Bounds.INTERRUPT_MS * 1000, "returned long after the interrupt: " + r);
+            assertTrue(r.getLong("elapsedMs") < Bounds.INTERRUPT_AFTER_MS + Bounds.INTERRUPT_MS, r.toString());
+            assertEquals(1, b.server(m + "-interrupt").requestCount(), b.server(m + "-interrupt").requests().toString());
+            assertTrue(logged(run, "retry", "path=/interrupt/" + m + " ", "attempt=2/3", "wait=5000ms"), run.describe());
         }
         // ... and while the second attempt is in flight: it is aborted, and there is no third
         if (cancelsInFlight(m)) {

@@ -85,6 +85,12 @@ class HttpClient5AgentIT extends ClientContract<HttpClient5AgentIT.Jvm> {
         return mode.equals("async");
     }
 
+    /** Classic and fluent calls wait between attempts on the caller's thread. */
+    @Override
+    protected boolean interrupts(String mode) {
+        return !mode.equals("async");
+    }
+
     /** Future.cancel(true): the caller sees a CancellationException, the callback hears of it once. */
     @Override
     protected void assertCancelled(ForkedApp.Result run, String id) {

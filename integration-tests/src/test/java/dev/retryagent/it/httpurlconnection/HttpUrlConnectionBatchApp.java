@@ -37,8 +37,9 @@ import java.util.concurrent.TimeUnit;
  * {@code RESULT id=.. first=<what the first read gave> status=<getResponseCode> message=<getResponseMessage>
  * length=<getContentLength> h.Retry-After=<getHeaderField> h.X-Attempt=.. stream=<getInputStream: ok or the
  * exception class> streamMessage=.. body=<getInputStream's body below 400, getErrorStream's from 400>
- * errorStream=<null|set> fields=<getHeaderFields().size()> elapsedMs=.. interrupted=..}, or
- * {@code RESULT id=.. failure=CLASS message=.. stage=..}; then {@code DONE}.
+ * errorStream=<null|set> fields=<getHeaderFields().size()> elapsedMs=.. interrupted=.. sinceInterruptUs=..}, or
+ * {@code RESULT id=.. failure=CLASS message=.. stage=.. interrupted=.. sinceInterruptUs=..}; then {@code DONE}.
+ * {@code sinceInterruptUs}: from the interrupt ({@code interruptAfterMs}) to the end of the call, or null.
  */
 public final class HttpUrlConnectionBatchApp {
 
@@ -104,7 +105,10 @@ public final class HttpUrlConnectionBatchApp {
         String stage = "open";
         if (spec.containsKey("interruptAfterMs")) {
             Thread caller = Thread.currentThread();
-            timers.schedule(caller::interrupt, Long.parseLong(one(spec, "interruptAfterMs", "0")), TimeUnit.MILLISECONDS);
+            timers.schedule(() -> {
+                INTERRUPTED_AT.put(id, System.nanoTime());
+                caller.interrupt();
+            }, Long.parseLong(one(spec, "interruptAfterMs", "0")), TimeUnit.MILLISECONDS);
         }
         try {
             HttpURLConnection conn = (HttpURLConnection) new URL(one(spec, "url", null)).openConnection();
@@ -173,11 +177,22 @@ public final class HttpUrlConnectionBatchApp {
                     "h.X-Attempt", conn.getHeaderField("X-Attempt"), "stream", stream, "streamMessage", streamMessage,
                     "body", body, "errorStream", errorStream == null ? "null" : "set",
                     "fields", conn.getHeaderFields().size(), "elapsedMs", elapsed(start),
-                    "interrupted", Thread.currentThread().isInterrupted());
+                    "interrupted", Thread.currentThread().isInterrupted(), "sinceInterruptUs", sinceInterruptUs(id));
         } catch (IOException | RuntimeException e) {
+            Long since = sinceInterruptUs(id);
             Report.line("RESULT", "id", id, "failure", e.getClass().getName(), "message", e.getMessage(),
-                    "stage", stage, "elapsedMs", elapsed(start), "interrupted", Thread.currentThread().isInterrupted());
+                    "stage", stage, "elapsedMs", elapsed(start), "interrupted", Thread.currentThread().isInterrupted(),
+                    "sinceInterruptUs", since);
         }
+    }
+
+    /** When each interrupted call's thread was interrupted (System.nanoTime). */
+    private static final Map<String, Long> INTERRUPTED_AT = new java.util.concurrent.ConcurrentHashMap<>();
+
+    private static Long sinceInterruptUs(String id) {
+        long now = System.nanoTime();
+        Long at = INTERRUPTED_AT.get(id);
+        return at == null ? null : TimeUnit.NANOSECONDS.toMicros(now - at);
     }
 
     private static String readAll(InputStream in) throws IOException {

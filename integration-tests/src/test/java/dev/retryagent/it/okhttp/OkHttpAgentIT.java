@@ -88,6 +88,21 @@ class OkHttpAgentIT extends ClientContract<OkHttpAgentIT.Jvm> {
         return mode.equals("async");
     }
 
+    @Override
+    protected boolean interrupts(String mode) {
+        return mode.equals("sync");
+    }
+
+    /** Dispatcher.cancelAll() while a call waits between attempts (on a client of its own: it cancels every call). */
+    @Override
+    protected void addOwnCalls(Jvm jvm, Run kind, Batch b) {
+        if (kind == Run.CONTRACT) {
+            String mode = jvm.modes().get(0);
+            b.add(mode + "-cancelAll", "/slow/all/" + mode, List.of("mode=" + mode, "client=own", "cancelAllAfterMs=300"),
+                    Step.status(503));
+        }
+    }
+
     /** Call.cancel(): the caller gets one failure (execute throws, or onFailure once). */
     @Override
     protected void assertCancelled(ForkedApp.Result run, String id) {
@@ -133,6 +148,14 @@ class OkHttpAgentIT extends ClientContract<OkHttpAgentIT.Jvm> {
             assertEquals(1, callbacks.getInt("count"), callbacks.toString());
         }
         assertEquals(0, run.single("POOL").getInt("inUse"), run.describe());
+
+        // Dispatcher.cancelAll() during the wait: the call fails, once, and no further attempt is sent (an async call
+        // waiting for its next attempt is in none of the dispatcher's queues: the agent cancels it there)
+        r = result(run, mode + "-cancelAll");
+        assertTrue(r.has("failure"), r.toString());
+        assertTrue(r.getLong("elapsedMs") < Bounds.CANCEL_MS, r.toString());
+        ScriptedServer cancelAll = b.server(mode + "-cancelAll");
+        assertEquals(1, cancelAll.requestCount(), cancelAll.requests().toString());
     }
 
     /** Where OkHttpBatchApp was compiled (target/test-classes), for the forked JVM's class path. */

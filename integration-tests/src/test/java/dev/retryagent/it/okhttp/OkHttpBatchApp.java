@@ -36,11 +36,15 @@ import okio.BufferedSink;
  * --client builder|new|newBuilder     how the one shared client is made (default builder)
  * --await-go                          print READY, then wait for a line on stdin before calling
  * --sequential                        one call after the other (default: all at once)
- * --call "id=ID;url=URL;method=GET;mode=sync|async;body=TEXT;header=Name:value;oneShot=true;cancelAfterMs=N"
- *                                     repeatable; header repeatable inside a call
+ * --call "id=ID;url=URL;method=GET;mode=sync|async;body=TEXT;header=Name:value;oneShot=true;cancelAfterMs=N;
+ *         client=own;cancelAllAfterMs=N;interruptAfterMs=N"
+ *                                     repeatable; header repeatable inside a call; client=own: a client of the
+ *                                     call's own (built like the shared one), whose dispatcher cancelAll() cancels
+ *                                     nothing else; interruptAfterMs: the calling thread (sync) is interrupted
  * </pre>
  * Prints {@code INTERCEPTORS agent=N total=N}, per call {@code RESULT id=.. status=.. body=.. elapsedMs=..
- * bodyWrites=.. thread=..} or {@code RESULT id=.. failure=CLASS message=..}, then per call
+ * bodyWrites=.. thread=..} or {@code RESULT id=.. failure=CLASS message=..} (both with {@code interrupted=} the
+ * caller's interrupt flag, and {@code sinceInterruptUs=} the time from the interrupt to the call's return), then per call
  * {@code CALLBACKS id=.. count=..}, {@code POOL idle=.. total=.. inUse=..} and {@code DONE}.
  */
 public final class OkHttpBatchApp {
@@ -61,11 +65,7 @@ public final class OkHttpBatchApp {
                 default -> throw new IllegalArgumentException("unknown argument " + argv[i]);
             }
         }
-        OkHttpClient client = switch (clientKind) {
-            case "new" -> new OkHttpClient();
-            case "newBuilder" -> new OkHttpClient().newBuilder().build();
-            default -> new OkHttpClient.Builder().build();
-        };
+        OkHttpClient client = build(clientKind);
         Report.line("APP", "client", "okhttp", "version", okHttpVersion(), "java", System.getProperty("java.version"));
         long agentInterceptors = client.interceptors().stream()
                 .filter(i -> i.getClass().getName().startsWith("dev.retryagent")).count();
@@ -85,7 +85,8 @@ public final class OkHttpBatchApp {
             String id = one(call, "id", "call" + threads.size());
             AtomicInteger count = new AtomicInteger();
             callbacks.put(id, count);
-            Thread t = new Thread(() -> run(client, call, id, count, timers), "call-" + id);
+            OkHttpClient callClient = "own".equals(one(call, "client", "shared")) ? build(clientKind) : client;
+            Thread t = new Thread(() -> run(callClient, call, id, count, timers), "call-" + id);
             threads.add(t);
             t.start();
             if (sequential) {
@@ -112,6 +113,14 @@ public final class OkHttpBatchApp {
         System.exit(0);
     }
 
+    private static OkHttpClient build(String kind) {
+        return switch (kind) {
+            case "new" -> new OkHttpClient();
+            case "newBuilder" -> new OkHttpClient().newBuilder().build();
+            default -> new OkHttpClient.Builder().build();
+        };
+    }
+
     private static void run(OkHttpClient client, Map<String, List<String>> spec, String id, AtomicInteger callbacks,
             ScheduledExecutorService timers) {
         AtomicInteger bodyWrites = new AtomicInteger();
@@ -131,6 +140,17 @@ public final class OkHttpBatchApp {
         Call call = client.newCall(builder.build());
         if (spec.containsKey("cancelAfterMs")) {
             timers.schedule(call::cancel, Long.parseLong(one(spec, "cancelAfterMs", "0")), TimeUnit.MILLISECONDS);
+        }
+        if (spec.containsKey("cancelAllAfterMs")) {
+            timers.schedule(() -> client.dispatcher().cancelAll(), Long.parseLong(one(spec, "cancelAllAfterMs", "0")),
+                    TimeUnit.MILLISECONDS);
+        }
+        if (spec.containsKey("interruptAfterMs")) {
+            Thread caller = Thread.currentThread();
+            timers.schedule(() -> {
+                INTERRUPTED_AT.put(id, System.nanoTime());
+                caller.interrupt();
+            }, Long.parseLong(one(spec, "interruptAfterMs", "0")), TimeUnit.MILLISECONDS);
         }
         long start = System.nanoTime();
         if ("async".equals(one(spec, "mode", "sync"))) {
@@ -172,15 +192,27 @@ public final class OkHttpBatchApp {
     }
 
     private static void success(String id, Response r, String body, long start, AtomicInteger writes, boolean sameCall) {
+        long now = System.nanoTime();
         Report.line("RESULT", "id", id, "status", r.code(), "body", body, "elapsedMs", elapsed(start),
                 "bodyWrites", writes.get(), "thread", Thread.currentThread().getName(), "sameCall", sameCall,
-                "h.Retry-After", r.header("Retry-After"));
+                "h.Retry-After", r.header("Retry-After"), "interrupted", Thread.currentThread().isInterrupted(),
+                "sinceInterruptUs", sinceInterruptUs(id, now));
     }
 
     private static void failure(String id, Exception e, long start, AtomicInteger writes, boolean sameCall) {
+        long now = System.nanoTime();
         Report.line("RESULT", "id", id, "failure", e.getClass().getName(), "message", e.getMessage(),
                 "elapsedMs", elapsed(start), "bodyWrites", writes.get(), "thread", Thread.currentThread().getName(),
-                "sameCall", sameCall);
+                "sameCall", sameCall, "interrupted", Thread.currentThread().isInterrupted(),
+                "sinceInterruptUs", sinceInterruptUs(id, now));
+    }
+
+    /** When each interrupted call's thread was interrupted (System.nanoTime). */
+    private static final Map<String, Long> INTERRUPTED_AT = new java.util.concurrent.ConcurrentHashMap<>();
+
+    private static Long sinceInterruptUs(String id, long now) {
+        Long at = INTERRUPTED_AT.get(id);
+        return at == null ? null : TimeUnit.NANOSECONDS.toMicros(now - at);
     }
 
     /** okhttp3.OkHttp.VERSION, read at run time (the compiler would inline the 4.12 constant). */
