@@ -1,5 +1,6 @@
 package dev.retryagent.agent.httpclient5;
 
+import dev.retryagent.agent.bootstrap.InjectedFaults;
 import dev.retryagent.agent.bootstrap.Failures;
 import dev.retryagent.agent.bootstrap.NotIoFailure;
 import dev.retryagent.agent.bootstrap.RetryRuntime;
@@ -33,6 +34,7 @@ final class HttpClient5Calls {
      * @param bodyReplayable the request has no body, or an entity or entity producer that is repeatable
      */
     static CallFacts facts(final HttpRequest request, HttpHost target, boolean bodyReplayable, RetryEngine engine) {
+        InjectedFaults.at(ClientNames.APACHE_HTTPCLIENT5 + ".facts");
         String scheme = target.getSchemeName() != null ? target.getSchemeName().toLowerCase(Locale.ROOT) : "http";
         int port = target.getPort() >= 0 ? target.getPort() : "https".equals(scheme) ? 443 : 80;
         return CallFacts.builder(ClientNames.APACHE_HTTPCLIENT5, request.getMethod(), scheme, target.getHostName(),
@@ -80,12 +82,14 @@ final class HttpClient5Calls {
     }
 
     static Outcome outcome(HttpResponse response) {
+        InjectedFaults.at(ClientNames.APACHE_HTTPCLIENT5 + ".outcome");
         Header retryAfter = response.getFirstHeader("Retry-After");
         return Outcome.status(response.getCode(), retryAfter == null ? null : retryAfter.getValue());
     }
 
     /** How an attempt that failed with {@code failure} failed (SPEC 4.1). */
     static FailureKind classify(IOException failure) {
+        InjectedFaults.at(ClientNames.APACHE_HTTPCLIENT5 + ".classify");
         if (failure instanceof NotIoFailure) {
             return FailureKind.OTHER; // a protocol error or the application's own exception
         }

@@ -1,9 +1,11 @@
 package dev.retryagent.agent.okhttp;
 
+import dev.retryagent.agent.bootstrap.InjectedFaults;
 import dev.retryagent.agent.bootstrap.Hooks;
 import dev.retryagent.engine.AsyncExchange;
 import dev.retryagent.engine.AttemptCallback;
 import dev.retryagent.engine.Outcome;
+import dev.retryagent.policy.ClientNames;
 import dev.retryagent.policy.FailureKind;
 import java.io.IOException;
 import okhttp3.Call;
@@ -54,11 +56,13 @@ final class OkHttpAsyncExchange implements AsyncExchange<Response> {
 
     @Override
     public Outcome outcome(Response response) {
+        InjectedFaults.at(ClientNames.OKHTTP + ".outcome");
         return Outcome.status(response.code(), response.header("Retry-After"));
     }
 
     @Override
     public FailureKind classify(IOException failure) {
+        InjectedFaults.at(ClientNames.OKHTTP + ".classify");
         return OkHttpCalls.classify(failure, inFlight);
     }
 

@@ -1,7 +1,9 @@
 package dev.retryagent.agent.okhttp;
 
+import dev.retryagent.agent.bootstrap.InjectedFaults;
 import dev.retryagent.engine.Exchange;
 import dev.retryagent.engine.Outcome;
+import dev.retryagent.policy.ClientNames;
 import dev.retryagent.policy.FailureKind;
 import java.io.IOException;
 import okhttp3.Interceptor;
@@ -27,11 +29,13 @@ final class OkHttpExchange implements Exchange<Response> {
 
     @Override
     public Outcome outcome(Response response) {
+        InjectedFaults.at(ClientNames.OKHTTP + ".outcome");
         return Outcome.status(response.code(), response.header("Retry-After"));
     }
 
     @Override
     public FailureKind classify(IOException failure) {
+        InjectedFaults.at(ClientNames.OKHTTP + ".classify");
         return OkHttpCalls.classify(failure, chain.call());
     }
 

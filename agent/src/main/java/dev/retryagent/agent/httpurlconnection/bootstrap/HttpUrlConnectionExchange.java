@@ -1,8 +1,10 @@
 package dev.retryagent.agent.httpurlconnection.bootstrap;
 
+import dev.retryagent.agent.bootstrap.InjectedFaults;
 import dev.retryagent.agent.bootstrap.NotIoFailure;
 import dev.retryagent.engine.Exchange;
 import dev.retryagent.engine.Outcome;
+import dev.retryagent.policy.ClientNames;
 import dev.retryagent.policy.FailureKind;
 import java.io.IOException;
 import java.io.InputStream;
@@ -98,11 +100,13 @@ final class HttpUrlConnectionExchange implements Exchange<HttpUrlConnectionExcha
 
     @Override
     public Outcome outcome(AttemptResponse response) {
+        InjectedFaults.at(ClientNames.HTTP_URL_CONNECTION + ".outcome");
         return Outcome.status(response.status, response.retryAfter);
     }
 
     @Override
     public FailureKind classify(IOException failure) {
+        InjectedFaults.at(ClientNames.HTTP_URL_CONNECTION + ".classify");
         return failure instanceof NotIoFailure ? FailureKind.OTHER : HttpUrlConnectionCalls.classify(failure);
     }
 

@@ -1,0 +1,194 @@
+package dev.retryagent.it.failopen;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.retryagent.it.apps.HttpClient5Scenario;
+import dev.retryagent.it.apps.HttpUrlConnectionScenario;
+import dev.retryagent.it.apps.OkHttpScenario;
+import dev.retryagent.it.harness.ClientLibs;
+import dev.retryagent.it.harness.ForkedApp;
+import dev.retryagent.it.harness.RecordedRequest;
+import dev.retryagent.it.harness.ReportLine;
+import dev.retryagent.it.harness.ScriptedServer;
+import dev.retryagent.it.harness.Step;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Fail open (SPEC 4.11): the agent is made to fail inside itself with its test-only switch
+ * ({@code -Dretry.agent.test.failAt=...}, {@code InjectedFaults}), and every client still completes each of
+ * {@value #CALLS} calls exactly once, as without the agent: the loopback server sees one request per call, the
+ * application gets the server's 200 and body every time, and the log holds one {@code internal-error} line per
+ * place that failed, never one per call.
+ *
+ * <p>Where the fault is injected, per run:
+ * <ul>
+ *   <li>{@code all}: at the entry of every hook handler ({@code Hooks}); the handler never runs, the hooked method
+ *       runs untouched, so the client is exactly as without the agent (built without the agent's retry element,
+ *       calls unmarked);</li>
+ *   <li>{@code CLIENT.facts}: where the adapter reads the request into the engine's terms; the hooks run, the adapter
+ *       gives up on the call and lets it go out as the client sends it (unmarked);</li>
+ *   <li>{@code CLIENT.outcome}: where the adapter reads a response for the loop's decision; attempt 1 went out
+ *       under the agent (marked {@code Retry-Attempt: 1}), the decision fails and the response goes back as it is.</li>
+ * </ul>
+ * The server answers 200, so one request per call is also what each client sends alone.
+ */
+@Timeout(600)
+class FailOpenIT {
+    static final int CALLS = 20;
+    private static final Pattern WHERE = Pattern.compile("internal-error where=(\\S+)");
+
+    /** How one client's calls are made, and what its application prints. */
+    record Client(String name, Class<?> main, ClientLibs libs, Function<String, List<String>> args,
+                  Map<String, Set<String>> expectedPlaces) {
+        @Override
+        public String toString() {
+            return name;
+        }
+    }
+
+    record Run(Client client, String fault) {
+        @Override
+        public String toString() {
+            return client.name + " failAt=" + fault;
+        }
+    }
+
+    private static final String OK = "apache-httpclient5";
+
+    static Stream<Run> runs() {
+        List<Client> clients = List.of(
+                new Client("okhttp-sync", OkHttpScenario.class, ClientLibs.OKHTTP_5,
+                        url -> List.of("--url", url, "--mode", "sync", "--repeat", "" + CALLS),
+                        Map.of("all", Set.of("hook:okhttp.client-init", "hook:okhttp.new-call", "hook:okhttp.follow-up"),
+                                "okhttp.facts", Set.of("okhttp.interceptor"),
+                                "okhttp.outcome", Set.of("retry-loop.decide"))),
+                new Client("okhttp-async", OkHttpScenario.class, ClientLibs.OKHTTP_5,
+                        url -> List.of("--url", url, "--mode", "async", "--repeat", "" + CALLS),
+                        Map.of("all", Set.of("hook:okhttp.client-init", "hook:okhttp.new-call", "hook:okhttp.follow-up",
+                                        "hook:okhttp.enqueue"),
+                                "okhttp.facts", Set.of("okhttp.enqueue"),
+                                "okhttp.outcome", Set.of("async-retry-loop.decide"))),
+                httpClient5("classic", "default", Map.of(
+                        "all", Set.of("hook:" + OK + ".classic-build", "hook:" + OK + ".retry-execute",
+                                "hook:" + OK + ".protocol-execute"),
+                        OK + ".facts", Set.of(OK + ".classic", "hook:" + OK + ".retry-execute"),
+                        OK + ".outcome", Set.of("retry-loop.decide"))),
+                httpClient5("async", "default", Map.of(
+                        "all", Set.of("hook:" + OK + ".async-build", "hook:" + OK + ".async-retry-execute",
+                                "hook:" + OK + ".async-protocol-execute"),
+                        OK + ".facts", Set.of(OK + ".async", "hook:" + OK + ".async-retry-execute"),
+                        OK + ".outcome", Set.of("async-retry-loop.decide"))),
+                httpClient5("fluent", "default", Map.of(
+                        "all", Set.of("hook:" + OK + ".classic-build", "hook:" + OK + ".retry-execute",
+                                "hook:" + OK + ".protocol-execute"),
+                        OK + ".facts", Set.of(OK + ".classic", "hook:" + OK + ".retry-execute"),
+                        OK + ".outcome", Set.of("retry-loop.decide"))),
+                httpClient5("classic", "minimal", Map.of(
+                        "all", Set.of("hook:" + OK + ".minimal-execute"),
+                        OK + ".facts", Set.of(OK + ".minimal"),
+                        OK + ".outcome", Set.of("retry-loop.decide"))),
+                new Client("httpurlconnection", HttpUrlConnectionScenario.class, ClientLibs.NONE,
+                        url -> List.of("--url", url, "--repeat", "" + CALLS),
+                        Map.of("all", Set.of("hook:httpurlconnection.get-input-stream",
+                                        "hook:httpurlconnection.write-requests"),
+                                "httpurlconnection.facts", Set.of("httpurlconnection.facts"),
+                                "httpurlconnection.outcome", Set.of("retry-loop.decide"))));
+        List<Run> runs = new ArrayList<>();
+        for (Client client : clients) {
+            for (String fault : new TreeSet<>(client.expectedPlaces.keySet())) {
+                runs.add(new Run(client, fault));
+            }
+        }
+        return runs.stream();
+    }
+
+    private static Client httpClient5(String api, String kind, Map<String, Set<String>> expected) {
+        return new Client("httpclient5-" + api + "-" + kind, HttpClient5Scenario.class, ClientLibs.HTTPCLIENT5_NEWEST,
+                url -> List.of("--sequential", "--call",
+                        "id=calls;url=" + url + ";api=" + api + ";client=" + kind + ";repeat=" + CALLS),
+                expected);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("runs")
+    void everyCallCompletesOnceAndEachFailureIsLoggedOnce(Run run) {
+        Client client = run.client;
+        try (ScriptedServer server = ScriptedServer.start(Step.ok().body("fine"))) {
+            ForkedApp.Result result = ForkedApp.of(client.main)
+                    .name("failopen-" + client.name + "-" + run.fault)
+                    .clientLibs(client.libs)
+                    .withAgent()
+                    .sysProp("retry.agent.test.failAt", run.fault)
+                    .args(client.args.apply(server.url("/items")))
+                    .timeout(Duration.ofSeconds(120))
+                    .run()
+                    .assertExitCode(0);
+
+            // Exactly one request per call reached the server (no retry, no resend, nothing lost).
+            assertEquals(CALLS, server.requestCount(), "requests the server saw\n" + result.stderr());
+
+            // The application got the normal response every time, and no exception of the agent's.
+            assertAppSawOk(client, result);
+
+            // The fault hit where it was aimed: ahead of the agent's part of the call (no marker), or in the decision
+            // after attempt 1, which went out marked as the agent marks it.
+            String expectedMarker = run.fault.endsWith(".outcome") ? "1" : null;
+            for (RecordedRequest request : server.requests()) {
+                assertEquals(expectedMarker, request.header("Retry-Attempt"), "marker of " + request.target());
+            }
+
+            // One internal-error line per place that failed, not per call.
+            Map<String, Integer> lines = new TreeMap<>();
+            for (String line : result.agentLog()) {
+                Matcher m = WHERE.matcher(line);
+                if (m.find()) {
+                    lines.merge(m.group(1), 1, Integer::sum);
+                }
+            }
+            Set<String> expected = client.expectedPlaces.get(run.fault);
+            assertEquals(new TreeSet<>(expected), lines.keySet(), "places logged\n" + String.join("\n", result.agentLog()));
+            lines.forEach((where, count) -> assertEquals(1, count, "lines for " + where));
+            assertTrue(result.agentLog().stream().anyMatch(l -> l.contains("test-faults at=")),
+                    "the switch announces itself at start-up");
+            System.out.println("FAIL-OPEN client=" + client.name + " failAt=" + run.fault + " calls=" + CALLS
+                    + " requests=" + server.requestCount() + " internal-errors=" + lines);
+        }
+    }
+
+    private static void assertAppSawOk(Client client, ForkedApp.Result result) {
+        List<ReportLine> results = result.results();
+        if (client.main == HttpClient5Scenario.class) {
+            ReportLine line = result.result();
+            assertEquals(CALLS, line.getInt("calls"), line.toString());
+            assertEquals(CALLS, line.getInt("ok"), line.toString());
+            assertEquals(0, line.getInt("failures"), line.toString());
+            return;
+        }
+        assertEquals(CALLS, results.size(), result.stdout());
+        for (ReportLine line : results) {
+            assertEquals(200, line.getInt("status"), line.toString());
+            assertEquals("fine", line.get("body"), line.toString());
+        }
+        if (client.name.equals("okhttp-async")) {
+            List<ReportLine> callbacks = result.lines("CALLBACKS");
+            assertEquals(CALLS, callbacks.size(), result.stdout());
+            for (ReportLine line : callbacks) {
+                assertEquals(1, line.getInt("count"), "one callback per call: " + line);
+            }
+        }
+    }
+}
