@@ -169,6 +169,67 @@ class FailOpenIT {
         }
     }
 
+    /** A client whose own hidden retry the agent switches off under {@code replace}, call by call. */
+    record OwnRetry(String name, Class<?> main, ClientLibs libs, String fault, Step answer,
+                    Function<String, List<String>> args, int expectedRequests, boolean endsInFailure) {
+        @Override
+        public String toString() {
+            return name;
+        }
+    }
+
+    static Stream<OwnRetry> ownRetries() {
+        return Stream.of(
+                // DefaultHttpRequestRetryStrategy: a 503 once more, after 1 s.
+                new OwnRetry("httpclient5-classic", HttpClient5Scenario.class, ClientLibs.HTTPCLIENT5_NEWEST,
+                        OK + ".facts", Step.status(503),
+                        url -> List.of("--call", "id=c;url=" + url + ";api=classic;client=default"), 2, false),
+                new OwnRetry("httpclient5-async", HttpClient5Scenario.class, ClientLibs.HTTPCLIENT5_NEWEST,
+                        OK + ".facts", Step.status(503),
+                        url -> List.of("--call", "id=c;url=" + url + ";api=async;client=default"), 2, false),
+                // The JDK resends a buffered POST whose connection closed before a status line.
+                new OwnRetry("httpurlconnection", HttpUrlConnectionScenario.class, ClientLibs.NONE,
+                        "httpurlconnection.facts", Step.dropAfterRequest(),
+                        url -> List.of("--url", url, "--method", "POST", "--body", "once"), 2, true));
+    }
+
+    /**
+     * {@code builtInRetries: replace} switches the client's own retry off per call (HttpClient 5's retry element is
+     * skipped by a hook that asks the policy for each call; the JDK's resend is switched off only for the attempts the
+     * agent's loop makes). When the agent fails for a call, that switch fails open with it and the client retries as
+     * it does alone: the requests the server sees are the client's own ({@code replace} working: 3 marked for the 503,
+     * 1 for the POST), unmarked. OkHttp is not here: its {@code retryOnConnectionFailure} is set off when the client
+     * is built, so a call the agent fails open on goes without either layer's resend (see the report in the README).
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("ownRetries")
+    void theClientsOwnRetryComesBackWhenTheAgentFailsForACall(OwnRetry client) {
+        try (ScriptedServer server = ScriptedServer.start(client.answer)) {
+            ForkedApp.Result result = ForkedApp.of(client.main)
+                    .name("failopen-own-" + client.name)
+                    .clientLibs(client.libs)
+                    .withAgent()
+                    .sysProp("retry.agent.test.failAt", client.fault)
+                    .args(client.args.apply(server.url("/own")))
+                    .timeout(Duration.ofSeconds(120))
+                    .run()
+                    .assertExitCode(0);
+            List<RecordedRequest> seen = server.awaitRequests(client.expectedRequests, Duration.ofSeconds(10));
+            assertEquals(client.expectedRequests, server.requestCount(), result.stdout() + result.stderr());
+            for (RecordedRequest request : seen) {
+                assertEquals(null, request.header("Retry-Attempt"), "the client's own attempts carry no marker");
+            }
+            ReportLine line = result.result();
+            if (client.endsInFailure) {
+                assertTrue(line.has("failure"), "the client's own failure: " + line);
+            } else {
+                assertEquals(503, line.getInt("status"), line.toString());
+            }
+            System.out.println("FAIL-OPEN-OWN-RETRY client=" + client.name + " failAt=" + client.fault
+                    + " requests=" + server.requestCount() + " result=" + line);
+        }
+    }
+
     private static void assertAppSawOk(Client client, ForkedApp.Result result) {
         List<ReportLine> results = result.results();
         if (client.main == HttpClient5Scenario.class) {
