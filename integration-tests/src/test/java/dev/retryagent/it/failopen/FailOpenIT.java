@@ -22,7 +22,9 @@ import java.util.TreeSet;
 import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -67,7 +69,7 @@ class FailOpenIT {
         }
     }
 
-    private static final String OK = "apache-httpclient5";
+    private static final String HC5 = "apache-httpclient5";
 
     static Stream<Run> runs() {
         List<Client> clients = List.of(
@@ -83,24 +85,24 @@ class FailOpenIT {
                                 "okhttp.facts", Set.of("okhttp.enqueue"),
                                 "okhttp.outcome", Set.of("async-retry-loop.decide"))),
                 httpClient5("classic", "default", Map.of(
-                        "all", Set.of("hook:" + OK + ".classic-build", "hook:" + OK + ".retry-execute",
-                                "hook:" + OK + ".protocol-execute"),
-                        OK + ".facts", Set.of(OK + ".classic", "hook:" + OK + ".retry-execute"),
-                        OK + ".outcome", Set.of("retry-loop.decide"))),
+                        "all", Set.of("hook:" + HC5 + ".classic-build", "hook:" + HC5 + ".retry-execute",
+                                "hook:" + HC5 + ".protocol-execute"),
+                        HC5 + ".facts", Set.of(HC5 + ".classic", "hook:" + HC5 + ".retry-execute"),
+                        HC5 + ".outcome", Set.of("retry-loop.decide"))),
                 httpClient5("async", "default", Map.of(
-                        "all", Set.of("hook:" + OK + ".async-build", "hook:" + OK + ".async-retry-execute",
-                                "hook:" + OK + ".async-protocol-execute"),
-                        OK + ".facts", Set.of(OK + ".async", "hook:" + OK + ".async-retry-execute"),
-                        OK + ".outcome", Set.of("async-retry-loop.decide"))),
+                        "all", Set.of("hook:" + HC5 + ".async-build", "hook:" + HC5 + ".async-retry-execute",
+                                "hook:" + HC5 + ".async-protocol-execute"),
+                        HC5 + ".facts", Set.of(HC5 + ".async", "hook:" + HC5 + ".async-retry-execute"),
+                        HC5 + ".outcome", Set.of("async-retry-loop.decide"))),
                 httpClient5("fluent", "default", Map.of(
-                        "all", Set.of("hook:" + OK + ".classic-build", "hook:" + OK + ".retry-execute",
-                                "hook:" + OK + ".protocol-execute"),
-                        OK + ".facts", Set.of(OK + ".classic", "hook:" + OK + ".retry-execute"),
-                        OK + ".outcome", Set.of("retry-loop.decide"))),
+                        "all", Set.of("hook:" + HC5 + ".classic-build", "hook:" + HC5 + ".retry-execute",
+                                "hook:" + HC5 + ".protocol-execute"),
+                        HC5 + ".facts", Set.of(HC5 + ".classic", "hook:" + HC5 + ".retry-execute"),
+                        HC5 + ".outcome", Set.of("retry-loop.decide"))),
                 httpClient5("classic", "minimal", Map.of(
-                        "all", Set.of("hook:" + OK + ".minimal-execute"),
-                        OK + ".facts", Set.of(OK + ".minimal"),
-                        OK + ".outcome", Set.of("retry-loop.decide"))),
+                        "all", Set.of("hook:" + HC5 + ".minimal-execute"),
+                        HC5 + ".facts", Set.of(HC5 + ".minimal"),
+                        HC5 + ".outcome", Set.of("retry-loop.decide"))),
                 new Client("httpurlconnection", HttpUrlConnectionScenario.class, ClientLibs.NONE,
                         url -> List.of("--url", url, "--repeat", "" + CALLS),
                         Map.of("all", Set.of("hook:httpurlconnection.get-input-stream",
@@ -182,10 +184,10 @@ class FailOpenIT {
         return Stream.of(
                 // DefaultHttpRequestRetryStrategy: a 503 once more, after 1 s.
                 new OwnRetry("httpclient5-classic", HttpClient5Scenario.class, ClientLibs.HTTPCLIENT5_NEWEST,
-                        OK + ".facts", Step.status(503),
+                        HC5 + ".facts", Step.status(503),
                         url -> List.of("--call", "id=c;url=" + url + ";api=classic;client=default"), 2, false),
                 new OwnRetry("httpclient5-async", HttpClient5Scenario.class, ClientLibs.HTTPCLIENT5_NEWEST,
-                        OK + ".facts", Step.status(503),
+                        HC5 + ".facts", Step.status(503),
                         url -> List.of("--call", "id=c;url=" + url + ";api=async;client=default"), 2, false),
                 // The JDK resends a buffered POST whose connection closed before a status line.
                 new OwnRetry("httpurlconnection", HttpUrlConnectionScenario.class, ClientLibs.NONE,
@@ -227,6 +229,47 @@ class FailOpenIT {
             }
             System.out.println("FAIL-OPEN-OWN-RETRY client=" + client.name + " failAt=" + client.fault
                     + " requests=" + server.requestCount() + " result=" + line);
+        }
+    }
+
+    /**
+     * The limit of the above for OkHttp: {@code retryOnConnectionFailure} is a field of the client, set off when the
+     * client is built under {@code replace} (the build hook itself works here). A call the agent then fails open on
+     * (fault in {@code okhttp.facts}) has neither layer's resend: a GET whose reused keep-alive connection the server
+     * drops after reading the request fails, where OkHttp alone resends it on a new connection and succeeds. Fewer
+     * requests than without the agent, never more.
+     */
+    @Test
+    void okHttpKeepsItsResendOffWhenTheAgentFailsForACall() {
+        int alone = staleConnectionRequests(false);
+        int failedOpen = staleConnectionRequests(true);
+        System.out.println("FAIL-OPEN-OKHTTP-STALE alone=" + alone + " failedOpen=" + failedOpen);
+        assertEquals(3, alone, "OkHttp alone: the dropped request resent on a new connection");
+        assertEquals(2, failedOpen, "agent failed open: no resend");
+    }
+
+    /** Two GETs over one keep-alive connection, the second dropped after it was read: requests the server saw. */
+    private static int staleConnectionRequests(boolean withFailingAgent) {
+        try (ScriptedServer server = ScriptedServer.start(Step.ok().body("first"), Step.dropAfterRequest(),
+                Step.ok().body("third"))) {
+            ForkedApp app = ForkedApp.of(OkHttpScenario.class)
+                    .name("failopen-okhttp-stale-" + (withFailingAgent ? "agent" : "alone"))
+                    .clientLibs(ClientLibs.OKHTTP_5)
+                    .args("--url", server.url("/stale"), "--repeat", "2");
+            if (withFailingAgent) {
+                app.withAgent().sysProp("retry.agent.test.failAt", "okhttp.facts");
+            }
+            ForkedApp.Result result = app.timeout(Duration.ofSeconds(60)).run().assertExitCode(0);
+            List<ReportLine> results = result.results();
+            assertEquals(200, results.get(0).getInt("status"), result.stdout());
+            if (withFailingAgent) {
+                assertTrue(results.get(1).has("failure"), result.stdout());
+                assertEquals(Set.of("okhttp.interceptor"), result.agentLog().stream().map(WHERE::matcher)
+                        .filter(Matcher::find).map(m -> m.group(1)).collect(Collectors.toSet()));
+            } else {
+                assertEquals("third", results.get(1).get("body"), result.stdout());
+            }
+            return server.requestCount();
         }
     }
 
