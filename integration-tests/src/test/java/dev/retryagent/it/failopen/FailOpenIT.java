@@ -44,9 +44,13 @@ import org.junit.jupiter.params.provider.MethodSource;
  *   <li>{@code CLIENT.facts}: where the adapter reads the request into the engine's terms; the hooks run, the adapter
  *       gives up on the call and lets it go out as the client sends it (unmarked);</li>
  *   <li>{@code CLIENT.outcome}: where the adapter reads a response for the loop's decision; attempt 1 went out
- *       under the agent (marked {@code Retry-Attempt: 1}), the decision fails and the response goes back as it is.</li>
+ *       under the agent (marked {@code Retry-Attempt: 1}), the decision fails and the response goes back as it is;</li>
+ *   <li>{@code CLIENT.classify}: where the adapter reads a failure for the loop's decision, against a server that
+ *       drops every connection after reading the request: attempt 1 went out marked, the decision fails, and the
+ *       application gets the client's own exception; the client's own resend stays off ({@code replace} worked for
+ *       the call), so one request per call.</li>
  * </ul>
- * The server answers 200, so one request per call is also what each client sends alone.
+ * Otherwise the server answers 200, so one request per call is also what each client sends alone.
  */
 @Timeout(600)
 class FailOpenIT {
@@ -77,38 +81,45 @@ class FailOpenIT {
                         url -> List.of("--url", url, "--mode", "sync", "--repeat", "" + CALLS),
                         Map.of("all", Set.of("hook:okhttp.client-init", "hook:okhttp.new-call", "hook:okhttp.follow-up"),
                                 "okhttp.facts", Set.of("okhttp.interceptor"),
-                                "okhttp.outcome", Set.of("retry-loop.decide"))),
+                                "okhttp.outcome", Set.of("retry-loop.decide"),
+                                "okhttp.classify", Set.of("retry-loop.decide"))),
                 new Client("okhttp-async", OkHttpScenario.class, ClientLibs.OKHTTP_5,
                         url -> List.of("--url", url, "--mode", "async", "--repeat", "" + CALLS),
                         Map.of("all", Set.of("hook:okhttp.client-init", "hook:okhttp.new-call", "hook:okhttp.follow-up",
                                         "hook:okhttp.enqueue"),
                                 "okhttp.facts", Set.of("okhttp.enqueue"),
-                                "okhttp.outcome", Set.of("async-retry-loop.decide"))),
+                                "okhttp.outcome", Set.of("async-retry-loop.decide"),
+                                "okhttp.classify", Set.of("async-retry-loop.decide"))),
                 httpClient5("classic", "default", Map.of(
                         "all", Set.of("hook:" + HC5 + ".classic-build", "hook:" + HC5 + ".retry-execute",
                                 "hook:" + HC5 + ".protocol-execute"),
                         HC5 + ".facts", Set.of(HC5 + ".classic", "hook:" + HC5 + ".retry-execute"),
-                        HC5 + ".outcome", Set.of("retry-loop.decide"))),
+                        HC5 + ".outcome", Set.of("retry-loop.decide"),
+                        HC5 + ".classify", Set.of("retry-loop.decide"))),
                 httpClient5("async", "default", Map.of(
                         "all", Set.of("hook:" + HC5 + ".async-build", "hook:" + HC5 + ".async-retry-execute",
                                 "hook:" + HC5 + ".async-protocol-execute"),
                         HC5 + ".facts", Set.of(HC5 + ".async", "hook:" + HC5 + ".async-retry-execute"),
-                        HC5 + ".outcome", Set.of("async-retry-loop.decide"))),
+                        HC5 + ".outcome", Set.of("async-retry-loop.decide"),
+                        HC5 + ".classify", Set.of("async-retry-loop.decide"))),
                 httpClient5("fluent", "default", Map.of(
                         "all", Set.of("hook:" + HC5 + ".classic-build", "hook:" + HC5 + ".retry-execute",
                                 "hook:" + HC5 + ".protocol-execute"),
                         HC5 + ".facts", Set.of(HC5 + ".classic", "hook:" + HC5 + ".retry-execute"),
-                        HC5 + ".outcome", Set.of("retry-loop.decide"))),
+                        HC5 + ".outcome", Set.of("retry-loop.decide"),
+                        HC5 + ".classify", Set.of("retry-loop.decide"))),
                 httpClient5("classic", "minimal", Map.of(
                         "all", Set.of("hook:" + HC5 + ".minimal-execute"),
                         HC5 + ".facts", Set.of(HC5 + ".minimal"),
-                        HC5 + ".outcome", Set.of("retry-loop.decide"))),
+                        HC5 + ".outcome", Set.of("retry-loop.decide"),
+                        HC5 + ".classify", Set.of("retry-loop.decide"))),
                 new Client("httpurlconnection", HttpUrlConnectionScenario.class, ClientLibs.NONE,
                         url -> List.of("--url", url, "--repeat", "" + CALLS),
                         Map.of("all", Set.of("hook:httpurlconnection.get-input-stream",
                                         "hook:httpurlconnection.write-requests"),
                                 "httpurlconnection.facts", Set.of("httpurlconnection.facts"),
-                                "httpurlconnection.outcome", Set.of("retry-loop.decide"))));
+                                "httpurlconnection.outcome", Set.of("retry-loop.decide"),
+                                "httpurlconnection.classify", Set.of("retry-loop.decide"))));
         List<Run> runs = new ArrayList<>();
         for (Client client : clients) {
             for (String fault : new TreeSet<>(client.expectedPlaces.keySet())) {
@@ -129,7 +140,9 @@ class FailOpenIT {
     @MethodSource("runs")
     void everyCallCompletesOnceAndEachFailureIsLoggedOnce(Run run) {
         Client client = run.client;
-        try (ScriptedServer server = ScriptedServer.start(Step.ok().body("fine"))) {
+        // A failure is what the classify step reads: the server drops each connection after reading the request.
+        boolean failing = run.fault.endsWith(".classify");
+        try (ScriptedServer server = ScriptedServer.start(failing ? Step.dropAfterRequest() : Step.ok().body("fine"))) {
             ForkedApp.Result result = ForkedApp.of(client.main)
                     .name("failopen-" + client.name + "-" + run.fault)
                     .clientLibs(client.libs)
@@ -143,12 +156,13 @@ class FailOpenIT {
             // Exactly one request per call reached the server (no retry, no resend, nothing lost).
             assertEquals(CALLS, server.requestCount(), "requests the server saw\n" + result.stderr());
 
-            // The application got the normal response every time, and no exception of the agent's.
-            assertAppSawOk(client, result);
+            // The application got the normal response every time (or the client's own failure), never an exception
+            // of the agent's.
+            assertAppSaw(client, result, failing);
 
             // The fault hit where it was aimed: ahead of the agent's part of the call (no marker), or in the decision
             // after attempt 1, which went out marked as the agent marks it.
-            String expectedMarker = run.fault.endsWith(".outcome") ? "1" : null;
+            String expectedMarker = run.fault.endsWith(".outcome") || failing ? "1" : null;
             for (RecordedRequest request : server.requests()) {
                 assertEquals(expectedMarker, request.header("Retry-Attempt"), "marker of " + request.target());
             }
@@ -273,19 +287,31 @@ class FailOpenIT {
         }
     }
 
-    private static void assertAppSawOk(Client client, ForkedApp.Result result) {
+    private static void assertAppSaw(Client client, ForkedApp.Result result, boolean failing) {
         List<ReportLine> results = result.results();
         if (client.main == HttpClient5Scenario.class) {
             ReportLine line = result.result();
             assertEquals(CALLS, line.getInt("calls"), line.toString());
-            assertEquals(CALLS, line.getInt("ok"), line.toString());
-            assertEquals(0, line.getInt("failures"), line.toString());
+            assertEquals(failing ? 0 : CALLS, line.getInt("ok"), line.toString());
+            assertEquals(failing ? CALLS : 0, line.getInt("failures"), line.toString());
+            if (failing) {
+                // HttpCore's own exception for a connection closed before a response (classic: NoHttpResponseException;
+                // async: ConnectionClosedException, in the future's ExecutionException).
+                assertTrue(line.get("firstFailure").matches("(java.util.concurrent.ExecutionException: )?"
+                        + "org.apache.hc.core5.http.(NoHttpResponseException|ConnectionClosedException):.*"), line.toString());
+            }
             return;
         }
         assertEquals(CALLS, results.size(), result.stdout());
         for (ReportLine line : results) {
-            assertEquals(200, line.getInt("status"), line.toString());
-            assertEquals("fine", line.get("body"), line.toString());
+            if (failing) {
+                // The client's own exception for a connection closed before a response.
+                assertTrue(line.get("failure").startsWith("java.io.") || line.get("failure").startsWith("java.net."),
+                        line.toString());
+            } else {
+                assertEquals(200, line.getInt("status"), line.toString());
+                assertEquals("fine", line.get("body"), line.toString());
+            }
         }
         if (client.name.equals("okhttp-async")) {
             List<ReportLine> callbacks = result.lines("CALLBACKS");
