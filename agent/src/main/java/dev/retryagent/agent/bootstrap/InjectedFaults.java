@@ -15,7 +15,7 @@ import java.util.List;
  * file or hot reload can switch it on. Its value is {@code all}, or places separated by {@code ,}, each exact
  * ({@code hook:okhttp.client-init}, {@code okhttp.facts}) or a prefix ending in {@code *} ({@code hook:*}). A place
  * is where {@link #at} is called: {@code hook:NAME} at the entry of every hook handler, {@code CLIENT.facts},
- * {@code CLIENT.outcome}, {@code CLIENT.classify} in the adapters.
+ * {@code CLIENT.outcome}, {@code CLIENT.classify}, {@code CLIENT.discard} in the adapters.
  *
  * <p>Unset (always, in production) {@link #at} tests one static final field against null, which the JIT folds away.
  */

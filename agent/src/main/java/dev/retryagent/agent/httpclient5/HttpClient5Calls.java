@@ -116,14 +116,18 @@ final class HttpClient5Calls {
      */
     static void discard(ClassicHttpResponse response) {
         try {
+            InjectedFaults.at(ClientNames.APACHE_HTTPCLIENT5 + ".discard");
             EntityUtils.consume(response.getEntity());
         } catch (IOException e) {
             // close() below discards the connection
-        }
-        try {
-            response.close();
-        } catch (IOException e) {
-            // nothing more to release
+        } finally {
+            // Also after an unchecked exception of the entity: a response left open keeps its pooled connection
+            // leased, and a pool that runs dry makes every later call wait for a lease.
+            try {
+                response.close();
+            } catch (IOException e) {
+                // nothing more to release
+            }
         }
     }
 }

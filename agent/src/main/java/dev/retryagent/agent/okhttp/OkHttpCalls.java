@@ -115,6 +115,7 @@ final class OkHttpCalls {
         if (body != null) {
             body.close();
         }
+        InjectedFaults.at(ClientNames.OKHTTP + ".discard");
     }
 
     // ---- the async registry ----

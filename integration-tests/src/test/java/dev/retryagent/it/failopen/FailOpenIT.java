@@ -27,6 +27,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
@@ -181,6 +182,70 @@ class FailOpenIT {
             assertTrue(result.agentLog().stream().anyMatch(l -> l.contains("test-faults at=")),
                     "the switch announces itself at start-up");
             System.out.println("FAIL-OPEN client=" + client.name + " failAt=" + run.fault + " calls=" + CALLS
+                    + " requests=" + server.requestCount() + " internal-errors=" + lines);
+        }
+    }
+
+    static Stream<Arguments> discards() {
+        return Stream.of(
+                Arguments.of("okhttp-sync", OkHttpScenario.class, ClientLibs.OKHTTP_5, "okhttp.discard",
+                        List.of("--mode", "sync", "--repeat", "" + CALLS), "retry-loop.discard"),
+                Arguments.of("okhttp-async", OkHttpScenario.class, ClientLibs.OKHTTP_5, "okhttp.discard",
+                        List.of("--mode", "async", "--repeat", "" + CALLS), "async-retry-loop.discard"),
+                Arguments.of("httpclient5-classic-default", HttpClient5Scenario.class, ClientLibs.HTTPCLIENT5_NEWEST,
+                        HC5 + ".discard", List.of("api=classic;client=default"), "retry-loop.discard"),
+                Arguments.of("httpclient5-classic-minimal", HttpClient5Scenario.class, ClientLibs.HTTPCLIENT5_NEWEST,
+                        HC5 + ".discard", List.of("api=classic;client=minimal"), "retry-loop.discard"),
+                Arguments.of("httpurlconnection", HttpUrlConnectionScenario.class, ClientLibs.NONE,
+                        "httpurlconnection.discard", List.of("--repeat", "" + CALLS), "retry-loop.discard"));
+    }
+
+    /**
+     * The one place where the agent goes on after an error of its own: releasing a response the caller will never
+     * see, before a retry. The retry goes ahead (the caller would otherwise get a response the loop meant to drop),
+     * each call ends with the server's 200, and nothing is left leased: 20 calls, each 503 then 200, through a
+     * client whose pool holds 5 connections per route (HttpClient 5) would wait for a lease from the sixth call on if
+     * a failed release kept its connection.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("discards")
+    void aFailedReleaseLetsTheRetryGoAheadAndKeepsNothing(String name, Class<?> main, ClientLibs libs, String fault,
+                                                          List<String> args, String place) {
+        Step[] steps = new Step[2 * CALLS];
+        for (int i = 0; i < CALLS; i++) {
+            steps[2 * i] = Step.status(503).body("busy");
+            steps[2 * i + 1] = Step.ok().body("fine");
+        }
+        try (ScriptedServer server = ScriptedServer.start(steps)) {
+            String url = server.url("/items");
+            List<String> appArgs = main == HttpClient5Scenario.class
+                    ? List.of("--sequential", "--call", "id=calls;url=" + url + ";" + args.get(0) + ";repeat=" + CALLS)
+                    : Stream.concat(Stream.of("--url", url), args.stream()).toList();
+            ForkedApp.Result result = ForkedApp.of(main)
+                    .name("failopen-discard-" + name)
+                    .clientLibs(libs)
+                    .withAgent()
+                    .sysProp("retry.agent.test.failAt", fault)
+                    .args(appArgs)
+                    .timeout(Duration.ofSeconds(120))
+                    .run()
+                    .assertExitCode(0);
+            assertEquals(2 * CALLS, server.requestCount(), result.stderr());
+            List<RecordedRequest> seen = server.requests();
+            for (int i = 0; i < seen.size(); i++) {
+                assertEquals(i % 2 == 0 ? "1" : "2", seen.get(i).header("Retry-Attempt"), "request " + i);
+            }
+            Client asClient = new Client(name, main, libs, u -> List.of(), Map.of());
+            assertAppSaw(asClient, result, false);
+            Map<String, Integer> lines = new TreeMap<>();
+            for (String line : result.agentLog()) {
+                Matcher m = WHERE.matcher(line);
+                if (m.find()) {
+                    lines.merge(m.group(1), 1, Integer::sum);
+                }
+            }
+            assertEquals(Map.of(place, 1), lines, String.join("\n", result.agentLog()));
+            System.out.println("FAIL-OPEN-DISCARD client=" + name + " failAt=" + fault + " calls=" + CALLS
                     + " requests=" + server.requestCount() + " internal-errors=" + lines);
         }
     }

@@ -113,6 +113,7 @@ final class HttpUrlConnectionExchange implements Exchange<HttpUrlConnectionExcha
     @Override
     public void discard(AttemptResponse response) {
         state.release(conn);
+        InjectedFaults.at(ClientNames.HTTP_URL_CONNECTION + ".discard");
     }
 
     /** The failure the last attempt threw, or null if it ended with a status line. */
