@@ -25,6 +25,7 @@ public final class AgentConfig {
 
     static final String PROPERTY_PREFIX = "retry.agent.";
     static final String ENV_PREFIX = "RETRY_AGENT_";
+    static final String TEST_PROPERTY_PREFIX = PROPERTY_PREFIX + "test.";
 
     private final String policy;
     private final Mode mode;
@@ -76,7 +77,8 @@ public final class AgentConfig {
         Map<String, String> fromArgs = parseArgs(agentArgs, warnings);
         Map<String, String> fromProps = new LinkedHashMap<String, String>();
         for (String name : systemProperties.stringPropertyNames()) {
-            if (name.startsWith(PROPERTY_PREFIX)) {
+            // retry.agent.test.*: switches of the agent's own tests (InjectedFaults), not settings.
+            if (name.startsWith(PROPERTY_PREFIX) && !name.startsWith(TEST_PROPERTY_PREFIX)) {
                 String key = name.substring(PROPERTY_PREFIX.length());
                 if (KEYS.contains(key)) {
                     fromProps.put(key, systemProperties.getProperty(name));

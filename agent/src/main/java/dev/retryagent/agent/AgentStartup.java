@@ -2,6 +2,7 @@ package dev.retryagent.agent;
 
 import dev.retryagent.agent.bootstrap.Hooks;
 import dev.retryagent.agent.bootstrap.Housekeeping;
+import dev.retryagent.agent.bootstrap.InjectedFaults;
 import dev.retryagent.agent.bootstrap.RetryRuntime;
 import dev.retryagent.agent.httpclient5.HttpClient5Instrumentation;
 import dev.retryagent.agent.httpurlconnection.HttpUrlConnectionInstrumentation;
@@ -74,6 +75,10 @@ final class AgentStartup {
         AgentLogging.install(config.logLevel());
         for (String warning : config.warnings()) {
             RetryLog.agent(Level.WARNING, warning);
+        }
+        if (InjectedFaults.active()) {
+            RetryLog.agent(Level.WARNING, "test-faults at=" + InjectedFaults.describe()
+                    + "; the agent fails on purpose there (" + InjectedFaults.PROPERTY + ", for tests only)");
         }
         PolicyWatcher watcher = null;
         Policy policy;

@@ -60,6 +60,18 @@ class AgentConfigTest {
     }
 
     @Test
+    void theTestFaultSwitchIsNoSetting() {
+        // Its system property is read by InjectedFaults alone: no warning here; as an agent argument it is unknown.
+        AgentConfig c = AgentConfig.resolve("test.failAt=all",
+                props("retry.agent.test.failAt", "all"), env("RETRY_AGENT_TEST_FAILAT", "all"));
+        List<String> w = c.warnings();
+        assertEquals(2, w.size(), w.toString());
+        assertTrue(w.stream().anyMatch(s -> s.contains("key=test.failAt") && s.contains("source=agent-argument")
+                && s.contains("unknown key")), w.toString());
+        assertTrue(w.stream().anyMatch(s -> s.contains("key=RETRY_AGENT_TEST_FAILAT")), w.toString());
+    }
+
+    @Test
     void unknownKeysAndInvalidValuesAreWarningsThatNameTheKey() {
         AgentConfig c = AgentConfig.resolve("polcy=/a.yaml,mode=sometimes,log=loud,justaword",
                 props("retry.agent.colour", "red", "retry.agent.mode", "observe"),

@@ -105,6 +105,7 @@ public final class Hooks {
             return false;
         }
         try {
+            InjectedFaults.atHook(hook);
             Handler handler = r.handlerFor(site);
             return handler != null && handler.onEnter(hook, self, args);
         } catch (Propagate p) {
@@ -144,6 +145,7 @@ public final class Hooks {
         running.add(hook);
         running.add(self);
         try {
+            InjectedFaults.atHook(hook);
             Handler handler = r.handlerFor(site);
             return handler == null ? PROCEED : handler.onEnterMayReplace(hook, self, args);
         } catch (Propagate p) {
@@ -167,6 +169,7 @@ public final class Hooks {
             return;
         }
         try {
+            InjectedFaults.atHook(hook);
             Handler handler = r.handlerFor(site);
             if (handler != null) {
                 handler.onExit(hook, self, args);

@@ -1,5 +1,6 @@
 package dev.retryagent.agent.httpclient5;
 
+import dev.retryagent.agent.bootstrap.Hooks;
 import dev.retryagent.agent.bootstrap.RetryRuntime;
 import dev.retryagent.engine.AsyncRetryLoop;
 import dev.retryagent.engine.CallFacts;
@@ -62,10 +63,15 @@ public final class AsyncRetryHandler implements AsyncExecChainHandler {
      */
     static boolean skipBuiltInRetries(HttpRequest request, AsyncEntityProducer producer, AsyncExecChain.Scope scope,
                                       AsyncExecChain chain, AsyncExecCallback callback) throws HttpException, IOException {
+        // An error of the agent's own in this check reaches Hooks, which lets the client's own retries run (fail open).
         if (chain == null || !HttpClient5Calls.replacesBuiltInRetries(request, scope == null ? null : scope.route)) {
             return false;
         }
-        chain.proceed(request, producer, scope, callback);
+        try {
+            chain.proceed(request, producer, scope, callback);
+        } catch (RuntimeException e) {
+            throw new Hooks.Propagate(e); // the client's or the application's own, as without the agent
+        }
         return true;
     }
 

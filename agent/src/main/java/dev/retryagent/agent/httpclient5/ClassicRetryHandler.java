@@ -82,10 +82,15 @@ public final class ClassicRetryHandler implements ExecChainHandler {
      */
     static Object skipBuiltInRetries(ClassicHttpRequest request, ExecChain.Scope scope, ExecChain chain)
             throws IOException, HttpException {
+        // An error of the agent's own in this check reaches Hooks, which lets the client's own retries run (fail open).
         if (chain == null || !HttpClient5Calls.replacesBuiltInRetries(request, scope == null ? null : scope.route)) {
             return Hooks.PROCEED;
         }
-        return chain.proceed(request, scope);
+        try {
+            return chain.proceed(request, scope);
+        } catch (RuntimeException e) {
+            throw new Hooks.Propagate(e); // the client's or the application's own, as without the agent
+        }
     }
 
     /** The rest of the chain from {@code PROTOCOL} on, for a client built without the retry handler. */

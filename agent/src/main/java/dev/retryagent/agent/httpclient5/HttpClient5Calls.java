@@ -1,5 +1,6 @@
 package dev.retryagent.agent.httpclient5;
 
+import dev.retryagent.agent.bootstrap.InjectedFaults;
 import dev.retryagent.agent.bootstrap.Failures;
 import dev.retryagent.agent.bootstrap.NotIoFailure;
 import dev.retryagent.agent.bootstrap.RetryRuntime;
@@ -38,6 +39,7 @@ final class HttpClient5Calls {
      * @param bodyReplayable the request has no body, or an entity or entity producer that is repeatable
      */
     static CallFacts facts(final HttpRequest request, HttpHost target, boolean bodyReplayable, RetryEngine engine) {
+        InjectedFaults.at(ClientNames.APACHE_HTTPCLIENT5 + ".facts");
         String scheme = target.getSchemeName() != null ? target.getSchemeName().toLowerCase(Locale.ROOT) : "http";
         int port = target.getPort() >= 0 ? target.getPort() : "https".equals(scheme) ? 443 : 80;
         return CallFacts.builder(ClientNames.APACHE_HTTPCLIENT5, request.getMethod(), scheme, target.getHostName(),
@@ -85,6 +87,7 @@ final class HttpClient5Calls {
     }
 
     static Outcome outcome(HttpResponse response) {
+        InjectedFaults.at(ClientNames.APACHE_HTTPCLIENT5 + ".outcome");
         Header retryAfter = response.getFirstHeader("Retry-After");
         return Outcome.status(response.getCode(), retryAfter == null ? null : retryAfter.getValue());
     }
@@ -131,6 +134,7 @@ final class HttpClient5Calls {
 
     /** How an attempt that failed with {@code failure} failed, by the exception alone (SPEC 4.1). */
     static FailureKind classify(IOException failure) {
+        InjectedFaults.at(ClientNames.APACHE_HTTPCLIENT5 + ".classify");
         if (failure instanceof NotIoFailure) {
             return FailureKind.OTHER; // a protocol error or the application's own exception
         }
@@ -164,14 +168,18 @@ final class HttpClient5Calls {
      */
     static void discard(ClassicHttpResponse response) {
         try {
+            InjectedFaults.at(ClientNames.APACHE_HTTPCLIENT5 + ".discard");
             EntityUtils.consume(response.getEntity());
         } catch (IOException e) {
             // close() below discards the connection
-        }
-        try {
-            response.close();
-        } catch (IOException e) {
-            // nothing more to release
+        } finally {
+            // Also after an unchecked exception of the entity: a response left open keeps its pooled connection
+            // leased, and a pool that runs dry makes every later call wait for a lease.
+            try {
+                response.close();
+            } catch (IOException e) {
+                // nothing more to release
+            }
         }
     }
 }

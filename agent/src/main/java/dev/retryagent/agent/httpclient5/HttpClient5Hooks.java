@@ -53,14 +53,21 @@ public final class HttpClient5Hooks implements Hooks.Handler {
             prepare((HttpClientBuilder) self);
         } else if (ASYNC_BUILD.equals(hook)) {
             prepare((HttpAsyncClientBuilder) self);
-        } else if (ASYNC_PROTOCOL_EXECUTE.equals(hook) || ASYNC_RETRY_EXECUTE.equals(hook)) {
+        } else if (ASYNC_RETRY_EXECUTE.equals(hook)) {
+            // Its RuntimeExceptions are the agent's own unless it wrapped them (fail open: Hooks logs them).
             try {
-                return ASYNC_PROTOCOL_EXECUTE.equals(hook)
-                        ? AsyncRetryHandler.executeAtProtocol((AsyncExecChainHandler) self, (HttpRequest) args[0],
-                                (AsyncEntityProducer) args[1], (AsyncExecChain.Scope) args[2], (AsyncExecChain) args[3],
-                                (AsyncExecCallback) args[4])
-                        : AsyncRetryHandler.skipBuiltInRetries((HttpRequest) args[0], (AsyncEntityProducer) args[1],
-                                (AsyncExecChain.Scope) args[2], (AsyncExecChain) args[3], (AsyncExecCallback) args[4]);
+                return AsyncRetryHandler.skipBuiltInRetries((HttpRequest) args[0], (AsyncEntityProducer) args[1],
+                        (AsyncExecChain.Scope) args[2], (AsyncExecChain) args[3], (AsyncExecCallback) args[4]);
+            } catch (HttpException e) {
+                throw new Hooks.Propagate(e);
+            } catch (IOException e) {
+                throw new Hooks.Propagate(e);
+            }
+        } else if (ASYNC_PROTOCOL_EXECUTE.equals(hook)) {
+            try {
+                return AsyncRetryHandler.executeAtProtocol((AsyncExecChainHandler) self, (HttpRequest) args[0],
+                        (AsyncEntityProducer) args[1], (AsyncExecChain.Scope) args[2], (AsyncExecChain) args[3],
+                        (AsyncExecCallback) args[4]);
             } catch (HttpException e) {
                 throw new Hooks.Propagate(e); // the chain's own failure to start the exchange
             } catch (IOException e) {
@@ -78,13 +85,21 @@ public final class HttpClient5Hooks implements Hooks.Handler {
 
     @Override
     public Object onEnterMayReplace(String hook, Object self, Object[] args) {
-        if (PROTOCOL_EXECUTE.equals(hook) || RETRY_EXECUTE.equals(hook)) {
+        if (RETRY_EXECUTE.equals(hook)) {
+            // Its RuntimeExceptions are the agent's own unless it wrapped them (fail open: Hooks logs them).
             try {
-                return PROTOCOL_EXECUTE.equals(hook)
-                        ? ClassicRetryHandler.executeAtProtocol((ExecChainHandler) self, (ClassicHttpRequest) args[0],
-                                (ExecChain.Scope) args[1], (ExecChain) args[2])
-                        : ClassicRetryHandler.skipBuiltInRetries((ClassicHttpRequest) args[0], (ExecChain.Scope) args[1],
-                                (ExecChain) args[2]);
+                return ClassicRetryHandler.skipBuiltInRetries((ClassicHttpRequest) args[0], (ExecChain.Scope) args[1],
+                        (ExecChain) args[2]);
+            } catch (HttpException e) {
+                throw new Hooks.Propagate(e);
+            } catch (IOException e) {
+                throw new Hooks.Propagate(e);
+            }
+        }
+        if (PROTOCOL_EXECUTE.equals(hook)) {
+            try {
+                return ClassicRetryHandler.executeAtProtocol((ExecChainHandler) self, (ClassicHttpRequest) args[0],
+                        (ExecChain.Scope) args[1], (ExecChain) args[2]);
             } catch (HttpException e) {
                 throw new Hooks.Propagate(e); // the chain's own failures, as without the agent
             } catch (IOException e) {

@@ -1,10 +1,12 @@
 package dev.retryagent.agent.okhttp;
 
+import dev.retryagent.agent.bootstrap.InjectedFaults;
 import dev.retryagent.agent.bootstrap.Hooks;
 import dev.retryagent.engine.AsyncExchange;
 import dev.retryagent.engine.AttemptCallback;
 import dev.retryagent.engine.CallFacts;
 import dev.retryagent.engine.Outcome;
+import dev.retryagent.policy.ClientNames;
 import dev.retryagent.policy.FailureKind;
 import java.io.IOException;
 import okhttp3.Call;
@@ -63,6 +65,7 @@ final class OkHttpAsyncExchange implements AsyncExchange<Response> {
 
     @Override
     public Outcome outcome(Response response) {
+        InjectedFaults.at(ClientNames.OKHTTP + ".outcome");
         return Outcome.status(response.code(), response.header("Retry-After"));
     }
 
@@ -73,6 +76,7 @@ final class OkHttpAsyncExchange implements AsyncExchange<Response> {
 
     @Override
     public FailureKind classify(IOException failure) {
+        InjectedFaults.at(ClientNames.OKHTTP + ".classify");
         return OkHttpCalls.classify(failure, inFlight);
     }
 

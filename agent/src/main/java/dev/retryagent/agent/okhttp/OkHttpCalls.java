@@ -1,5 +1,6 @@
 package dev.retryagent.agent.okhttp;
 
+import dev.retryagent.agent.bootstrap.InjectedFaults;
 import dev.retryagent.agent.bootstrap.Failures;
 import dev.retryagent.engine.CallFacts;
 import dev.retryagent.engine.HeaderLookup;
@@ -79,6 +80,7 @@ final class OkHttpCalls {
 
     /** What the engine needs to know about {@code request}, read under {@code engine}'s policy. */
     static CallFacts facts(final Request request, RetryEngine engine) {
+        InjectedFaults.at(ClientNames.OKHTTP + ".facts");
         HttpUrl url = request.url();
         return CallFacts.builder(ClientNames.OKHTTP, request.method(), url.scheme(), url.host(), url.port(),
                         url.encodedPath()) // never the query
@@ -207,6 +209,7 @@ final class OkHttpCalls {
         if (body != null) {
             body.close();
         }
+        InjectedFaults.at(ClientNames.OKHTTP + ".discard");
     }
 
     // ---- the async registry ----

@@ -1,8 +1,10 @@
 package dev.retryagent.agent.okhttp;
 
+import dev.retryagent.agent.bootstrap.InjectedFaults;
 import dev.retryagent.engine.Exchange;
 import dev.retryagent.engine.CallFacts;
 import dev.retryagent.engine.Outcome;
+import dev.retryagent.policy.ClientNames;
 import dev.retryagent.policy.FailureKind;
 import java.io.IOException;
 import okhttp3.Interceptor;
@@ -33,6 +35,7 @@ final class OkHttpExchange implements Exchange<Response> {
 
     @Override
     public Outcome outcome(Response response) {
+        InjectedFaults.at(ClientNames.OKHTTP + ".outcome");
         return Outcome.status(response.code(), response.header("Retry-After"));
     }
 
@@ -43,6 +46,7 @@ final class OkHttpExchange implements Exchange<Response> {
 
     @Override
     public FailureKind classify(IOException failure) {
+        InjectedFaults.at(ClientNames.OKHTTP + ".classify");
         return OkHttpCalls.classify(failure, chain.call());
     }
 

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.net.httpserver.HttpServer;
@@ -219,6 +220,44 @@ class HttpClient5RetryTest {
             assertFalse(AsyncRetryHandler.skipBuiltInRetries(request, null, null, asyncChain, null), policy);
             assertTrue(proceeded.isEmpty() && asyncProceeded.isEmpty(), "the element runs as configured: " + policy);
         }
+    }
+
+    @Test
+    void onlyTheChainsOwnRuntimeExceptionsPassTheRetryElementsHookUnchanged() {
+        ClassicHttpRequest request = ClassicRequestBuilder.get(url()).build();
+        IllegalStateException clients = new IllegalStateException("the client's own");
+        ExecChain chain = (r, scope) -> {
+            throw clients;
+        };
+        Hooks.Propagate passed = assertThrows(Hooks.Propagate.class,
+                () -> ClassicRetryHandler.skipBuiltInRetries(request, null, chain));
+        assertSame(clients, passed.getCause());
+        AsyncExecChain asyncChain = (r, producer, scope, callback) -> {
+            throw clients;
+        };
+        passed = assertThrows(Hooks.Propagate.class,
+                () -> AsyncRetryHandler.skipBuiltInRetries(request, null, null, asyncChain, null));
+        assertSame(clients, passed.getCause());
+
+        // The agent's own error (the request cannot be read) is not wrapped: Hooks logs it and the element runs.
+        ClassicHttpRequest broken = new org.apache.hc.core5.http.message.BasicClassicHttpRequest("GET", "/") {
+            @Override
+            public String getMethod() {
+                throw new UnsupportedOperationException("agent-side failure");
+            }
+        };
+        HttpRoute route = new HttpRoute(new HttpHost("http", "127.0.0.1", server.getAddress().getPort()));
+        ExecChain.Scope scope = new ExecChain.Scope("ex-1", route, broken,
+                unused(org.apache.hc.client5.http.classic.ExecRuntime.class), null);
+        AsyncExecChain.Scope asyncScope = new AsyncExecChain.Scope("ex-2", route, broken,
+                unused(org.apache.hc.core5.concurrent.CancellableDependency.class), null,
+                unused(org.apache.hc.client5.http.async.AsyncExecRuntime.class));
+        assertThrows(UnsupportedOperationException.class,
+                () -> new HttpClient5Hooks().onEnterMayReplace(HttpClient5Hooks.RETRY_EXECUTE, null,
+                        new Object[] {broken, scope, chain}));
+        assertThrows(UnsupportedOperationException.class,
+                () -> new HttpClient5Hooks().onEnter(HttpClient5Hooks.ASYNC_RETRY_EXECUTE, null,
+                        new Object[] {broken, null, asyncScope, asyncChain, null}));
     }
 
     /** An object the scopes require and this test never uses: any call on it fails the test. */

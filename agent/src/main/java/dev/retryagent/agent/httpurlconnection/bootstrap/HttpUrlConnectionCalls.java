@@ -1,5 +1,6 @@
 package dev.retryagent.agent.httpurlconnection.bootstrap;
 
+import dev.retryagent.agent.bootstrap.InjectedFaults;
 import dev.retryagent.agent.bootstrap.Failures;
 import dev.retryagent.engine.CallFacts;
 import dev.retryagent.engine.HeaderLookup;
@@ -36,6 +37,7 @@ final class HttpUrlConnectionCalls {
      */
     static CallFacts facts(final HttpURLConnection conn, boolean streaming, RetryEngine engine,
                            final ConnectionState state) {
+        InjectedFaults.at(ClientNames.HTTP_URL_CONNECTION + ".facts");
         URL url = conn.getURL();
         String method = conn.getRequestMethod();
         if ("GET".equalsIgnoreCase(method) && conn.getDoOutput() && streaming) {

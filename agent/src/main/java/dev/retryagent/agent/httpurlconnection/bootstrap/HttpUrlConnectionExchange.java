@@ -1,9 +1,11 @@
 package dev.retryagent.agent.httpurlconnection.bootstrap;
 
+import dev.retryagent.agent.bootstrap.InjectedFaults;
 import dev.retryagent.agent.bootstrap.NotIoFailure;
 import dev.retryagent.engine.CallFacts;
 import dev.retryagent.engine.Exchange;
 import dev.retryagent.engine.Outcome;
+import dev.retryagent.policy.ClientNames;
 import dev.retryagent.policy.FailureKind;
 import java.io.IOException;
 import java.io.InputStream;
@@ -103,6 +105,7 @@ final class HttpUrlConnectionExchange implements Exchange<HttpUrlConnectionExcha
 
     @Override
     public Outcome outcome(AttemptResponse response) {
+        InjectedFaults.at(ClientNames.HTTP_URL_CONNECTION + ".outcome");
         return Outcome.status(response.status, response.retryAfter);
     }
 
@@ -118,6 +121,7 @@ final class HttpUrlConnectionExchange implements Exchange<HttpUrlConnectionExcha
 
     @Override
     public FailureKind classify(IOException failure) {
+        InjectedFaults.at(ClientNames.HTTP_URL_CONNECTION + ".classify");
         if (failure instanceof NotIoFailure) {
             return FailureKind.OTHER;
         }
@@ -127,6 +131,7 @@ final class HttpUrlConnectionExchange implements Exchange<HttpUrlConnectionExcha
     @Override
     public void discard(AttemptResponse response) {
         state.release(conn);
+        InjectedFaults.at(ClientNames.HTTP_URL_CONNECTION + ".discard");
     }
 
     /** The failure the last attempt threw, or null if it ended with a status line. */

@@ -1,0 +1,389 @@
+package dev.retryagent.it.failopen;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.retryagent.it.apps.HttpClient5Scenario;
+import dev.retryagent.it.apps.HttpUrlConnectionScenario;
+import dev.retryagent.it.apps.OkHttpScenario;
+import dev.retryagent.it.harness.ClientLibs;
+import dev.retryagent.it.harness.ForkedApp;
+import dev.retryagent.it.harness.RecordedRequest;
+import dev.retryagent.it.harness.ReportLine;
+import dev.retryagent.it.harness.ScriptedServer;
+import dev.retryagent.it.harness.Step;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Fail open (SPEC 4.11): the agent is made to fail inside itself with its test-only switch
+ * ({@code -Dretry.agent.test.failAt=...}, {@code InjectedFaults}), and every client still completes each of
+ * {@value #CALLS} calls exactly once, as without the agent: the loopback server sees one request per call, the
+ * application gets the server's 200 and body every time, and the log holds one {@code internal-error} line per
+ * place that failed, never one per call.
+ *
+ * <p>Where the fault is injected, per run:
+ * <ul>
+ *   <li>{@code all}: at the entry of every hook handler ({@code Hooks}); the handler never runs, the hooked method
+ *       runs untouched, so the client is exactly as without the agent (built without the agent's retry element,
+ *       calls unmarked);</li>
+ *   <li>{@code CLIENT.facts}: where the adapter reads the request into the engine's terms; the hooks run, the adapter
+ *       gives up on the call and lets it go out as the client sends it (unmarked);</li>
+ *   <li>{@code CLIENT.outcome}: where the adapter reads a response for the loop's decision; attempt 1 went out
+ *       under the agent (marked {@code Retry-Attempt: 1}), the decision fails and the response goes back as it is;</li>
+ *   <li>{@code CLIENT.classify}: where the adapter reads a failure for the loop's decision, against a server that
+ *       drops every connection after reading the request: attempt 1 went out marked, the decision fails, and the
+ *       application gets the client's own exception; the client's own resend stays off ({@code replace} worked for
+ *       the call), so one request per call.</li>
+ * </ul>
+ * Otherwise the server answers 200, so one request per call is also what each client sends alone.
+ */
+@Timeout(600)
+class FailOpenIT {
+    static final int CALLS = 20;
+    private static final Pattern WHERE = Pattern.compile("internal-error where=(\\S+)");
+
+    /** How one client's calls are made, and what its application prints. */
+    record Client(String name, Class<?> main, ClientLibs libs, Function<String, List<String>> args,
+                  Map<String, Set<String>> expectedPlaces) {
+        @Override
+        public String toString() {
+            return name;
+        }
+    }
+
+    record Run(Client client, String fault) {
+        @Override
+        public String toString() {
+            return client.name + " failAt=" + fault;
+        }
+    }
+
+    private static final String HC5 = "apache-httpclient5";
+
+    static Stream<Run> runs() {
+        List<Client> clients = List.of(
+                new Client("okhttp-sync", OkHttpScenario.class, ClientLibs.OKHTTP_5,
+                        url -> List.of("--url", url, "--mode", "sync", "--repeat", "" + CALLS),
+                        Map.of("all", Set.of("hook:okhttp.client-init", "hook:okhttp.new-call", "hook:okhttp.follow-up"),
+                                "okhttp.facts", Set.of("okhttp.interceptor"),
+                                "okhttp.outcome", Set.of("retry-loop.decide"),
+                                "okhttp.classify", Set.of("retry-loop.decide"))),
+                new Client("okhttp-async", OkHttpScenario.class, ClientLibs.OKHTTP_5,
+                        url -> List.of("--url", url, "--mode", "async", "--repeat", "" + CALLS),
+                        Map.of("all", Set.of("hook:okhttp.client-init", "hook:okhttp.new-call", "hook:okhttp.follow-up",
+                                        "hook:okhttp.enqueue"),
+                                "okhttp.facts", Set.of("okhttp.enqueue"),
+                                "okhttp.outcome", Set.of("async-retry-loop.decide"),
+                                "okhttp.classify", Set.of("async-retry-loop.decide"))),
+                httpClient5("classic", "default", Map.of(
+                        "all", Set.of("hook:" + HC5 + ".classic-build", "hook:" + HC5 + ".retry-execute",
+                                "hook:" + HC5 + ".protocol-execute"),
+                        HC5 + ".facts", Set.of(HC5 + ".classic", "hook:" + HC5 + ".retry-execute"),
+                        HC5 + ".outcome", Set.of("retry-loop.decide"),
+                        HC5 + ".classify", Set.of("retry-loop.decide"))),
+                httpClient5("async", "default", Map.of(
+                        "all", Set.of("hook:" + HC5 + ".async-build", "hook:" + HC5 + ".async-retry-execute",
+                                "hook:" + HC5 + ".async-protocol-execute"),
+                        HC5 + ".facts", Set.of(HC5 + ".async", "hook:" + HC5 + ".async-retry-execute"),
+                        HC5 + ".outcome", Set.of("async-retry-loop.decide"),
+                        HC5 + ".classify", Set.of("async-retry-loop.decide"))),
+                httpClient5("fluent", "default", Map.of(
+                        "all", Set.of("hook:" + HC5 + ".classic-build", "hook:" + HC5 + ".retry-execute",
+                                "hook:" + HC5 + ".protocol-execute"),
+                        HC5 + ".facts", Set.of(HC5 + ".classic", "hook:" + HC5 + ".retry-execute"),
+                        HC5 + ".outcome", Set.of("retry-loop.decide"),
+                        HC5 + ".classify", Set.of("retry-loop.decide"))),
+                httpClient5("classic", "minimal", Map.of(
+                        "all", Set.of("hook:" + HC5 + ".minimal-execute"),
+                        HC5 + ".facts", Set.of(HC5 + ".minimal"),
+                        HC5 + ".outcome", Set.of("retry-loop.decide"),
+                        HC5 + ".classify", Set.of("retry-loop.decide"))),
+                new Client("httpurlconnection", HttpUrlConnectionScenario.class, ClientLibs.NONE,
+                        url -> List.of("--url", url, "--repeat", "" + CALLS),
+                        Map.of("all", Set.of("hook:httpurlconnection.get-input-stream",
+                                        "hook:httpurlconnection.write-requests"),
+                                "httpurlconnection.facts", Set.of("httpurlconnection.facts"),
+                                "httpurlconnection.outcome", Set.of("retry-loop.decide"),
+                                "httpurlconnection.classify", Set.of("retry-loop.decide"))));
+        List<Run> runs = new ArrayList<>();
+        for (Client client : clients) {
+            for (String fault : new TreeSet<>(client.expectedPlaces.keySet())) {
+                runs.add(new Run(client, fault));
+            }
+        }
+        return runs.stream();
+    }
+
+    private static Client httpClient5(String api, String kind, Map<String, Set<String>> expected) {
+        return new Client("httpclient5-" + api + "-" + kind, HttpClient5Scenario.class, ClientLibs.HTTPCLIENT5_NEWEST,
+                url -> List.of("--sequential", "--call",
+                        "id=calls;url=" + url + ";api=" + api + ";client=" + kind + ";repeat=" + CALLS),
+                expected);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("runs")
+    void everyCallCompletesOnceAndEachFailureIsLoggedOnce(Run run) {
+        Client client = run.client;
+        // A failure is what the classify step reads: the server drops each connection after reading the request.
+        boolean failing = run.fault.endsWith(".classify");
+        try (ScriptedServer server = ScriptedServer.start(failing ? Step.dropAfterRequest() : Step.ok().body("fine"))) {
+            ForkedApp.Result result = ForkedApp.of(client.main)
+                    .name("failopen-" + client.name + "-" + run.fault)
+                    .clientLibs(client.libs)
+                    .withAgent()
+                    .sysProp("retry.agent.test.failAt", run.fault)
+                    .args(client.args.apply(server.url("/items")))
+                    .timeout(Duration.ofSeconds(120))
+                    .run()
+                    .assertExitCode(0);
+
+            // Exactly one request per call reached the server (no retry, no resend, nothing lost).
+            assertEquals(CALLS, server.requestCount(), "requests the server saw\n" + result.stderr());
+
+            // The application got the normal response every time (or the client's own failure), never an exception
+            // of the agent's.
+            assertAppSaw(client, result, failing);
+
+            // The fault hit where it was aimed: ahead of the agent's part of the call (no marker), or in the decision
+            // after attempt 1, which went out marked as the agent marks it.
+            String expectedMarker = run.fault.endsWith(".outcome") || failing ? "1" : null;
+            for (RecordedRequest request : server.requests()) {
+                assertEquals(expectedMarker, request.header("Retry-Attempt"), "marker of " + request.target());
+            }
+
+            // One internal-error line per place that failed, not per call.
+            Map<String, Integer> lines = new TreeMap<>();
+            for (String line : result.agentLog()) {
+                Matcher m = WHERE.matcher(line);
+                if (m.find()) {
+                    lines.merge(m.group(1), 1, Integer::sum);
+                }
+            }
+            Set<String> expected = client.expectedPlaces.get(run.fault);
+            assertEquals(new TreeSet<>(expected), lines.keySet(), "places logged\n" + String.join("\n", result.agentLog()));
+            lines.forEach((where, count) -> assertEquals(1, count, "lines for " + where));
+            assertTrue(result.agentLog().stream().anyMatch(l -> l.contains("test-faults at=")),
+                    "the switch announces itself at start-up");
+            System.out.println("FAIL-OPEN client=" + client.name + " failAt=" + run.fault + " calls=" + CALLS
+                    + " requests=" + server.requestCount() + " internal-errors=" + lines);
+        }
+    }
+
+    static Stream<Arguments> discards() {
+        return Stream.of(
+                Arguments.of("okhttp-sync", OkHttpScenario.class, ClientLibs.OKHTTP_5, "okhttp.discard",
+                        List.of("--mode", "sync", "--repeat", "" + CALLS), "retry-loop.discard"),
+                Arguments.of("okhttp-async", OkHttpScenario.class, ClientLibs.OKHTTP_5, "okhttp.discard",
+                        List.of("--mode", "async", "--repeat", "" + CALLS), "async-retry-loop.discard"),
+                Arguments.of("httpclient5-classic-default", HttpClient5Scenario.class, ClientLibs.HTTPCLIENT5_NEWEST,
+                        HC5 + ".discard", List.of("api=classic;client=default"), "retry-loop.discard"),
+                Arguments.of("httpclient5-classic-minimal", HttpClient5Scenario.class, ClientLibs.HTTPCLIENT5_NEWEST,
+                        HC5 + ".discard", List.of("api=classic;client=minimal"), "retry-loop.discard"),
+                Arguments.of("httpurlconnection", HttpUrlConnectionScenario.class, ClientLibs.NONE,
+                        "httpurlconnection.discard", List.of("--repeat", "" + CALLS), "retry-loop.discard"));
+    }
+
+    /**
+     * The one place where the agent goes on after an error of its own: releasing a response the caller will never
+     * see, before a retry. The retry goes ahead (the caller would otherwise get a response the loop meant to drop),
+     * each call ends with the server's 200, and nothing is left leased: 20 calls, each 503 then 200, through a
+     * client whose pool holds 5 connections per route (HttpClient 5) would wait for a lease from the sixth call on if
+     * a failed release kept its connection.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("discards")
+    void aFailedReleaseLetsTheRetryGoAheadAndKeepsNothing(String name, Class<?> main, ClientLibs libs, String fault,
+                                                          List<String> args, String place) {
+        Step[] steps = new Step[2 * CALLS];
+        for (int i = 0; i < CALLS; i++) {
+            steps[2 * i] = Step.status(503).body("busy");
+            steps[2 * i + 1] = Step.ok().body("fine");
+        }
+        try (ScriptedServer server = ScriptedServer.start(steps)) {
+            String url = server.url("/items");
+            List<String> appArgs = main == HttpClient5Scenario.class
+                    ? List.of("--sequential", "--call", "id=calls;url=" + url + ";" + args.get(0) + ";repeat=" + CALLS)
+                    : Stream.concat(Stream.of("--url", url), args.stream()).toList();
+            ForkedApp.Result result = ForkedApp.of(main)
+                    .name("failopen-discard-" + name)
+                    .clientLibs(libs)
+                    .withAgent()
+                    .sysProp("retry.agent.test.failAt", fault)
+                    .args(appArgs)
+                    .timeout(Duration.ofSeconds(120))
+                    .run()
+                    .assertExitCode(0);
+            assertEquals(2 * CALLS, server.requestCount(), result.stderr());
+            List<RecordedRequest> seen = server.requests();
+            for (int i = 0; i < seen.size(); i++) {
+                assertEquals(i % 2 == 0 ? "1" : "2", seen.get(i).header("Retry-Attempt"), "request " + i);
+            }
+            Client asClient = new Client(name, main, libs, u -> List.of(), Map.of());
+            assertAppSaw(asClient, result, false);
+            Map<String, Integer> lines = new TreeMap<>();
+            for (String line : result.agentLog()) {
+                Matcher m = WHERE.matcher(line);
+                if (m.find()) {
+                    lines.merge(m.group(1), 1, Integer::sum);
+                }
+            }
+            assertEquals(Map.of(place, 1), lines, String.join("\n", result.agentLog()));
+            System.out.println("FAIL-OPEN-DISCARD client=" + name + " failAt=" + fault + " calls=" + CALLS
+                    + " requests=" + server.requestCount() + " internal-errors=" + lines);
+        }
+    }
+
+    /** A client whose own hidden retry the agent switches off under {@code replace}, call by call. */
+    record OwnRetry(String name, Class<?> main, ClientLibs libs, String fault, Step answer,
+                    Function<String, List<String>> args, int expectedRequests, boolean endsInFailure) {
+        @Override
+        public String toString() {
+            return name;
+        }
+    }
+
+    static Stream<OwnRetry> ownRetries() {
+        return Stream.of(
+                // DefaultHttpRequestRetryStrategy: a 503 once more, after 1 s.
+                new OwnRetry("httpclient5-classic", HttpClient5Scenario.class, ClientLibs.HTTPCLIENT5_NEWEST,
+                        HC5 + ".facts", Step.status(503),
+                        url -> List.of("--call", "id=c;url=" + url + ";api=classic;client=default"), 2, false),
+                new OwnRetry("httpclient5-async", HttpClient5Scenario.class, ClientLibs.HTTPCLIENT5_NEWEST,
+                        HC5 + ".facts", Step.status(503),
+                        url -> List.of("--call", "id=c;url=" + url + ";api=async;client=default"), 2, false),
+                // The JDK resends a buffered POST whose connection closed before a status line.
+                new OwnRetry("httpurlconnection", HttpUrlConnectionScenario.class, ClientLibs.NONE,
+                        "httpurlconnection.facts", Step.dropAfterRequest(),
+                        url -> List.of("--url", url, "--method", "POST", "--body", "once"), 2, true));
+    }
+
+    /**
+     * {@code builtInRetries: replace} switches the client's own retry off per call (HttpClient 5's retry element is
+     * skipped by a hook that asks the policy for each call; the JDK's resend is switched off only for the attempts the
+     * agent's loop makes). When the agent fails for a call, that switch fails open with it and the client retries as
+     * it does alone: the requests the server sees are the client's own ({@code replace} working: 3 marked for the 503,
+     * 1 for the POST), unmarked. OkHttp is not here: its {@code retryOnConnectionFailure} is set off when the client
+     * is built, so a call the agent fails open on goes without either layer's resend (see the report in the README).
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("ownRetries")
+    void theClientsOwnRetryComesBackWhenTheAgentFailsForACall(OwnRetry client) {
+        try (ScriptedServer server = ScriptedServer.start(client.answer)) {
+            ForkedApp.Result result = ForkedApp.of(client.main)
+                    .name("failopen-own-" + client.name)
+                    .clientLibs(client.libs)
+                    .withAgent()
+                    .sysProp("retry.agent.test.failAt", client.fault)
+                    .args(client.args.apply(server.url("/own")))
+                    .timeout(Duration.ofSeconds(120))
+                    .run()
+                    .assertExitCode(0);
+            List<RecordedRequest> seen = server.awaitRequests(client.expectedRequests, Duration.ofSeconds(10));
+            assertEquals(client.expectedRequests, server.requestCount(), result.stdout() + result.stderr());
+            for (RecordedRequest request : seen) {
+                assertEquals(null, request.header("Retry-Attempt"), "the client's own attempts carry no marker");
+            }
+            ReportLine line = result.result();
+            if (client.endsInFailure) {
+                assertTrue(line.has("failure"), "the client's own failure: " + line);
+            } else {
+                assertEquals(503, line.getInt("status"), line.toString());
+            }
+            System.out.println("FAIL-OPEN-OWN-RETRY client=" + client.name + " failAt=" + client.fault
+                    + " requests=" + server.requestCount() + " result=" + line);
+        }
+    }
+
+    /**
+     * The limit of the above for OkHttp: {@code retryOnConnectionFailure} is a field of the client, set off when the
+     * client is built under {@code replace} (the build hook itself works here). A call the agent then fails open on
+     * (fault in {@code okhttp.facts}) has neither layer's resend: a GET whose reused keep-alive connection the server
+     * drops after reading the request fails, where OkHttp alone resends it on a new connection and succeeds. Fewer
+     * requests than without the agent, never more.
+     */
+    @Test
+    void okHttpKeepsItsResendOffWhenTheAgentFailsForACall() {
+        int alone = staleConnectionRequests(false);
+        int failedOpen = staleConnectionRequests(true);
+        System.out.println("FAIL-OPEN-OKHTTP-STALE alone=" + alone + " failedOpen=" + failedOpen);
+        assertEquals(3, alone, "OkHttp alone: the dropped request resent on a new connection");
+        assertEquals(2, failedOpen, "agent failed open: no resend");
+    }
+
+    /** Two GETs over one keep-alive connection, the second dropped after it was read: requests the server saw. */
+    private static int staleConnectionRequests(boolean withFailingAgent) {
+        try (ScriptedServer server = ScriptedServer.start(Step.ok().body("first"), Step.dropAfterRequest(),
+                Step.ok().body("third"))) {
+            ForkedApp app = ForkedApp.of(OkHttpScenario.class)
+                    .name("failopen-okhttp-stale-" + (withFailingAgent ? "agent" : "alone"))
+                    .clientLibs(ClientLibs.OKHTTP_5)
+                    .args("--url", server.url("/stale"), "--repeat", "2");
+            if (withFailingAgent) {
+                app.withAgent().sysProp("retry.agent.test.failAt", "okhttp.facts");
+            }
+            ForkedApp.Result result = app.timeout(Duration.ofSeconds(60)).run().assertExitCode(0);
+            List<ReportLine> results = result.results();
+            assertEquals(200, results.get(0).getInt("status"), result.stdout());
+            if (withFailingAgent) {
+                assertTrue(results.get(1).has("failure"), result.stdout());
+                assertEquals(Set.of("okhttp.interceptor"), result.agentLog().stream().map(WHERE::matcher)
+                        .filter(Matcher::find).map(m -> m.group(1)).collect(Collectors.toSet()));
+            } else {
+                assertEquals("third", results.get(1).get("body"), result.stdout());
+            }
+            return server.requestCount();
+        }
+    }
+
+    private static void assertAppSaw(Client client, ForkedApp.Result result, boolean failing) {
+        List<ReportLine> results = result.results();
+        if (client.main == HttpClient5Scenario.class) {
+            ReportLine line = result.result();
+            assertEquals(CALLS, line.getInt("calls"), line.toString());
+            assertEquals(failing ? 0 : CALLS, line.getInt("ok"), line.toString());
+            assertEquals(failing ? CALLS : 0, line.getInt("failures"), line.toString());
+            if (failing) {
+                // HttpCore's own exception for a connection closed before a response (classic: NoHttpResponseException;
+                // async: ConnectionClosedException, in the future's ExecutionException).
+                assertTrue(line.get("firstFailure").matches("(java.util.concurrent.ExecutionException: )?"
+                        + "org.apache.hc.core5.http.(NoHttpResponseException|ConnectionClosedException):.*"), line.toString());
+            }
+            return;
+        }
+        assertEquals(CALLS, results.size(), result.stdout());
+        for (ReportLine line : results) {
+            if (failing) {
+                // The client's own exception for a connection closed before a response.
+                assertTrue(line.get("failure").startsWith("java.io.") || line.get("failure").startsWith("java.net."),
+                        line.toString());
+            } else {
+                assertEquals(200, line.getInt("status"), line.toString());
+                assertEquals("fine", line.get("body"), line.toString());
+            }
+        }
+        if (client.name.equals("okhttp-async")) {
+            List<ReportLine> callbacks = result.lines("CALLBACKS");
+            assertEquals(CALLS, callbacks.size(), result.stdout());
+            for (ReportLine line : callbacks) {
+                assertEquals(1, line.getInt("count"), "one callback per call: " + line);
+            }
+        }
+    }
+}
