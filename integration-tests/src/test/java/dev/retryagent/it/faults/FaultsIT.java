@@ -74,7 +74,6 @@ class FaultsIT {
                 untrusted.put(kind, tls);
                 partial.put(kind, add(closer, new RawServer(RawServer.Fault.PARTIAL_STATUS)));
                 trickle.put(kind, add(closer, new RawServer(RawServer.Fault.TRICKLE)));
-                args.add("refused-" + kind + "=" + kind + "=http://127.0.0.1:" + ScriptedServer.refusingPort() + "/refused/" + kind);
                 args.add("drop-" + kind + "=" + kind + "=" + drop.get(kind).url("/drop"));
                 args.add("midBody-" + kind + "=" + kind + "=" + midBody.get(kind).url("/mid-body"));
                 args.add("slow-" + kind + "=" + kind + "=" + slow.get(kind).url("/slow"));
@@ -82,6 +81,11 @@ class FaultsIT {
                 args.add("trickle-" + kind + "=" + kind + "=" + trickle.get(kind).url("/trickle"));
                 args.add("tls-" + kind + "=" + kind + "=" + untrusted.get(kind).url("/tls/" + kind));
                 args.add("unknown-" + kind + "=" + kind + "=http://nowhere.invalid:9/unknown/" + kind);
+            }
+            // After every server is up: a port found free earlier could have been given to one of them since.
+            for (String kind : FaultsApp.KINDS) {
+                args.add("refused-" + kind + "=" + kind + "=http://127.0.0.1:" + ScriptedServer.refusingPort()
+                        + "/refused/" + kind);
             }
             Path hosts = Files.writeString(Files.createTempFile(ForkedApp.workRoot(), "hosts-", ".txt"),
                     "127.0.0.1 localhost\n");

@@ -30,6 +30,7 @@ public final class LateServer implements AutoCloseable {
 
     /** Starts listening on {@code port} now. */
     public static LateServer bind(int port) {
+        ScriptedServer.releaseRefusingPort(port);
         try {
             return new LateServer(port);
         } catch (IOException e) {

@@ -102,12 +102,33 @@ public final class ScriptedServer implements AutoCloseable {
      * Another process could take it in between, which is unlikely enough for tests.
      */
     public static int refusingPort() {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
+        // Held by a bound socket that never listens: connections to it are refused, and no server started later in
+        // this JVM can be given the same port (a port merely found free could be, and the "refused" call would then
+        // reach that server). LateServer releases the hold when it binds the port itself.
+        try {
+            Socket hold = new Socket();
+            hold.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            REFUSING.put(hold.getLocalPort(), hold);
+            return hold.getLocalPort();
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }
     }
+
+    /** Ends the hold {@link #refusingPort()} keeps on {@code port}, so that a server may bind it. */
+    static void releaseRefusingPort(int port) {
+        Socket hold = REFUSING.remove(port);
+        if (hold != null) {
+            try {
+                hold.close();
+            } catch (IOException ignored) {
+                // closing an unconnected socket
+            }
+        }
+    }
+
+    private static final java.util.concurrent.ConcurrentHashMap<Integer, Socket> REFUSING =
+            new java.util.concurrent.ConcurrentHashMap<>();
 
     // ---- script ----
 
