@@ -1,15 +1,12 @@
 package dev.retryagent.it.faults;
 
+import dev.retryagent.it.apps.Completions;
 import dev.retryagent.it.apps.Report;
-import java.io.IOException;
 import java.io.InputStream;
 import java.net.HttpURLConnection;
 import java.net.URL;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import okhttp3.Call;
-import okhttp3.Callback;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.Response;
@@ -25,7 +22,6 @@ import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManager;
 import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManagerBuilder;
 import org.apache.hc.client5.http.impl.nio.PoolingAsyncClientConnectionManager;
 import org.apache.hc.client5.http.impl.nio.PoolingAsyncClientConnectionManagerBuilder;
-import org.apache.hc.core5.concurrent.FutureCallback;
 import org.apache.hc.core5.http.io.SocketConfig;
 import org.apache.hc.core5.http.io.entity.EntityUtils;
 import org.apache.hc.core5.util.Timeout;
@@ -89,47 +85,19 @@ public final class FaultsApp {
                 }
             }
             case "okhttp-async": {
-                CompletableFuture<int[]> done = new CompletableFuture<>();
-                okhttp.newCall(new Request.Builder().url(url).build()).enqueue(new Callback() {
-                    @Override
-                    public void onFailure(Call call, IOException e) {
-                        done.completeExceptionally(e);
-                    }
-
-                    @Override
-                    public void onResponse(Call call, Response response) {
-                        try (response) {
-                            done.complete(new int[] {response.code(), response.body().bytes().length});
-                        } catch (IOException e) {
-                            done.completeExceptionally(e);
-                        }
-                    }
-                });
-                return done.get(1, TimeUnit.MINUTES);
+                try (Response response = Completions.enqueue(okhttp.newCall(new Request.Builder().url(url).build()))
+                        .get(1, TimeUnit.MINUTES)) {
+                    return new int[] {response.code(), response.body().bytes().length};
+                }
             }
             case "httpclient5":
                 return classic.execute(new HttpGet(url), r -> new int[] {r.getCode(),
                         r.getEntity() == null ? 0 : EntityUtils.toByteArray(r.getEntity()).length});
             case "httpclient5-async": {
-                CompletableFuture<int[]> done = new CompletableFuture<>();
-                async.execute(SimpleRequestBuilder.get(url).build(), new FutureCallback<SimpleHttpResponse>() {
-                    @Override
-                    public void completed(SimpleHttpResponse result) {
-                        byte[] body = result.getBodyBytes();
-                        done.complete(new int[] {result.getCode(), body == null ? 0 : body.length});
-                    }
-
-                    @Override
-                    public void failed(Exception ex) {
-                        done.completeExceptionally(ex);
-                    }
-
-                    @Override
-                    public void cancelled() {
-                        done.cancel(false);
-                    }
-                });
-                return done.get(1, TimeUnit.MINUTES);
+                SimpleHttpResponse result = Completions.execute(async, SimpleRequestBuilder.get(url).build())
+                        .get(1, TimeUnit.MINUTES);
+                byte[] body = result.getBodyBytes();
+                return new int[] {result.getCode(), body == null ? 0 : body.length};
             }
             default: {
                 HttpURLConnection c = (HttpURLConnection) new URL(url).openConnection();

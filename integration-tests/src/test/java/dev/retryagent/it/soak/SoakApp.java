@@ -1,7 +1,7 @@
 package dev.retryagent.it.soak;
 
+import dev.retryagent.it.apps.Completions;
 import dev.retryagent.it.apps.Report;
-import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.lang.management.ManagementFactory;
@@ -13,7 +13,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -25,7 +24,6 @@ import javax.management.ObjectName;
 import javax.management.openmbean.CompositeData;
 import javax.management.openmbean.TabularData;
 import okhttp3.Call;
-import okhttp3.Callback;
 import okhttp3.Dispatcher;
 import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
@@ -33,7 +31,6 @@ import okhttp3.Request;
 import okhttp3.RequestBody;
 import okhttp3.Response;
 import org.apache.hc.client5.http.async.methods.SimpleHttpRequest;
-import org.apache.hc.client5.http.async.methods.SimpleHttpResponse;
 import org.apache.hc.client5.http.async.methods.SimpleRequestBuilder;
 import org.apache.hc.client5.http.classic.methods.HttpGet;
 import org.apache.hc.client5.http.classic.methods.HttpPost;
@@ -46,7 +43,6 @@ import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManager;
 import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManagerBuilder;
 import org.apache.hc.client5.http.impl.nio.PoolingAsyncClientConnectionManager;
 import org.apache.hc.client5.http.impl.nio.PoolingAsyncClientConnectionManagerBuilder;
-import org.apache.hc.core5.concurrent.FutureCallback;
 import org.apache.hc.core5.http.ContentType;
 import org.apache.hc.core5.http.io.SocketConfig;
 import org.apache.hc.core5.http.io.entity.EntityUtils;
@@ -160,24 +156,11 @@ public final class SoakApp {
                 }
             }
             case "okhttp-async": {
-                CompletableFuture<Integer> done = new CompletableFuture<>();
-                okhttp.newCall(okRequest(url, post, id)).enqueue(new Callback() {
-                    @Override
-                    public void onFailure(Call call, IOException e) {
-                        done.completeExceptionally(e);
-                    }
-
-                    @Override
-                    public void onResponse(Call call, Response response) {
-                        try (response) {
-                            response.body().string();
-                            done.complete(response.code());
-                        } catch (IOException e) {
-                            done.completeExceptionally(e);
-                        }
-                    }
-                });
-                return done.get(2, TimeUnit.MINUTES);
+                try (Response response = Completions.enqueue(okhttp.newCall(okRequest(url, post, id)))
+                        .get(2, TimeUnit.MINUTES)) {
+                    response.body().string();
+                    return response.code();
+                }
             }
             case "httpclient5": {
                 if (post) {
@@ -198,24 +181,7 @@ public final class SoakApp {
                 SimpleHttpRequest request = post
                         ? SimpleRequestBuilder.post(url).addHeader("X-Call-Id", id).setBody(id, ContentType.TEXT_PLAIN).build()
                         : SimpleRequestBuilder.get(url).build();
-                CompletableFuture<Integer> done = new CompletableFuture<>();
-                async.execute(request, new FutureCallback<SimpleHttpResponse>() {
-                    @Override
-                    public void completed(SimpleHttpResponse result) {
-                        done.complete(result.getCode());
-                    }
-
-                    @Override
-                    public void failed(Exception ex) {
-                        done.completeExceptionally(ex);
-                    }
-
-                    @Override
-                    public void cancelled() {
-                        done.cancel(false);
-                    }
-                });
-                return done.get(2, TimeUnit.MINUTES);
+                return Completions.execute(async, request).get(2, TimeUnit.MINUTES).getCode();
             }
             default: {
                 HttpURLConnection c = (HttpURLConnection) new URL(url).openConnection();
