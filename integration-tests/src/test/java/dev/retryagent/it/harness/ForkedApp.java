@@ -25,7 +25,8 @@ import java.util.stream.Collectors;
 
 /**
  * A scenario application run in its own JVM, the way an operator runs a service: {@code java
- * [-javaagent:retry-agent.jar=ARGS] [-Dk=v] -cp APP:CLIENT-LIBS MAIN ARGS}.
+ * [-javaagent:retry-agent.jar=ARGS] [-Dk=v] -cp APP:CLIENT-LIBS MAIN ARGS}, or {@code ... -jar APP.jar ARGS}
+ * ({@link #ofJar}).
  *
  * <pre>{@code
  * ForkedApp.Result r = ForkedApp.of(OkHttpScenario.class)
@@ -54,6 +55,7 @@ public final class ForkedApp {
             List.of("JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS", "CLASSPATH");
 
     private final String mainClass;
+    private final Path executableJar;
     private final List<String> args = new ArrayList<>();
     private final List<String> jvmArgs = new ArrayList<>(DEFAULT_JVM_ARGS);
     private final Map<String, String> sysProps = new LinkedHashMap<>();
@@ -69,17 +71,27 @@ public final class ForkedApp {
     private Duration timeout = Duration.ofSeconds(60);
     private String name;
 
-    private ForkedApp(String mainClass) {
+    private ForkedApp(String mainClass, Path executableJar) {
         this.mainClass = mainClass;
-        this.name = mainClass.substring(mainClass.lastIndexOf('.') + 1);
+        this.executableJar = executableJar;
+        this.name = mainClass != null ? mainClass.substring(mainClass.lastIndexOf('.') + 1)
+                : executableJar.getFileName().toString().replaceFirst("\\.jar$", "");
     }
 
     public static ForkedApp of(Class<?> mainClass) {
-        return new ForkedApp(mainClass.getName());
+        return new ForkedApp(mainClass.getName(), null);
     }
 
     public static ForkedApp of(String mainClass) {
-        return new ForkedApp(mainClass);
+        return new ForkedApp(mainClass, null);
+    }
+
+    /**
+     * An executable jar, run with {@code java -jar JAR}: the jar's manifest names the main class and its class
+     * path; the scenario applications' classes and client libraries are not added.
+     */
+    public static ForkedApp ofJar(Path jar) {
+        return new ForkedApp(null, jar);
     }
 
     // ---- locations ----
@@ -297,13 +309,21 @@ public final class ForkedApp {
             command.add("-javaagent:" + jar + (joined.isEmpty() ? "" : "=" + joined));
         }
         sysProps.forEach((k, v) -> command.add("-D" + k + "=" + v));
-        List<String> cp = new ArrayList<>();
-        cp.add(appClasses().toString());
-        clientLibs.jars().forEach(j -> cp.add(j.toString()));
-        extraClasspath.forEach(p -> cp.add(p.toString()));
-        command.add("-cp");
-        command.add(String.join(File.pathSeparator, cp));
-        command.add(mainClass);
+        if (executableJar != null) {
+            if (clientLibs != ClientLibs.NONE || !extraClasspath.isEmpty()) {
+                throw new IllegalStateException("java -jar ignores a class path: " + executableJar);
+            }
+            command.add("-jar");
+            command.add(executableJar.toString());
+        } else {
+            List<String> cp = new ArrayList<>();
+            cp.add(appClasses().toString());
+            clientLibs.jars().forEach(j -> cp.add(j.toString()));
+            extraClasspath.forEach(p -> cp.add(p.toString()));
+            command.add("-cp");
+            command.add(String.join(File.pathSeparator, cp));
+            command.add(mainClass);
+        }
         command.addAll(args);
 
         ProcessBuilder pb = new ProcessBuilder(command).directory(runDir.toFile());
