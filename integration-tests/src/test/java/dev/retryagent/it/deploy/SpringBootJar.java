@@ -71,10 +71,11 @@ final class SpringBootJar {
             assertEquals("bootstrap", client.get("loader"), client.toString());
         } else {
             assertEquals(LAUNCHED_CLASS_LOADER, client.get("loader"), client.toString());
-            assertTrue(client.get("source").startsWith("jar:nested:") && client.get("source").contains("!BOOT-INF/lib/"),
-                    client.toString());
+            assertTrue(client.get("source").startsWith("jar:nested:")
+                    && client.get("source").contains("!BOOT-INF/lib/"), client.toString());
             assertTrue(!adapterLogged
-                    || logged(run, "adapter client=" + clientName + " defined-in=" + LAUNCHED_CLASS_LOADER), run.describe());
+                    || logged(run, "adapter client=" + clientName + " defined-in=" + LAUNCHED_CLASS_LOADER),
+                    run.describe());
         }
         assertFalse(run.stderr().contains("internal-error"), run.describe());
     }

@@ -1,5 +1,6 @@
 package dev.retryagent.it.httpclient5;
 
+import static dev.retryagent.it.harness.Runs.logged;
 import static dev.retryagent.it.harness.Runs.markers;
 import static dev.retryagent.it.harness.Runs.result;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -13,6 +14,7 @@ import dev.retryagent.it.harness.ForkedApp;
 import dev.retryagent.it.harness.RecordedRequest;
 import dev.retryagent.it.harness.ReportLine;
 import dev.retryagent.it.harness.Step;
+import dev.retryagent.it.okhttp.ChildLoaderLauncher;
 import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Stream;
@@ -34,22 +36,34 @@ class HttpClient5AgentIT extends ClientContract<HttpClient5AgentIT.Jvm> {
     static final List<String> OVERLOADS = List.of("req", "req-ctx", "host-req", "host-req-ctx", "open", "req-handler",
             "req-ctx-handler", "host-req-handler", "host-req-ctx-handler");
 
-    /** One forked JVM: an HttpClient version making calls through each of {@code modes}. */
-    record Jvm(ClientLibs libs, List<String> modes) implements ClientContract.Target {
+    /**
+     * One forked JVM: an HttpClient version making calls through each of {@code modes}, the client and the application
+     * on the class path or in a child {@code URLClassLoader} ({@link ChildLoaderLauncher}).
+     */
+    record Jvm(ClientLibs libs, List<String> modes, boolean childLoader) implements ClientContract.Target {
+        Jvm(ClientLibs libs, List<String> modes) {
+            this(libs, modes, false);
+        }
+
         @Override
         public ForkedApp app(String run) {
-            return HttpClient5AgentIT.app(run, libs);
+            return childLoader
+                    ? ChildLoaderLauncher.app(HttpClient5Scenario.class, libs).name("httpclient5-" + run + "-" + libs
+                            + "-child-loader")
+                    : HttpClient5AgentIT.app(run, libs);
         }
 
         @Override
         public String toString() {
-            return libs + " " + String.join("+", modes);
+            return libs + " " + String.join("+", modes) + (childLoader ? " child-loader" : "");
         }
     }
 
+    /** Both versions, and the newest again in a child class loader. */
     @Override
     protected Stream<Jvm> targets() {
-        return Stream.of(ClientLibs.HTTPCLIENT5_OLDEST, ClientLibs.HTTPCLIENT5_NEWEST).map(l -> new Jvm(l, APIS));
+        return Stream.of(new Jvm(ClientLibs.HTTPCLIENT5_OLDEST, APIS), new Jvm(ClientLibs.HTTPCLIENT5_NEWEST, APIS),
+                new Jvm(ClientLibs.HTTPCLIENT5_NEWEST, APIS, true));
     }
 
     /** The fluent API has no client of its own to switch retries off on: its quiet calls are this class's own. */
@@ -172,6 +186,11 @@ class HttpClient5AgentIT extends ClientContract<HttpClient5AgentIT.Jvm> {
         }
         if (kind != Run.CONTRACT) {
             return;
+        }
+        if (jvm.childLoader()) {
+            assertEquals("application", run.single("LAUNCHER").get("loader"), run.describe());
+            assertTrue(logged(run, "adapter client=apache-httpclient5 defined-in=java.net.URLClassLoader"),
+                    run.describe());
         }
         // every classic execute overload, with and without handler, context and target host
         for (String overload : OVERLOADS) {

@@ -1,10 +1,15 @@
 package dev.retryagent.it.okhttp;
 
+import dev.retryagent.it.harness.ClientLibs;
+import dev.retryagent.it.harness.ForkedApp;
 import java.io.File;
 import java.lang.reflect.Method;
+import java.net.URISyntaxException;
 import java.net.URL;
 import java.net.URLClassLoader;
 import java.util.ArrayList;
+import java.nio.file.Path;
+import java.nio.file.Paths;
 import java.util.Arrays;
 import java.util.List;
 
@@ -16,6 +21,27 @@ import java.util.List;
  * CLASSPATH ({@code File.pathSeparator}-separated) is the child's; its parent is the platform class loader.
  */
 public final class ChildLoaderLauncher {
+    /**
+     * A forked JVM whose class path holds only this launcher (and the test classes beside it), running {@code main}
+     * in a child loader with {@code libs}, the test classes and the scenario applications; arguments added to the
+     * returned app go to {@code main}.
+     */
+    public static ForkedApp app(Class<?> main, ClientLibs libs) {
+        Path testClasses;
+        try {
+            testClasses = Paths.get(
+                    ChildLoaderLauncher.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        } catch (URISyntaxException e) {
+            throw new IllegalStateException(e);
+        }
+        List<String> child = new ArrayList<>();
+        libs.jars().forEach(j -> child.add(j.toString()));
+        child.add(testClasses.toString());
+        child.add(ForkedApp.appClasses().toString());
+        return ForkedApp.of(ChildLoaderLauncher.class).classpath(testClasses)
+                .args(String.join(File.pathSeparator, child), main.getName());
+    }
+
     public static void main(String[] args) throws Exception {
         List<URL> urls = new ArrayList<>();
         for (String entry : args[0].split(File.pathSeparator)) {

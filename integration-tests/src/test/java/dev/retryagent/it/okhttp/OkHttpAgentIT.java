@@ -31,22 +31,34 @@ import org.junit.jupiter.params.provider.EnumSource;
  * and the checks only OkHttp has (one agent interceptor, callbacks, the pool, its own resends under replace).
  */
 class OkHttpAgentIT extends ClientContract<OkHttpAgentIT.Jvm> {
-    /** One forked JVM: an OkHttp version, one mode, the test JDK or Java 25. */
-    record Jvm(ClientLibs libs, List<String> modes, boolean java25) implements ClientContract.Target {
+    /**
+     * One forked JVM: an OkHttp version, its modes, the test JDK or Java 25, OkHttp and the application on the class
+     * path or in a child {@code URLClassLoader} ({@link ChildLoaderLauncher}).
+     */
+    record Jvm(ClientLibs libs, List<String> modes, boolean java25, boolean childLoader)
+            implements ClientContract.Target {
+        Jvm(ClientLibs libs, List<String> modes, boolean java25) {
+            this(libs, modes, java25, false);
+        }
+
         @Override
         public ForkedApp app(String run) {
-            return ForkedApp.of(OkHttpBatchApp.class)
-                    .name("okhttp-" + run + "-" + libs + "-" + String.join("-", modes) + (java25 ? "-java25" : ""))
-                    .java(java25 ? Java25.java() : ForkedApp.defaultJava()).clientLibs(libs).classpath(testClasses());
+            ForkedApp app = childLoader ? ChildLoaderLauncher.app(OkHttpBatchApp.class, libs)
+                    : ForkedApp.of(OkHttpBatchApp.class).clientLibs(libs).classpath(testClasses());
+            return app.name("okhttp-" + run + "-" + libs + "-" + String.join("-", modes) + (java25 ? "-java25" : "")
+                    + (childLoader ? "-child-loader" : "")).java(java25 ? Java25.java() : ForkedApp.defaultJava());
         }
 
         @Override
         public String toString() {
-            return libs + " " + String.join("+", modes) + " java25=" + java25;
+            return libs + " " + String.join("+", modes) + " java25=" + java25 + (childLoader ? " child-loader" : "");
         }
     }
 
-    /** Every version and mode on the JDK that runs the tests, and two of them on Java 25 as well. */
+    /**
+     * Every version and mode on the JDK that runs the tests, two of them on Java 25 as well, and OkHttp 5 in a child
+     * class loader (both modes in one JVM: the driver's own checks are those of its first mode).
+     */
     @Override
     protected Stream<Jvm> targets() {
         return Stream.of(new Jvm(ClientLibs.OKHTTP_4, List.of("sync"), false),
@@ -54,7 +66,8 @@ class OkHttpAgentIT extends ClientContract<OkHttpAgentIT.Jvm> {
                 new Jvm(ClientLibs.OKHTTP_5, List.of("sync"), false),
                 new Jvm(ClientLibs.OKHTTP_5, List.of("async"), false),
                 new Jvm(ClientLibs.OKHTTP_4, List.of("sync"), true),
-                new Jvm(ClientLibs.OKHTTP_5, List.of("async"), true));
+                new Jvm(ClientLibs.OKHTTP_5, List.of("async"), true),
+                new Jvm(ClientLibs.OKHTTP_5, List.of("sync", "async"), false, true));
     }
 
     @Override
@@ -127,6 +140,10 @@ class OkHttpAgentIT extends ClientContract<OkHttpAgentIT.Jvm> {
         }
         String mode = jvm.modes().get(0);
         assertEquals(jvm.libs().version(), run.single("APP").get("version"), "the intended OkHttp version ran");
+        if (jvm.childLoader()) {
+            assertEquals("application", run.single("LAUNCHER").get("loader"), run.describe());
+            assertTrue(logged(run, "adapter client=okhttp defined-in=java.net.URLClassLoader"), run.describe());
+        }
         // The default JDK is whatever runs the build (17, or 25 in CI's second pass).
         if (jvm.java25() || System.getProperty("retry.agent.it.java", "").isBlank()) {
             String expectedJava = jvm.java25() ? "25" : System.getProperty("java.specification.version");
