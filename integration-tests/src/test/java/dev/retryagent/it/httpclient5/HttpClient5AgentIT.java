@@ -14,6 +14,8 @@ import dev.retryagent.it.harness.ForkedApp;
 import dev.retryagent.it.harness.RecordedRequest;
 import dev.retryagent.it.harness.ReportLine;
 import dev.retryagent.it.harness.Step;
+import dev.retryagent.it.deploy.AppLoader;
+import dev.retryagent.it.deploy.WebappLauncher;
 import dev.retryagent.it.okhttp.ChildLoaderLauncher;
 import java.util.Arrays;
 import java.util.List;
@@ -36,34 +38,36 @@ class HttpClient5AgentIT extends ClientContract<HttpClient5AgentIT.Jvm> {
     static final List<String> OVERLOADS = List.of("req", "req-ctx", "host-req", "host-req-ctx", "open", "req-handler",
             "req-ctx-handler", "host-req-handler", "host-req-ctx-handler");
 
-    /**
-     * One forked JVM: an HttpClient version making calls through each of {@code modes}, the client and the application
-     * on the class path or in a child {@code URLClassLoader} ({@link ChildLoaderLauncher}).
-     */
-    record Jvm(ClientLibs libs, List<String> modes, boolean childLoader) implements ClientContract.Target {
+    /** One forked JVM: an HttpClient version making calls through each of {@code modes}, the client's loader. */
+    record Jvm(ClientLibs libs, List<String> modes, AppLoader loader) implements ClientContract.Target {
         Jvm(ClientLibs libs, List<String> modes) {
-            this(libs, modes, false);
+            this(libs, modes, AppLoader.CLASS_PATH);
         }
 
         @Override
         public ForkedApp app(String run) {
-            return childLoader
-                    ? ChildLoaderLauncher.app(HttpClient5Scenario.class, libs).name("httpclient5-" + run + "-" + libs
-                            + "-child-loader")
-                    : HttpClient5AgentIT.app(run, libs);
+            return switch (loader) {
+                case CLASS_PATH -> HttpClient5AgentIT.app(run, libs);
+                case CHILD -> ChildLoaderLauncher.app(HttpClient5Scenario.class, libs)
+                        .name("httpclient5-" + run + "-" + libs + "-" + loader);
+                case WEBAPP -> WebappLauncher.app(HttpClient5Scenario.class, libs, List.of(
+                        "dev/retryagent/it/apps/HttpClient5Scenario*.class", "dev/retryagent/it/apps/Report.class"))
+                        .name("httpclient5-" + run + "-" + libs + "-" + loader);
+            };
         }
 
         @Override
         public String toString() {
-            return libs + " " + String.join("+", modes) + (childLoader ? " child-loader" : "");
+            return libs + " " + String.join("+", modes) + (loader == AppLoader.CLASS_PATH ? "" : " " + loader);
         }
     }
 
-    /** Both versions, and the newest again in a child class loader. */
+    /** Both versions, and the newest again in a child class loader and in a web application's. */
     @Override
     protected Stream<Jvm> targets() {
         return Stream.of(new Jvm(ClientLibs.HTTPCLIENT5_OLDEST, APIS), new Jvm(ClientLibs.HTTPCLIENT5_NEWEST, APIS),
-                new Jvm(ClientLibs.HTTPCLIENT5_NEWEST, APIS, true));
+                new Jvm(ClientLibs.HTTPCLIENT5_NEWEST, APIS, AppLoader.CHILD),
+                new Jvm(ClientLibs.HTTPCLIENT5_NEWEST, APIS, AppLoader.WEBAPP));
     }
 
     /** The fluent API has no client of its own to switch retries off on: its quiet calls are this class's own. */
@@ -187,9 +191,9 @@ class HttpClient5AgentIT extends ClientContract<HttpClient5AgentIT.Jvm> {
         if (kind != Run.CONTRACT) {
             return;
         }
-        if (jvm.childLoader()) {
-            assertEquals("application", run.single("LAUNCHER").get("loader"), run.describe());
-            assertTrue(logged(run, "adapter client=apache-httpclient5 defined-in=java.net.URLClassLoader"),
+        if (jvm.loader() != AppLoader.CLASS_PATH) {
+            assertEquals(jvm.loader().launcherLoader(), run.single("LAUNCHER").get("loader"), run.describe());
+            assertTrue(logged(run, "adapter client=apache-httpclient5 defined-in=" + jvm.loader().adapterLoader()),
                     run.describe());
         }
         // every classic execute overload, with and without handler, context and target host

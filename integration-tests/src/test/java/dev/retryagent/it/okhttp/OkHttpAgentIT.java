@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.retryagent.it.contract.Batch;
 import dev.retryagent.it.contract.ClientContract;
+import dev.retryagent.it.deploy.AppLoader;
+import dev.retryagent.it.deploy.WebappLauncher;
 import dev.retryagent.it.harness.ClientLibs;
 import dev.retryagent.it.harness.ForkedApp;
 import dev.retryagent.it.harness.RecordedRequest;
@@ -31,33 +33,38 @@ import org.junit.jupiter.params.provider.EnumSource;
  * and the checks only OkHttp has (one agent interceptor, callbacks, the pool, its own resends under replace).
  */
 class OkHttpAgentIT extends ClientContract<OkHttpAgentIT.Jvm> {
-    /**
-     * One forked JVM: an OkHttp version, its modes, the test JDK or Java 25, OkHttp and the application on the class
-     * path or in a child {@code URLClassLoader} ({@link ChildLoaderLauncher}).
-     */
-    record Jvm(ClientLibs libs, List<String> modes, boolean java25, boolean childLoader)
+    /** One forked JVM: an OkHttp version, its modes, the test JDK or Java 25, the loader of OkHttp and the app. */
+    record Jvm(ClientLibs libs, List<String> modes, boolean java25, AppLoader loader)
             implements ClientContract.Target {
         Jvm(ClientLibs libs, List<String> modes, boolean java25) {
-            this(libs, modes, java25, false);
+            this(libs, modes, java25, AppLoader.CLASS_PATH);
         }
 
         @Override
         public ForkedApp app(String run) {
-            ForkedApp app = childLoader ? ChildLoaderLauncher.app(OkHttpBatchApp.class, libs)
-                    : ForkedApp.of(OkHttpBatchApp.class).clientLibs(libs).classpath(testClasses());
+            ForkedApp app = switch (loader) {
+                case CLASS_PATH -> ForkedApp.of(OkHttpBatchApp.class).clientLibs(libs).classpath(testClasses());
+                case CHILD -> ChildLoaderLauncher.app(OkHttpBatchApp.class, libs);
+                case WEBAPP -> WebappLauncher.app(OkHttpBatchApp.class, libs, List.of(
+                        "dev/retryagent/it/okhttp/OkHttpBatchApp*.class", "dev/retryagent/it/harness/CallSpec.class",
+                        "dev/retryagent/it/apps/Report.class"));
+            };
             return app.name("okhttp-" + run + "-" + libs + "-" + String.join("-", modes) + (java25 ? "-java25" : "")
-                    + (childLoader ? "-child-loader" : "")).java(java25 ? Java25.java() : ForkedApp.defaultJava());
+                    + (loader == AppLoader.CLASS_PATH ? "" : "-" + loader))
+                    .java(java25 ? Java25.java() : ForkedApp.defaultJava());
         }
 
         @Override
         public String toString() {
-            return libs + " " + String.join("+", modes) + " java25=" + java25 + (childLoader ? " child-loader" : "");
+            return libs + " " + String.join("+", modes) + " java25=" + java25
+                    + (loader == AppLoader.CLASS_PATH ? "" : " " + loader);
         }
     }
 
     /**
      * Every version and mode on the JDK that runs the tests, two of them on Java 25 as well, and OkHttp 5 in a child
-     * class loader (both modes in one JVM: the driver's own checks are those of its first mode).
+     * class loader and in a web application's (both modes in one JVM: the driver's own checks are those of its first
+     * mode).
      */
     @Override
     protected Stream<Jvm> targets() {
@@ -67,7 +74,8 @@ class OkHttpAgentIT extends ClientContract<OkHttpAgentIT.Jvm> {
                 new Jvm(ClientLibs.OKHTTP_5, List.of("async"), false),
                 new Jvm(ClientLibs.OKHTTP_4, List.of("sync"), true),
                 new Jvm(ClientLibs.OKHTTP_5, List.of("async"), true),
-                new Jvm(ClientLibs.OKHTTP_5, List.of("sync", "async"), false, true));
+                new Jvm(ClientLibs.OKHTTP_5, List.of("sync", "async"), false, AppLoader.CHILD),
+                new Jvm(ClientLibs.OKHTTP_5, List.of("sync", "async"), false, AppLoader.WEBAPP));
     }
 
     @Override
@@ -140,9 +148,9 @@ class OkHttpAgentIT extends ClientContract<OkHttpAgentIT.Jvm> {
         }
         String mode = jvm.modes().get(0);
         assertEquals(jvm.libs().version(), run.single("APP").get("version"), "the intended OkHttp version ran");
-        if (jvm.childLoader()) {
-            assertEquals("application", run.single("LAUNCHER").get("loader"), run.describe());
-            assertTrue(logged(run, "adapter client=okhttp defined-in=java.net.URLClassLoader"), run.describe());
+        if (jvm.loader() != AppLoader.CLASS_PATH) {
+            assertEquals(jvm.loader().launcherLoader(), run.single("LAUNCHER").get("loader"), run.describe());
+            assertTrue(logged(run, "adapter client=okhttp defined-in=" + jvm.loader().adapterLoader()), run.describe());
         }
         // The default JDK is whatever runs the build (17, or 25 in CI's second pass).
         if (jvm.java25() || System.getProperty("retry.agent.it.java", "").isBlank()) {
