@@ -1,5 +1,11 @@
 package dev.retryagent.it.deploy;
 
+import static dev.retryagent.it.harness.Runs.logged;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.retryagent.it.harness.ForkedApp;
+
 /** Which class loader loads a client and the batch application of a contract target. */
 public enum AppLoader {
     /** The JVM's class path. */
@@ -7,14 +13,42 @@ public enum AppLoader {
     /** A child {@code URLClassLoader} whose parent is the platform loader ({@code okhttp.ChildLoaderLauncher}). */
     CHILD,
     /** An embedded Tomcat's web application class loader ({@link WebappLauncher}). */
-    WEBAPP;
+    WEBAPP,
+    /** Spring Boot's {@code LaunchedClassLoader}, from the nested jars of an executable jar ({@link SpringBootJar}). */
+    SPRING_BOOT;
 
     /** The loader the launcher reports ({@code LAUNCHER loader=..}) and the agent defines its adapter in. */
     public String launcherLoader() {
-        return this == CHILD ? "application" : "org.apache.catalina.loader.ParallelWebappClassLoader";
+        return switch (this) {
+            case CHILD -> "application";
+            case WEBAPP -> "org.apache.catalina.loader.ParallelWebappClassLoader";
+            default -> throw new IllegalStateException("no launcher line for " + this);
+        };
     }
 
+    /** The class of the loader the agent defines its adapter in (its {@code adapter ... defined-in=} line). */
     public String adapterLoader() {
-        return this == CHILD ? "java.net.URLClassLoader" : "org.apache.catalina.loader.ParallelWebappClassLoader";
+        return switch (this) {
+            case CHILD -> "java.net.URLClassLoader";
+            case WEBAPP -> "org.apache.catalina.loader.ParallelWebappClassLoader";
+            case SPRING_BOOT -> SpringBootJar.LAUNCHED_CLASS_LOADER;
+            case CLASS_PATH -> throw new IllegalStateException("the class path: no adapter of its own");
+        };
+    }
+
+    /**
+     * The checks that the run's client and application came from this loader: the launcher's line and the agent's
+     * adapter line (the run logs at {@code debug}), or {@link SpringBootJar#assertLoadedFromTheJar}.
+     */
+    public void assertLoaded(ForkedApp.Result run, String clientName, String clientClass) {
+        switch (this) {
+            case CLASS_PATH -> {
+            }
+            case SPRING_BOOT -> SpringBootJar.assertLoadedFromTheJar(run, clientName, clientClass, true);
+            default -> {
+                assertEquals(launcherLoader(), run.single("LAUNCHER").get("loader"), run.describe());
+                assertTrue(logged(run, "adapter client=" + clientName + " defined-in=" + adapterLoader()), run.describe());
+            }
+        }
     }
 }

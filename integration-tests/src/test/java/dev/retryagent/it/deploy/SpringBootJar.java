@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.retryagent.it.contract.ClientContract;
 import dev.retryagent.it.harness.ForkedApp;
 import dev.retryagent.it.harness.ReportLine;
 import java.nio.file.Files;
@@ -17,10 +16,11 @@ import java.util.List;
  * The Spring Boot executable jar of {@code integration-tests/spring-boot-app} (repackaged by spring-boot-maven-plugin,
  * path in system property {@code retry.agent.it.spring-boot-app.jar}): a plain Boot application whose command-line
  * runner hands its arguments to a client's batch application, packed in {@code BOOT-INF/classes} with the clients
- * in {@code BOOT-INF/lib}. Run as {@code java -javaagent:... -jar spring-boot-app.jar CLIENT ARGS}.
+ * in {@code BOOT-INF/lib}. Run as {@code java -javaagent:... -jar spring-boot-app.jar CLIENT ARGS}; a target of the
+ * client contract drivers ({@link AppLoader#SPRING_BOOT}).
  */
-final class SpringBootJar {
-    static final String LAUNCHED_CLASS_LOADER = "org.springframework.boot.loader.launch.LaunchedClassLoader";
+public final class SpringBootJar {
+    public static final String LAUNCHED_CLASS_LOADER = "org.springframework.boot.loader.launch.LaunchedClassLoader";
 
     private SpringBootJar() {
     }
@@ -36,17 +36,9 @@ final class SpringBootJar {
         return jar;
     }
 
-    /** A target of {@link ClientContract}: the jar running {@code client}'s batch application in {@code modes}. */
-    record Target(String client, List<String> modes) implements ClientContract.Target {
-        @Override
-        public ForkedApp app(String run) {
-            return ForkedApp.ofJar(path()).name("spring-boot-" + client + "-" + run).args(client);
-        }
-
-        @Override
-        public String toString() {
-            return "spring-boot-jar " + client + " " + String.join("+", modes);
-        }
+    /** The jar running {@code client}'s batch application; arguments added to the returned app go to it. */
+    public static ForkedApp app(String client) {
+        return ForkedApp.ofJar(path()).args(client);
     }
 
     /**
@@ -54,7 +46,7 @@ final class SpringBootJar {
      * came from the jar through Spring Boot's class loader (nested jar URLs), and the agent put its adapter there
      * (logged at {@code debug}: {@code adapterLogged}).
      */
-    static void assertLoadedFromTheJar(ForkedApp.Result run, String clientName, String clientClass,
+    public static void assertLoadedFromTheJar(ForkedApp.Result run, String clientName, String clientClass,
             boolean adapterLogged) {
         List<String> command = run.command();
         assertEquals(path().toString(), command.get(command.indexOf("-jar") + 1), String.join(" ", command));

@@ -15,6 +15,7 @@ import dev.retryagent.it.harness.RecordedRequest;
 import dev.retryagent.it.harness.ReportLine;
 import dev.retryagent.it.harness.Step;
 import dev.retryagent.it.deploy.AppLoader;
+import dev.retryagent.it.deploy.SpringBootJar;
 import dev.retryagent.it.deploy.WebappLauncher;
 import dev.retryagent.it.okhttp.ChildLoaderLauncher;
 import java.util.Arrays;
@@ -38,7 +39,10 @@ class HttpClient5AgentIT extends ClientContract<HttpClient5AgentIT.Jvm> {
     static final List<String> OVERLOADS = List.of("req", "req-ctx", "host-req", "host-req-ctx", "open", "req-handler",
             "req-ctx-handler", "host-req-handler", "host-req-ctx-handler");
 
-    /** One forked JVM: an HttpClient version making calls through each of {@code modes}, the client's loader. */
+    /**
+     * One forked JVM: an HttpClient version making calls through each of {@code modes}, the client's loader. A Spring
+     * Boot jar brings the version its BOOT-INF/lib holds ({@code libs} null).
+     */
     record Jvm(ClientLibs libs, List<String> modes, AppLoader loader) implements ClientContract.Target {
         Jvm(ClientLibs libs, List<String> modes) {
             this(libs, modes, AppLoader.CLASS_PATH);
@@ -53,21 +57,27 @@ class HttpClient5AgentIT extends ClientContract<HttpClient5AgentIT.Jvm> {
                 case WEBAPP -> WebappLauncher.app(HttpClient5Scenario.class, libs, List.of(
                         "dev/retryagent/it/apps/HttpClient5Scenario*.class", "dev/retryagent/it/apps/Report.class"))
                         .name("httpclient5-" + run + "-" + libs + "-" + loader);
+                case SPRING_BOOT -> SpringBootJar.app("httpclient5").name("httpclient5-" + run + "-" + loader);
             };
         }
 
         @Override
         public String toString() {
-            return libs + " " + String.join("+", modes) + (loader == AppLoader.CLASS_PATH ? "" : " " + loader);
+            return (libs == null ? "" : libs + " ") + String.join("+", modes)
+                    + (loader == AppLoader.CLASS_PATH ? "" : " " + loader);
         }
     }
 
-    /** Both versions, and the newest again in a child class loader and in a web application's. */
+    /**
+     * Both versions, the newest again in a child class loader and in a web application's, and the version the Spring
+     * Boot BOM manages from a Spring Boot executable jar.
+     */
     @Override
     protected Stream<Jvm> targets() {
         return Stream.of(new Jvm(ClientLibs.HTTPCLIENT5_OLDEST, APIS), new Jvm(ClientLibs.HTTPCLIENT5_NEWEST, APIS),
                 new Jvm(ClientLibs.HTTPCLIENT5_NEWEST, APIS, AppLoader.CHILD),
-                new Jvm(ClientLibs.HTTPCLIENT5_NEWEST, APIS, AppLoader.WEBAPP));
+                new Jvm(ClientLibs.HTTPCLIENT5_NEWEST, APIS, AppLoader.WEBAPP),
+                new Jvm(null, APIS, AppLoader.SPRING_BOOT));
     }
 
     /** The fluent API has no client of its own to switch retries off on: its quiet calls are this class's own. */
@@ -191,11 +201,7 @@ class HttpClient5AgentIT extends ClientContract<HttpClient5AgentIT.Jvm> {
         if (kind != Run.CONTRACT) {
             return;
         }
-        if (jvm.loader() != AppLoader.CLASS_PATH) {
-            assertEquals(jvm.loader().launcherLoader(), run.single("LAUNCHER").get("loader"), run.describe());
-            assertTrue(logged(run, "adapter client=apache-httpclient5 defined-in=" + jvm.loader().adapterLoader()),
-                    run.describe());
-        }
+        jvm.loader().assertLoaded(run, "apache-httpclient5", "org.apache.hc.client5.http.impl.classic.HttpClients");
         // every classic execute overload, with and without handler, context and target host
         for (String overload : OVERLOADS) {
             ReportLine r = result(run, "classic-ov-" + overload);
@@ -242,6 +248,9 @@ class HttpClient5AgentIT extends ClientContract<HttpClient5AgentIT.Jvm> {
     }
 
     static void assertVersion(ForkedApp.Result run, ClientLibs libs) {
+        if (libs == null) {
+            return;
+        }
         assertEquals(libs.version(), run.single("APP").get("version"), "the intended HttpClient version ran\n" + run);
     }
 

@@ -10,6 +10,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.retryagent.it.contract.Batch;
 import dev.retryagent.it.contract.ClientContract;
+import dev.retryagent.it.deploy.AppLoader;
+import dev.retryagent.it.deploy.SpringBootJar;
 import dev.retryagent.it.harness.ForkedApp;
 import dev.retryagent.it.harness.RecordedRequest;
 import dev.retryagent.it.harness.ReportLine;
@@ -42,8 +44,15 @@ import org.junit.jupiter.params.provider.MethodSource;
 class HttpUrlConnectionAgentIT extends ClientContract<HttpUrlConnectionAgentIT.Jvm> {
     private static final List<String> READ_MODES = List.of("stream", "message", "header", "length", "fields");
 
-    /** One forked JVM on one JDK; HttpURLConnection calls are synchronous. */
-    record Jvm(Jdks.Jdk jdk) implements ClientContract.Target {
+    /**
+     * One forked JVM on one JDK, the application on the class path or in a Spring Boot executable jar;
+     * HttpURLConnection calls are synchronous.
+     */
+    record Jvm(Jdks.Jdk jdk, AppLoader loader) implements ClientContract.Target {
+        Jvm(Jdks.Jdk jdk) {
+            this(jdk, AppLoader.CLASS_PATH);
+        }
+
         @Override
         public List<String> modes() {
             return List.of("sync");
@@ -51,23 +60,28 @@ class HttpUrlConnectionAgentIT extends ClientContract<HttpUrlConnectionAgentIT.J
 
         @Override
         public ForkedApp app(String run) {
-            return HttpUrlConnectionAgentIT.app(jdk, run).sysProps(TlsMaterial.shared().clientSystemProperties());
+            ForkedApp app = loader == AppLoader.SPRING_BOOT
+                    ? SpringBootJar.app("httpurlconnection").name("huc-" + run + "-" + jdk + "-" + loader)
+                            .java(jdk.java())
+                    : HttpUrlConnectionAgentIT.app(jdk, run);
+            return app.sysProps(TlsMaterial.shared().clientSystemProperties());
         }
 
         @Override
         public String toString() {
-            return jdk.toString();
+            return jdk + (loader == AppLoader.CLASS_PATH ? "" : " " + loader);
         }
     }
 
+    /** Java 17 and 25, and the forked applications' default JDK from a Spring Boot executable jar. */
     @Override
     protected Stream<Jvm> targets() {
-        return Jdks.both().stream().map(Jvm::new);
+        return Stream.concat(quietTargets(), Stream.of(new Jvm(Jdks.both().get(0), AppLoader.SPRING_BOOT)));
     }
 
     @Override
     protected Stream<Jvm> quietTargets() {
-        return targets();
+        return Jdks.both().stream().map(Jvm::new);
     }
 
     static List<Jdks.Jdk> jdks() {
@@ -140,6 +154,7 @@ class HttpUrlConnectionAgentIT extends ClientContract<HttpUrlConnectionAgentIT.J
         }
         assertTrue(run.single("APP").get("java").startsWith(jvm.jdk().version() + "."), "ran on " + jvm + "\n" + run);
         assertFalse(String.join(" ", run.command()).contains("--add-opens"), "no flag besides -javaagent");
+        jvm.loader().assertLoaded(run, "httpurlconnection", "java.net.HttpURLConnection");
         assertFalse(run.stderr().contains("internal-error"), run.describe());
 
         // every attempt sends the same head but for the marker; the caller reads the last attempt's response

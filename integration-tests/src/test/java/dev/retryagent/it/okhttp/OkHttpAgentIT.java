@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.retryagent.it.contract.Batch;
 import dev.retryagent.it.contract.ClientContract;
 import dev.retryagent.it.deploy.AppLoader;
+import dev.retryagent.it.deploy.SpringBootJar;
 import dev.retryagent.it.deploy.WebappLauncher;
 import dev.retryagent.it.harness.ClientLibs;
 import dev.retryagent.it.harness.ForkedApp;
@@ -48,6 +49,7 @@ class OkHttpAgentIT extends ClientContract<OkHttpAgentIT.Jvm> {
                 case WEBAPP -> WebappLauncher.app(OkHttpBatchApp.class, libs, List.of(
                         "dev/retryagent/it/okhttp/OkHttpBatchApp*.class", "dev/retryagent/it/harness/CallSpec.class",
                         "dev/retryagent/it/apps/Report.class"));
+                case SPRING_BOOT -> SpringBootJar.app("okhttp");
             };
             return app.name("okhttp-" + run + "-" + libs + "-" + String.join("-", modes) + (java25 ? "-java25" : "")
                     + (loader == AppLoader.CLASS_PATH ? "" : "-" + loader))
@@ -62,9 +64,8 @@ class OkHttpAgentIT extends ClientContract<OkHttpAgentIT.Jvm> {
     }
 
     /**
-     * Every version and mode on the JDK that runs the tests, two of them on Java 25 as well, and OkHttp 5 in a child
-     * class loader and in a web application's (both modes in one JVM: the driver's own checks are those of its first
-     * mode).
+     * Every version and mode on the JDK that runs the tests, two of them on Java 25 as well, OkHttp 5 in a child class
+     * loader (async) and in a web application's (sync), and OkHttp 4.12 from a Spring Boot executable jar (both).
      */
     @Override
     protected Stream<Jvm> targets() {
@@ -74,8 +75,10 @@ class OkHttpAgentIT extends ClientContract<OkHttpAgentIT.Jvm> {
                 new Jvm(ClientLibs.OKHTTP_5, List.of("async"), false),
                 new Jvm(ClientLibs.OKHTTP_4, List.of("sync"), true),
                 new Jvm(ClientLibs.OKHTTP_5, List.of("async"), true),
-                new Jvm(ClientLibs.OKHTTP_5, List.of("sync", "async"), false, AppLoader.CHILD),
-                new Jvm(ClientLibs.OKHTTP_5, List.of("sync", "async"), false, AppLoader.WEBAPP));
+                new Jvm(ClientLibs.OKHTTP_5, List.of("async"), false, AppLoader.CHILD),
+                new Jvm(ClientLibs.OKHTTP_5, List.of("sync"), false, AppLoader.WEBAPP),
+                new Jvm(ClientLibs.OKHTTP_4, List.of("sync"), false, AppLoader.SPRING_BOOT),
+                new Jvm(ClientLibs.OKHTTP_4, List.of("async"), false, AppLoader.SPRING_BOOT));
     }
 
     @Override
@@ -148,10 +151,7 @@ class OkHttpAgentIT extends ClientContract<OkHttpAgentIT.Jvm> {
         }
         String mode = jvm.modes().get(0);
         assertEquals(jvm.libs().version(), run.single("APP").get("version"), "the intended OkHttp version ran");
-        if (jvm.loader() != AppLoader.CLASS_PATH) {
-            assertEquals(jvm.loader().launcherLoader(), run.single("LAUNCHER").get("loader"), run.describe());
-            assertTrue(logged(run, "adapter client=okhttp defined-in=" + jvm.loader().adapterLoader()), run.describe());
-        }
+        jvm.loader().assertLoaded(run, "okhttp", "okhttp3.OkHttpClient");
         // The default JDK is whatever runs the build (17, or 25 in CI's second pass).
         if (jvm.java25() || System.getProperty("retry.agent.it.java", "").isBlank()) {
             String expectedJava = jvm.java25() ? "25" : System.getProperty("java.specification.version");
