@@ -75,6 +75,21 @@ class ForkedAppIT {
     }
 
     @Test
+    void anExecutableJarRunsWithMinusJarAndNoClassPath(@TempDir Path tmp) throws IOException {
+        Path fakeAgent = Files.createFile(tmp.resolve("agent.jar"));
+        Path app = tmp.resolve("app.jar");
+        List<String> command = ForkedApp.ofJar(app).agentJar(fakeAgent).policy("version: 1\n").sysProp("k", "v")
+                .args("okhttp", "--call", "x").commandLine();
+        int jar = command.indexOf("-jar");
+        assertEquals(app.toString(), command.get(jar + 1), command.toString());
+        assertEquals(List.of("okhttp", "--call", "x"), command.subList(jar + 2, command.size()));
+        assertTrue(command.indexOf("-Dk=v") < jar && command.stream().anyMatch(a -> a.startsWith("-javaagent:")));
+        assertFalse(command.contains("-cp"), command.toString());
+        assertThrows(IllegalStateException.class,
+                () -> ForkedApp.ofJar(app).clientLibs(ClientLibs.OKHTTP_4).commandLine());
+    }
+
+    @Test
     void aMissingAgentJarFailsClearly(@TempDir Path tmp) {
         AssertionError e = assertThrows(AssertionError.class, () -> ForkedApp.of(OkHttpScenario.class)
                 .agentJar(tmp.resolve("missing.jar")).withAgent().commandLine());
