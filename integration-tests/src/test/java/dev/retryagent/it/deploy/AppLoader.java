@@ -17,7 +17,7 @@ public enum AppLoader {
     /** Spring Boot's {@code LaunchedClassLoader}, from the nested jars of an executable jar ({@link SpringBootJar}). */
     SPRING_BOOT;
 
-    /** The loader the launcher reports ({@code LAUNCHER loader=..}) and the agent defines its adapter in. */
+    /** The loader of the main class, as its launcher reports it ({@code LAUNCHER loader=..}). */
     public String launcherLoader() {
         return switch (this) {
             case CHILD -> "application";
