@@ -17,6 +17,8 @@ import java.nio.ByteBuffer;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import org.apache.http.HttpConnection;
+import org.apache.http.HttpConnectionMetrics;
 import org.apache.http.HttpEntityEnclosingRequest;
 import org.apache.http.HttpException;
 import org.apache.http.HttpHost;
@@ -35,6 +37,7 @@ import org.apache.http.nio.IOControl;
 import org.apache.http.nio.protocol.HttpAsyncRequestProducer;
 import org.apache.http.nio.protocol.HttpAsyncResponseConsumer;
 import org.apache.http.protocol.HttpContext;
+import org.apache.http.protocol.HttpCoreContext;
 
 /**
  * HttpAsyncClient 4.1 calls, retried by the shared {@link AsyncRetryLoop}. The application gets a future of the
@@ -122,6 +125,20 @@ final class HttpClient4Async {
         return copy;
     }
 
+    /** Whether the connection in {@code context} has sent more than one request, the one just sent included. */
+    static boolean connectionReused(HttpContext context) {
+        try {
+            Object connection = context == null ? null : context.getAttribute(HttpCoreContext.HTTP_CONNECTION);
+            if (!(connection instanceof HttpConnection)) {
+                return false;
+            }
+            HttpConnectionMetrics metrics = ((HttpConnection) connection).getMetrics();
+            return metrics != null && metrics.getRequestCount() > 1;
+        } catch (RuntimeException e) {
+            return false; // a pooled connection already let go of: counts as fresh
+        }
+    }
+
     /** The future the application holds: cancelling it cancels the attempt in flight. */
     static final class CallFuture<T> extends BasicFuture<T> {
         private volatile Call<T> call;
@@ -145,10 +162,15 @@ final class HttpClient4Async {
     static final class Head {
         final Attempt<?> attempt;
         final HttpResponse response;
+        /** Where the request that got this response went (the last hop of the redirects the client followed). */
+        final HttpHost target;
+        final HttpRequest sent;
 
-        Head(Attempt<?> attempt, HttpResponse response) {
+        Head(Attempt<?> attempt, HttpResponse response, HttpHost target, HttpRequest sent) {
             this.attempt = attempt;
             this.response = response;
+            this.target = target;
+            this.sent = sent;
         }
     }
 
@@ -157,7 +179,7 @@ final class HttpClient4Async {
         private final CloseableHttpAsyncClient client;
         private final HttpAsyncRequestProducer producer;
         private final HttpAsyncResponseConsumer<T> consumer;
-        private final HttpContext context;
+        final HttpContext context;
         private final String markerHeader;
         final CallFuture<T> future;
         /** The attempt sent last. */
@@ -207,7 +229,7 @@ final class HttpClient4Async {
         }
 
         private void start(Attempt<T> current, String marker) {
-            Future<T> inFlight = client.execute(new AttemptProducer(producer, markerHeader, marker), current, context,
+            Future<T> inFlight = client.execute(new AttemptProducer(producer, markerHeader, marker, current), current, context,
                     current.result());
             current.inFlight = inFlight;
             if (isCancelled()) {
@@ -228,9 +250,20 @@ final class HttpClient4Async {
             return HttpClient4Calls.outcome(head.response);
         }
 
+        /** A response from another address than the call's, after redirects: decided under that address's rule. */
+        @Override
+        public CallFacts decidedUnder(CallFacts call, Head head) {
+            if (head.target == null || head.sent == null) {
+                return call;
+            }
+            return HttpClient4Calls.redirectedTo(call, head.target, head.sent);
+        }
+
         @Override
         public FailureKind classify(IOException failure) {
-            return isCancelled() ? FailureKind.OTHER : HttpClient4Calls.classify(failure);
+            Attempt<T> current = last;
+            return isCancelled() ? FailureKind.OTHER
+                    : HttpClient4Calls.classify(failure, current != null && current.reused);
         }
 
         /** Nothing to do here: a head that is not delivered has its body read and dropped by its attempt. */
@@ -276,11 +309,13 @@ final class HttpClient4Async {
         private final HttpAsyncRequestProducer producer;
         private final String markerHeader;
         private final String marker;
+        private final Attempt<?> attempt;
 
-        AttemptProducer(HttpAsyncRequestProducer producer, String markerHeader, String marker) {
+        AttemptProducer(HttpAsyncRequestProducer producer, String markerHeader, String marker, Attempt<?> attempt) {
             this.producer = producer;
             this.markerHeader = markerHeader;
             this.marker = marker;
+            this.attempt = attempt;
         }
 
         @Override
@@ -300,6 +335,8 @@ final class HttpClient4Async {
 
         @Override
         public void requestCompleted(HttpContext context) {
+            // The request is on the wire and its connection still leased: had it carried a request before this one?
+            attempt.reused = connectionReused(context);
             producer.requestCompleted(context);
         }
 
@@ -337,6 +374,8 @@ final class HttpClient4Async {
         private volatile boolean delivered;
         private volatile boolean drained;
         volatile Future<T> inFlight;
+        /** Whether this attempt's request went out on a connection that had carried one before. */
+        volatile boolean reused;
         // Written by deliver() and read by responseReceived() on the same thread, within responseReceived().
         private Exception deliveryFailure;
         private ByteBuffer sink;
@@ -353,7 +392,11 @@ final class HttpClient4Async {
             if (!reported.compareAndSet(false, true)) {
                 return;
             }
-            loop.onResponse(new Head(this, response)); // the loop delivers the head or retries
+            // The client follows redirects inside one attempt, and notes the hop it sends in the context.
+            Object target = call.context.getAttribute(HttpCoreContext.HTTP_TARGET_HOST);
+            Object sent = call.context.getAttribute(HttpCoreContext.HTTP_REQUEST);
+            loop.onResponse(new Head(this, response, target instanceof HttpHost ? (HttpHost) target : null,
+                    sent instanceof HttpRequest ? (HttpRequest) sent : null)); // the loop delivers the head or retries
             Exception failure = deliveryFailure;
             if (failure instanceof HttpException) {
                 throw (HttpException) failure;

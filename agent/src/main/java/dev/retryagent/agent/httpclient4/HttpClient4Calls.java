@@ -18,12 +18,16 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import org.apache.http.Header;
 import org.apache.http.HttpEntity;
+import org.apache.http.HttpConnection;
+import org.apache.http.HttpConnectionMetrics;
 import org.apache.http.HttpEntityEnclosingRequest;
 import org.apache.http.HttpHost;
 import org.apache.http.HttpRequest;
 import org.apache.http.HttpResponse;
+import org.apache.http.ProtocolException;
 import org.apache.http.client.methods.CloseableHttpResponse;
 import org.apache.http.impl.execchain.ClientExecChain;
+import org.apache.http.protocol.HttpContext;
 import org.apache.http.util.EntityUtils;
 
 /**
@@ -56,6 +60,13 @@ final class HttpClient4Calls {
                         return request.containsHeader(name); // HttpCore compares names case-insensitively
                     }
                 });
+    }
+
+    /** {@code call}, or its facts at {@code target} for {@code sent} when the client followed a redirect there. */
+    static CallFacts redirectedTo(CallFacts call, HttpHost target, HttpRequest sent) {
+        String scheme = target.getSchemeName() != null ? target.getSchemeName().toLowerCase(Locale.ROOT) : "http";
+        int port = target.getPort() >= 0 ? target.getPort() : "https".equals(scheme) ? 443 : 80;
+        return call.redirectedTo(scheme, target.getHostName(), port, pathOf(sent.getRequestLine().getUri()));
     }
 
     /** No entity, or one that can be written again byte for byte (SPEC 4.3). */
@@ -154,7 +165,54 @@ final class HttpClient4Calls {
         return Outcome.status(response.getStatusLine().getStatusCode(), retryAfter == null ? null : retryAfter.getValue());
     }
 
-    /** How an attempt that failed with {@code failure} failed (SPEC 4.1). */
+    /**
+     * The context attribute saying whether the connection the last request was sent on had carried a request before:
+     * {@link Boolean}, set by {@link #noteConnection}.
+     */
+    static final String REUSED = "dev.retryagent.connection-reused";
+
+    /**
+     * {@code HttpRequestExecutor.execute(request, connection, context)} is about to send a request: notes whether the
+     * connection carried one before. A connection whose metrics cannot be read counts as fresh.
+     */
+    static void noteConnection(HttpConnection connection, HttpContext context) {
+        if (connection == null || context == null) {
+            return;
+        }
+        boolean reused;
+        try {
+            HttpConnectionMetrics metrics = connection.getMetrics();
+            reused = metrics != null && metrics.getRequestCount() > 0;
+        } catch (RuntimeException e) {
+            reused = false; // a pooled connection already let go of
+        }
+        context.setAttribute(REUSED, Boolean.valueOf(reused));
+    }
+
+    /** Whether {@link #noteConnection} saw a reused connection for the last request sent in {@code context}. */
+    static boolean reused(HttpContext context) {
+        return context != null && Boolean.TRUE.equals(context.getAttribute(REUSED));
+    }
+
+    /**
+     * How an attempt that failed with {@code failure} failed (SPEC 4.1), {@code reused} whether it was sent on a
+     * connection that had carried a request before: a protocol error there is a stale connection
+     * ({@link Failures#staleConnection}).
+     */
+    static FailureKind classify(IOException failure, boolean reused) {
+        FailureKind kind = classify(failure);
+        if (kind != FailureKind.OTHER) {
+            return kind;
+        }
+        return Failures.staleConnection(kind, isProtocolError(failure), reused);
+    }
+
+    /** A response that could not be parsed: HttpCore's protocol exceptions ({@code ParseException} wrapped in one). */
+    static boolean isProtocolError(IOException failure) {
+        return failure instanceof NotIoFailure && ((NotIoFailure) failure).original() instanceof ProtocolException;
+    }
+
+    /** How an attempt that failed with {@code failure} failed, by the exception alone (SPEC 4.1). */
     static FailureKind classify(IOException failure) {
         InjectedFaults.at(ClientNames.APACHE_HTTPCLIENT4 + ".classify");
         if (failure instanceof NotIoFailure) {

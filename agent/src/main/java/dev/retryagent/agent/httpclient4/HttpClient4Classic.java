@@ -120,6 +120,7 @@ final class HttpClient4Classic {
         @Override
         public CloseableHttpResponse send(int attempt, String marker) throws IOException {
             request.setHeaders(headers);
+            context.removeAttribute(HttpClient4Calls.REUSED);
             if (markerHeader != null && marker != null) {
                 request.setHeader(markerHeader, marker);
             }
@@ -138,7 +139,8 @@ final class HttpClient4Classic {
 
         @Override
         public FailureKind classify(IOException failure) {
-            return execAware != null && execAware.isAborted() ? FailureKind.OTHER : HttpClient4Calls.classify(failure);
+            return execAware != null && execAware.isAborted() ? FailureKind.OTHER
+                    : HttpClient4Calls.classify(failure, HttpClient4Calls.reused(context));
         }
 
         @Override

@@ -1,6 +1,7 @@
 package dev.retryagent.agent.httpclient4;
 
 import dev.retryagent.agent.bootstrap.Hooks;
+import org.apache.http.HttpClientConnection;
 import org.apache.http.client.methods.HttpExecutionAware;
 import org.apache.http.client.methods.HttpRequestWrapper;
 import org.apache.http.client.protocol.HttpClientContext;
@@ -22,6 +23,7 @@ public final class HttpClient4Hooks implements Hooks.Handler {
     public static final String MINIMAL_EXECUTE = "apache-httpclient4.minimal-execute";
     public static final String RETRY_EXECUTE = "apache-httpclient4.retry-execute";
     public static final String SERVICE_UNAVAILABLE_EXECUTE = "apache-httpclient4.service-unavailable-execute";
+    public static final String REQUEST_EXECUTE = "apache-httpclient4.request-execute";
     public static final String ASYNC_EXECUTE = "apache-httpclient4.async-execute";
     public static final String MINIMAL_ASYNC_EXECUTE = "apache-httpclient4.minimal-async-execute";
 
@@ -31,6 +33,9 @@ public final class HttpClient4Hooks implements Hooks.Handler {
 
     @Override
     public boolean onEnter(String hook, Object self, Object[] args) {
+        if (REQUEST_EXECUTE.equals(hook)) {
+            HttpClient4Calls.noteConnection((HttpClientConnection) args[1], (HttpContext) args[2]);
+        }
         return false;
     }
 

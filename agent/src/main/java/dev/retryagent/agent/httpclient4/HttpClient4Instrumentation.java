@@ -26,6 +26,11 @@ import dev.retryagent.policy.ClientNames;
  *       {@code disableAutomaticRetries()} and no {@code ServiceUnavailableRetryStrategy}; under {@code keep},
  *       {@code observe} or {@code off} they run as configured. Decided call by call, so a reload reaches every
  *       client already built;</li>
+ *   <li>entry of {@code org.apache.http.protocol.HttpRequestExecutor.execute(request, connection, context)} (HttpCore,
+ *       where the classic exec elements send a request on a leased connection): notes in the context whether the
+ *       connection had carried a request before, so that a protocol error on it is told apart as a stale
+ *       connection ({@link HttpClient4Calls#classify(java.io.IOException, boolean)}); the connection is gone from the
+ *       context's reach once the attempt failed;</li>
  *   <li>entry (may replace the result) of {@code execute(HttpAsyncRequestProducer, HttpAsyncResponseConsumer,
  *       HttpContext, FutureCallback)} of {@code org.apache.http.impl.nio.client.InternalHttpAsyncClient}
  *       ({@code HttpAsyncClients.createDefault()}, {@code createSystem()}, {@code custom()...build()}) and
@@ -46,10 +51,13 @@ public final class HttpClient4Instrumentation extends ClientInstrumentation {
     static final String SERVICE_UNAVAILABLE_EXEC = "org.apache.http.impl.execchain.ServiceUnavailableRetryExec";
     static final String ASYNC_CLIENT = "org.apache.http.impl.nio.client.InternalHttpAsyncClient";
     static final String MINIMAL_ASYNC_CLIENT = "org.apache.http.impl.nio.client.MinimalHttpAsyncClient";
+    static final String REQUEST_EXECUTOR = "org.apache.http.protocol.HttpRequestExecutor";
 
     static final String EXEC_DESCRIPTOR = "(Lorg/apache/http/conn/routing/HttpRoute;"
             + "Lorg/apache/http/client/methods/HttpRequestWrapper;Lorg/apache/http/client/protocol/HttpClientContext;"
             + "Lorg/apache/http/client/methods/HttpExecutionAware;)Lorg/apache/http/client/methods/CloseableHttpResponse;";
+    static final String REQUEST_EXECUTE_DESCRIPTOR = "(Lorg/apache/http/HttpRequest;Lorg/apache/http/HttpClientConnection;"
+            + "Lorg/apache/http/protocol/HttpContext;)Lorg/apache/http/HttpResponse;";
     static final String ASYNC_EXECUTE_DESCRIPTOR = "(Lorg/apache/http/nio/protocol/HttpAsyncRequestProducer;"
             + "Lorg/apache/http/nio/protocol/HttpAsyncResponseConsumer;Lorg/apache/http/protocol/HttpContext;"
             + "Lorg/apache/http/concurrent/FutureCallback;)Ljava/util/concurrent/Future;";
@@ -61,6 +69,8 @@ public final class HttpClient4Instrumentation extends ClientInstrumentation {
                 HookPoint.entryMayReplace(HttpClient4Hooks.RETRY_EXECUTE, RETRY_EXEC, "execute", EXEC_DESCRIPTOR),
                 HookPoint.entryMayReplace(HttpClient4Hooks.SERVICE_UNAVAILABLE_EXECUTE, SERVICE_UNAVAILABLE_EXEC,
                         "execute", EXEC_DESCRIPTOR),
+                HookPoint.entry(HttpClient4Hooks.REQUEST_EXECUTE, REQUEST_EXECUTOR, "execute",
+                        REQUEST_EXECUTE_DESCRIPTOR),
                 HookPoint.entryMayReplace(HttpClient4Hooks.ASYNC_EXECUTE, ASYNC_CLIENT, "execute",
                         ASYNC_EXECUTE_DESCRIPTOR),
                 HookPoint.entryMayReplace(HttpClient4Hooks.MINIMAL_ASYNC_EXECUTE, MINIMAL_ASYNC_CLIENT, "execute",

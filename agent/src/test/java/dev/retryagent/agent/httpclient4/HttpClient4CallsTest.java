@@ -47,6 +47,11 @@ import org.apache.http.impl.execchain.RetryExec;
 import org.apache.http.impl.execchain.ServiceUnavailableRetryExec;
 import org.apache.http.impl.client.DefaultServiceUnavailableRetryStrategy;
 import org.apache.http.message.BasicHttpResponse;
+import org.apache.http.HttpClientConnection;
+import org.apache.http.HttpConnectionMetrics;
+import org.apache.http.impl.HttpConnectionMetricsImpl;
+import org.apache.http.protocol.BasicHttpContext;
+import org.apache.http.protocol.HttpContext;
 import org.junit.jupiter.api.Test;
 
 class HttpClient4CallsTest {
@@ -71,6 +76,47 @@ class HttpClient4CallsTest {
         assertEquals(FailureKind.OTHER, HttpClient4Calls.classify(new SSLHandshakeException("bad cert")));
         assertEquals(FailureKind.OTHER, HttpClient4Calls.classify(new NotIoFailure(new ProtocolException("bad"))));
         assertEquals(FailureKind.OTHER, HttpClient4Calls.classify(new IOException("something else")));
+    }
+
+    /** A protocol error on a connection that had carried a request before is a stale connection: a reset. */
+    @Test
+    void aProtocolErrorOnAReusedConnectionIsAReset() {
+        NotIoFailure garbage = new NotIoFailure(new ProtocolException("The server failed to respond with a valid HTTP response"));
+        assertEquals(FailureKind.RESET, HttpClient4Calls.classify(garbage, true));
+        assertEquals(FailureKind.OTHER, HttpClient4Calls.classify(garbage, false), "the server's own answer");
+        assertEquals(FailureKind.OTHER, HttpClient4Calls.classify(new IOException("other"), true));
+        assertEquals(FailureKind.OTHER, HttpClient4Calls.classify(
+                new NotIoFailure(new org.apache.http.HttpException("not a protocol error")), true));
+        assertEquals(FailureKind.TIMEOUT, HttpClient4Calls.classify(new SocketTimeoutException("Read timed out"), true));
+    }
+
+    @Test
+    void theConnectionARequestGoesOutOnIsNotedInTheContext() {
+        HttpContext context = new BasicHttpContext();
+        assertFalse(HttpClient4Calls.reused(context));
+        HttpConnectionMetricsImpl metrics = new HttpConnectionMetricsImpl(null, null);
+        HttpClientConnection connection = connectionWith(metrics);
+        HttpClient4Calls.noteConnection(connection, context);
+        assertFalse(HttpClient4Calls.reused(context), "no request on it yet");
+        metrics.incrementRequestCount();
+        HttpClient4Calls.noteConnection(connection, context);
+        assertTrue(HttpClient4Calls.reused(context));
+        HttpClient4Calls.noteConnection(connectionWith(null), context);
+        assertFalse(HttpClient4Calls.reused(context), "a connection without metrics counts as fresh");
+        assertFalse(HttpClient4Calls.reused(null));
+    }
+
+    private static HttpClientConnection connectionWith(HttpConnectionMetrics metrics) {
+        return (HttpClientConnection) java.lang.reflect.Proxy.newProxyInstance(HttpClient4CallsTest.class.getClassLoader(),
+                new Class<?>[] {HttpClientConnection.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("getMetrics")) {
+                        if (metrics == null) {
+                            throw new IllegalStateException("released"); // as a pooled proxy let go of
+                        }
+                        return metrics;
+                    }
+                    throw new UnsupportedOperationException(method.getName());
+                });
     }
 
     @Test
