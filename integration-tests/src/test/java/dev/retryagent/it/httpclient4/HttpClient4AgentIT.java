@@ -245,16 +245,26 @@ class HttpClient4AgentIT extends ClientContract<HttpClient4AgentIT.Jvm> {
     }
 
     /**
-     * {@code builtInRetries: keep}: the client's own retries are left exactly as the application configured them,
-     * wrapping the agent's layer. Against a server that always answers 503, or reads the request and closes the
-     * connection; the same calls without the agent measure what HttpClient 4 does alone.
+     * The client's own retries ({@code DefaultHttpRequestRetryHandler}, a handler that resends sent requests, a
+     * {@code ServiceUnavailableRetryStrategy}) alone, under {@code builtInRetries: replace} (skipped: the policy
+     * decides) and under {@code keep} (as configured, wrapping the agent's layer), against servers that always answer
+     * 503 or always read the request and close the connection. Prints one {@code HTTPCLIENT4-OWN-RETRIES} line per run.
      */
     @ParameterizedTest
     @Timeout(180)
     @EnumSource(names = {"HTTPCLIENT4_OLDEST", "HTTPCLIENT4_NEWEST"})
-    void keepLeavesTheClientsOwnRetriesAsConfigured(ClientLibs libs) throws Exception {
-        int[][] counts = new int[2][];
-        for (int withAgent = 0; withAgent < 2; withAgent++) {
+    void theClientsOwnRetriesAloneUnderReplaceAndUnderKeep(ClientLibs libs) throws Exception {
+        List<String> ids = List.of("sure-get", "sure-post", "sentretry-post", "default-post", "default-get",
+                "default-503");
+        // requests per server: alone, under replace, under keep
+        int[][] expected = {
+                {6, 6, 4, 1, 4, 2},   // alone: the strategy's 1 + 5, the handlers' 1 + 3, one 503 per call
+                {3, 1, 1, 1, 3, 6},   // replace: the policy's 3 attempts where it may retry, else 1
+                {18, 6, 4, 1, 12, 6}, // keep: the client's own retries around the agent's 3 attempts
+        };
+        List<String> modes = List.of("none", "replace", "keep");
+        for (int m = 0; m < modes.size(); m++) {
+            String mode = modes.get(m);
             try (Batch calls = new Batch()) {
                 calls.add("sure-get", "/items", List.of("api=classic", "client=sure"), Step.status(503));
                 calls.add("sure-post", "/orders", List.of("api=classic", "client=sure", "method=POST", "body=b"),
@@ -264,38 +274,37 @@ class HttpClient4AgentIT extends ClientContract<HttpClient4AgentIT.Jvm> {
                 calls.add("default-post", "/orders", List.of("api=classic", "method=POST", "body=b"),
                         Step.dropAfterRequest());
                 calls.add("default-get", "/items", List.of("api=classic"), Step.dropAfterRequest());
-                ForkedApp app = app(withAgent == 1 ? "keep" : "alone", libs).args(calls.args());
-                if (withAgent == 1) {
-                    app.policy(POLICY + "builtInRetries: keep\n");
+                // a 503 on a fresh connection, then one on the same connection kept alive (the calls run in order)
+                calls.add("default-503", "/items", List.of("api=classic"), Step.status(503));
+                calls.addUrl("default-503-reused", calls.server("default-503").url("/items"), List.of("api=classic"));
+                ForkedApp app = app("own-retries-" + mode, libs).args("--sequential").args(calls.args());
+                if (!mode.equals("none")) {
+                    app.policy(POLICY + "builtInRetries: " + mode + "\n");
                 }
                 ForkedApp.Result run = app.run().assertExitCode(0);
                 assertVersion(run, libs);
-                List<String> ids = List.of("sure-get", "sure-post", "sentretry-post", "default-post", "default-get");
-                counts[withAgent] = ids.stream().mapToInt(id -> calls.server(id).requestCount()).toArray();
-                System.out.println("HTTPCLIENT4-OWN-RETRIES libs=" + libs + " agent=" + (withAgent == 1 ? "keep" : "none")
-                        + " " + String.join(" ", ids.stream().map(id -> id + "=" + calls.server(id).requestCount()).toList()));
-                if (withAgent == 1) {
-                    // the POSTs the agent does not retry: as often as alone, unmarked
-                    for (String id : List.of("sure-post", "sentretry-post", "default-post")) {
-                        assertTrue(calls.server(id).requests().stream().allMatch(q -> q.header("Retry-Attempt") == null),
-                                id);
-                    }
-                    // the agent's 3 attempts inside each of the client's own: 6 x 3 for the strategy's 1 + 5
-                    assertEquals(18, calls.server("sure-get").requestCount());
-                    assertEquals(12, calls.server("default-get").requestCount(), "4 x 3: RetryExec around the agent");
+                System.out.println("HTTPCLIENT4-OWN-RETRIES libs=" + libs + " mode=" + mode + " " + String.join(" ",
+                        ids.stream().map(id -> id + "=" + calls.server(id).requestCount()).toList()));
+                for (int i = 0; i < ids.size(); i++) {
+                    assertEquals(expected[m][i], calls.server(ids.get(i)).requestCount(),
+                            mode + " " + ids.get(i) + ": " + calls.server(ids.get(i)).requests());
+                }
+                for (String id : List.of("sure-post", "sentretry-post", "default-post")) {
+                    // POSTs without key: the agent never retries them, so never marks them
+                    assertTrue(calls.server(id).requests().stream().allMatch(q -> q.header("Retry-Attempt") == null), id);
+                }
+                List<RecordedRequest> seen503 = calls.server("default-503").requests();
+                assertEquals(seen503.get(0).connectionId(), seen503.get(seen503.size() - 1).connectionId(),
+                        "the second 503 call went over the first one's connection " + seen503);
+                for (String id : List.of("sure-post", "default-503", "default-503-reused")) {
+                    assertEquals(503, result(run, id).getInt("status"), run.describe());
+                }
+                for (String id : List.of("sentretry-post", "default-post", "default-get")) {
+                    assertEquals("org.apache.http.NoHttpResponseException", result(run, id).get("failure"),
+                            id + ": the client's own failure\n" + run.describe());
                 }
             }
         }
-        int[] alone = counts[0];
-        int[] keep = counts[1];
-        assertEquals(6, alone[0], "alone: the strategy resends a 503 five times");
-        assertEquals(6, alone[1], "alone: a POST too");
-        assertEquals(4, alone[2], "alone: a handler that retries sent requests resends the POST 3 times");
-        assertEquals(1, alone[3], "alone: the default handler does not resend a POST that was sent");
-        assertEquals(4, alone[4], "alone: the default handler resends a GET 3 times");
-        assertEquals(alone[1], keep[1]);
-        assertEquals(alone[2], keep[2]);
-        assertEquals(alone[3], keep[3]);
     }
 
     /**
