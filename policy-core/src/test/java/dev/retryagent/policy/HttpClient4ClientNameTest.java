@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 /** {@code match.client} accepts HttpClient 4's name, and a rule for it matches its calls only. */
 class HttpClient4ClientNameTest {
     @Test
-    void aRuleForApacheHttpClient4MatchesItsCallsOnly() {
+    void aRuleForApacheHttpClient4MatchesItsCallsOnly() throws PolicyException {
         assertTrue(ClientNames.ALL.contains("apache-httpclient4"));
         Policy p = PolicyLoader.parse("""
                 version: 1
