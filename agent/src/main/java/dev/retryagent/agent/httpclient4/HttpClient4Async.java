@@ -92,7 +92,13 @@ final class HttpClient4Async {
             RetryLog.internalError("apache-httpclient4.async", e);
             return Hooks.PROCEED;
         }
-        loop.execute(facts, call, call.delivery());
+        try {
+            loop.execute(facts, call, call.delivery());
+        } catch (RuntimeException e) {
+            // The first attempt could not start (a client not started, or closed): the client's own exception, as
+            // without the agent. The loop catches its own errors.
+            throw new Hooks.Propagate(e);
+        }
         return call.future;
     }
 
@@ -287,6 +293,7 @@ final class HttpClient4Async {
             public void onFailure(IOException failure) {
                 Exception cause = NotIoFailure.unwrap(failure);
                 try {
+                    producer.failed(cause);
                     consumer.failed(cause);
                 } finally {
                     try {
@@ -340,9 +347,12 @@ final class HttpClient4Async {
             producer.requestCompleted(context);
         }
 
+        /** Passed on for the attempt the application sees; the call's final failure is passed on by the loop's delivery. */
         @Override
         public void failed(Exception ex) {
-            producer.failed(ex);
+            if (attempt.delivered) {
+                producer.failed(ex);
+            }
         }
 
         @Override
@@ -371,7 +381,7 @@ final class HttpClient4Async {
         private final AtomicBoolean reported = new AtomicBoolean();
         /** null while the exchange runs, then {@link #FINISHED}, or the retry that waits for it to finish. */
         private final AtomicReference<Object> next = new AtomicReference<Object>();
-        private volatile boolean delivered;
+        volatile boolean delivered;
         private volatile boolean drained;
         volatile Future<T> inFlight;
         /** Whether this attempt's request went out on a connection that had carried one before. */

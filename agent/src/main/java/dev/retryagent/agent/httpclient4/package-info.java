@@ -68,6 +68,7 @@
  * deprecated since 4.3 ({@code new DefaultHttpClient()}, {@code AbstractHttpClient} and its
  * {@code DefaultRequestDirector}, {@code DefaultHttpAsyncClient}) is not hooked: its calls run as without the agent.
  * A classic request aborted ({@code HttpRequestBase.abort()}) during a wait is not retried again, but the wait runs
- * out first.
+ * out first. An async request is cancelled through its future: the attempts send copies of the request, so
+ * {@code abort()} on the application's request object does not reach them.
  */
 package dev.retryagent.agent.httpclient4;
