@@ -218,25 +218,26 @@ final class HttpClient4Async {
             previous.whenFinished(new Runnable() {
                 @Override
                 public void run() {
+                    // A retry that cannot start ends as that attempt's failure: the loop hears of it, the call ends.
                     if (isCancelled()) {
-                        current.failed(new InterruptedIOException("retry-agent: the call was cancelled"));
+                        current.ended(new InterruptedIOException("retry-agent: the call was cancelled"));
                         return;
                     }
                     try {
                         producer.resetRequest(); // rewinds a repeatable producer, as the client does itself
                         start(current, marker);
                     } catch (IOException e) {
-                        current.failed(e);
+                        current.ended(e);
                     } catch (RuntimeException e) {
-                        current.failed(e);
+                        current.ended(e);
                     }
                 }
             });
         }
 
         private void start(Attempt<T> current, String marker) {
-            Future<T> inFlight = client.execute(new AttemptProducer(producer, markerHeader, marker, current), current, context,
-                    current.result());
+            Future<T> inFlight = client.execute(new AttemptProducer(producer, markerHeader, marker, current), current,
+                    context, current.result());
             current.inFlight = inFlight;
             if (isCancelled()) {
                 inFlight.cancel(true);
@@ -529,7 +530,8 @@ final class HttpClient4Async {
             }
         }
 
-        private void ended(Exception cause) {
+        /** This attempt failed before its response head: the loop hears of it once. */
+        void ended(Exception cause) {
             boolean first = reported.compareAndSet(false, true);
             finished();
             if (first) {

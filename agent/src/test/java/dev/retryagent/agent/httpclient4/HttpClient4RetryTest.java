@@ -279,6 +279,38 @@ class HttpClient4RetryTest {
         assertEquals(List.of("completed:503"), heard.events);
     }
 
+    /** A retry whose producer cannot be rewound ends the call with that failure, once; nothing more is sent. */
+    @Test
+    void aRetryThatCannotStartEndsTheCallWithItsFailure() throws Exception {
+        statuses(503, 200);
+        Heard heard = new Heard();
+        try (CloseableHttpAsyncClient client = HttpAsyncClients.createDefault()) {
+            client.start();
+            org.apache.http.nio.protocol.HttpAsyncRequestProducer real = HttpAsyncMethods.create(host(), new HttpGet(url()));
+            org.apache.http.nio.protocol.HttpAsyncRequestProducer producer =
+                    (org.apache.http.nio.protocol.HttpAsyncRequestProducer) java.lang.reflect.Proxy.newProxyInstance(
+                            getClass().getClassLoader(),
+                            new Class<?>[] {org.apache.http.nio.protocol.HttpAsyncRequestProducer.class}, (p, m, a) -> {
+                                if (m.getName().equals("resetRequest")) {
+                                    throw new java.io.IOException("cannot rewind");
+                                }
+                                try {
+                                    return m.invoke(real, a);
+                                } catch (java.lang.reflect.InvocationTargetException e) {
+                                    throw e.getCause();
+                                }
+                            });
+            @SuppressWarnings("unchecked")
+            Future<HttpResponse> future = (Future<HttpResponse>) HttpClient4Async.execute(client, producer,
+                    HttpAsyncMethods.createConsumer(), null, heard);
+            java.util.concurrent.ExecutionException failed = assertThrows(java.util.concurrent.ExecutionException.class,
+                    () -> future.get(10, TimeUnit.SECONDS));
+            assertEquals("cannot rewind", failed.getCause().getMessage());
+        }
+        assertEquals(1, requests.get());
+        assertEquals(List.of("failed:IOException"), heard.events);
+    }
+
     @Test
     void anAttemptOfTheLoopPassesTheHookUntouched() {
         HttpClient4Async.Attempt<Object> attempt = new HttpClient4Async.Attempt<>(null, null);
