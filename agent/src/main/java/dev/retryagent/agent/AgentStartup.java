@@ -4,6 +4,7 @@ import dev.retryagent.agent.bootstrap.Hooks;
 import dev.retryagent.agent.bootstrap.Housekeeping;
 import dev.retryagent.agent.bootstrap.InjectedFaults;
 import dev.retryagent.agent.bootstrap.RetryRuntime;
+import dev.retryagent.agent.httpclient4.HttpClient4Instrumentation;
 import dev.retryagent.agent.httpclient5.HttpClient5Instrumentation;
 import dev.retryagent.agent.httpurlconnection.HttpUrlConnectionInstrumentation;
 import dev.retryagent.agent.instrument.ClientAdapters;
@@ -39,6 +40,7 @@ final class AgentStartup {
         List<ClientInstrumentation> clients = new ArrayList<ClientInstrumentation>();
         clients.add(new OkHttpInstrumentation());
         clients.add(new HttpClient5Instrumentation());
+        clients.add(new HttpClient4Instrumentation());
         clients.add(new HttpUrlConnectionInstrumentation());
         return Collections.unmodifiableList(clients);
     }

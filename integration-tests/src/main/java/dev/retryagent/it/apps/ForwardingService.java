@@ -37,7 +37,8 @@ import org.apache.hc.core5.http.io.entity.EntityUtils;
  * body. It knows nothing about the agent; forwarding incoming headers is what carries a marker from hop to hop.
  *
  * <pre>
- * --client okhttp|httpclient5|httpurlconnection   the outgoing client (OkHttp or HttpClient 5 on the class path)
+ * --client okhttp|httpclient5|httpclient4|httpurlconnection   the outgoing client (OkHttp, HttpClient 5 or 4 on the
+ *                                                             class path)
  * --upstream URL                                  http://host:port; the incoming path and query are appended
  * </pre>
  * Prints {@code LISTENING port=N} once it accepts requests, then per request {@code FORWARDED method=.. path=..
@@ -82,6 +83,7 @@ public final class ForwardingService {
         String type = switch (client) {
             case "okhttp" -> "OkHttpForwarder";
             case "httpclient5" -> "HttpClient5Forwarder";
+            case "httpclient4" -> "HttpClient4Forwarder";
             case "httpurlconnection" -> "JdkForwarder";
             default -> throw new IllegalArgumentException("--client " + client);
         };
@@ -162,6 +164,28 @@ public final class ForwardingService {
             }
             return client.execute(request, response -> new Reply(response.getCode(),
                     response.getEntity() == null ? new byte[0] : EntityUtils.toByteArray(response.getEntity())));
+        }
+    }
+
+    /** Apache HttpClient 4.5, {@code HttpClients.createDefault()}; its types are named in full (HttpClient 5's are imported). */
+    static final class HttpClient4Forwarder implements Forwarder {
+        private final org.apache.http.impl.client.CloseableHttpClient client =
+                org.apache.http.impl.client.HttpClients.createDefault();
+
+        @Override
+        public Reply forward(String method, String url, List<String[]> headers, byte[] body) throws IOException {
+            org.apache.http.client.methods.RequestBuilder request =
+                    org.apache.http.client.methods.RequestBuilder.create(method).setUri(URI.create(url));
+            for (String[] h : headers) {
+                request.addHeader(h[0], h[1]);
+            }
+            if (body.length > 0) {
+                request.setEntity(new org.apache.http.entity.ByteArrayEntity(body,
+                        org.apache.http.entity.ContentType.APPLICATION_OCTET_STREAM));
+            }
+            return client.execute(request.build(), response -> new Reply(response.getStatusLine().getStatusCode(),
+                    response.getEntity() == null ? new byte[0]
+                            : org.apache.http.util.EntityUtils.toByteArray(response.getEntity())));
         }
     }
 

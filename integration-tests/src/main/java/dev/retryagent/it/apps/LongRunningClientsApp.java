@@ -33,7 +33,9 @@ import org.apache.hc.core5.http.io.entity.EntityUtils;
  * <pre>
  * call ID CLIENT URL   one GET through the client object built at start-up; CLIENT is okhttp (execute),
  *                      okhttp-async (enqueue), httpclient5 (HttpClients.createDefault()), httpclient5-async
- *                      (HttpAsyncClients.createDefault()), or httpurlconnection (a new connection, as always)
+ *                      (HttpAsyncClients.createDefault()), httpclient4, httpclient4-async (HttpClient 4.5's
+ *                      createDefault(), HttpAsyncClient 4.1's, built only when they are on the class path), or
+ *                      httpurlconnection (a new connection, as always)
  * exit                 ends the application (so does the end of stdin)
  * </pre>
  * Each call prints {@code RESULT id=ID client=CLIENT status=N} or {@code RESULT id=ID client=CLIENT failure=CLASS}.
@@ -51,6 +53,11 @@ public final class LongRunningClientsApp {
         httpClient5 = HttpClients.createDefault();
         httpClient5Async = HttpAsyncClients.createDefault();
         httpClient5Async.start();
+        // Hc4 is loaded only when HttpClient 4 is there: verifying its code loads HttpClient 4's types.
+        boolean hc4 = present("org.apache.http.impl.client.HttpClients");
+        if (hc4) {
+            Hc4.start();
+        }
         Report.line("READY", "pid", ProcessHandle.current().pid(), "java", System.getProperty("java.version"));
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         String line;
@@ -67,6 +74,9 @@ public final class LongRunningClientsApp {
         }
         httpClient5.close();
         httpClient5Async.close();
+        if (hc4) {
+            Hc4.close();
+        }
         okHttp.dispatcher().executorService().shutdown();
         okHttp.connectionPool().evictAll();
         Report.line("DONE");
@@ -96,6 +106,12 @@ public final class LongRunningClientsApp {
                     SimpleHttpResponse response = httpClient5Async.execute(request, null).get(60, TimeUnit.SECONDS);
                     status = response.getCode();
                     break;
+                case "httpclient4":
+                    status = Hc4.classic(url);
+                    break;
+                case "httpclient4-async":
+                    status = Hc4.async(url);
+                    break;
                 case "httpurlconnection":
                     HttpURLConnection connection = (HttpURLConnection) new URL(url).openConnection();
                     status = connection.getResponseCode();
@@ -113,6 +129,45 @@ public final class LongRunningClientsApp {
         } catch (Exception e) {
             Throwable cause = e.getCause() != null && !(e instanceof IOException) ? e.getCause() : e;
             Report.line("RESULT", "id", id, "client", client, "failure", cause.getClass().getName());
+        }
+    }
+
+    private static boolean present(String className) {
+        try {
+            Class.forName(className, false, LongRunningClientsApp.class.getClassLoader());
+            return true;
+        } catch (ClassNotFoundException e) {
+            return false;
+        }
+    }
+
+    /** HttpClient 4.5 and HttpAsyncClient 4.1, when on the class path; types named in full (HttpClient 5's are imported). */
+    private static final class Hc4 {
+        private static org.apache.http.impl.client.CloseableHttpClient classic;
+        private static org.apache.http.impl.nio.client.CloseableHttpAsyncClient async;
+
+        static void start() {
+            classic = org.apache.http.impl.client.HttpClients.createDefault();
+            async = org.apache.http.impl.nio.client.HttpAsyncClients.createDefault();
+            async.start();
+        }
+
+        static void close() throws IOException {
+            classic.close();
+            async.close();
+        }
+
+        static int classic(String url) throws IOException {
+            return classic.execute(new org.apache.http.client.methods.HttpGet(url), response -> {
+                org.apache.http.util.EntityUtils.consume(response.getEntity());
+                return response.getStatusLine().getStatusCode();
+            });
+        }
+
+        static int async(String url) throws Exception {
+            org.apache.http.HttpResponse response = async.execute(new org.apache.http.client.methods.HttpGet(url), null)
+                    .get(60, TimeUnit.SECONDS);
+            return response.getStatusLine().getStatusCode();
         }
     }
 

@@ -31,7 +31,8 @@ import org.junit.jupiter.params.provider.CsvSource;
  */
 class AttachIT {
     private static final List<String> CLIENTS =
-            List.of("okhttp", "okhttp-async", "httpclient5", "httpclient5-async", "httpurlconnection");
+            List.of("okhttp", "okhttp-async", "httpclient5", "httpclient5-async", "httpclient4", "httpclient4-async",
+                    "httpurlconnection");
     private static final String POLICY = "version: 1\n"
             + "defaults:\n"
             + "  maxAttempts: 3\n"
@@ -47,6 +48,8 @@ class AttachIT {
         ForkedApp app = ForkedApp.of(LongRunningClientsApp.class).name("attach-target-" + okHttp + "-" + httpClient5)
                 .clientLibs(okHttp).timeout(Duration.ofSeconds(120));
         httpClient5.jars().forEach(app::classpath);
+        (httpClient5 == ClientLibs.HTTPCLIENT5_NEWEST ? ClientLibs.HTTPCLIENT4_NEWEST : ClientLibs.HTTPCLIENT4_OLDEST)
+                .jars().forEach(app::classpath);
         try (ForkedApp.Running target = app.start()) {
             for (String client : CLIENTS) {
                 servers.put(client, Runs.open(closer, Step.status(503), Step.ok()));

@@ -3,6 +3,7 @@ package dev.retryagent.it.failopen;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.retryagent.it.apps.HttpClient4Scenario;
 import dev.retryagent.it.apps.HttpClient5Scenario;
 import dev.retryagent.it.apps.HttpUrlConnectionScenario;
 import dev.retryagent.it.apps.OkHttpScenario;
@@ -75,6 +76,7 @@ class FailOpenIT {
     }
 
     private static final String HC5 = "apache-httpclient5";
+    private static final String HC4 = "apache-httpclient4";
 
     static Stream<Run> runs() {
         List<Client> clients = List.of(
@@ -114,6 +116,22 @@ class FailOpenIT {
                         HC5 + ".facts", Set.of(HC5 + ".minimal"),
                         HC5 + ".outcome", Set.of("retry-loop.decide"),
                         HC5 + ".classify", Set.of("retry-loop.decide"))),
+                httpClient4("classic", "default", Map.of(
+                        "all", Set.of("hook:" + HC4 + ".retry-execute", "hook:" + HC4 + ".protocol-execute",
+                                "hook:" + HC4 + ".request-execute"),
+                        HC4 + ".facts", Set.of(HC4 + ".classic", "hook:" + HC4 + ".retry-execute"),
+                        HC4 + ".outcome", Set.of("retry-loop.decide"),
+                        HC4 + ".classify", Set.of("retry-loop.decide"))),
+                httpClient4("classic", "minimal", Map.of(
+                        "all", Set.of("hook:" + HC4 + ".minimal-execute", "hook:" + HC4 + ".request-execute"),
+                        HC4 + ".facts", Set.of(HC4 + ".classic"),
+                        HC4 + ".outcome", Set.of("retry-loop.decide"),
+                        HC4 + ".classify", Set.of("retry-loop.decide"))),
+                httpClient4("async", "default", Map.of(
+                        "all", Set.of("hook:" + HC4 + ".async-execute"),
+                        HC4 + ".facts", Set.of(HC4 + ".async"),
+                        HC4 + ".outcome", Set.of("async-retry-loop.decide"),
+                        HC4 + ".classify", Set.of("async-retry-loop.decide"))),
                 new Client("httpurlconnection", HttpUrlConnectionScenario.class, ClientLibs.NONE,
                         url -> List.of("--url", url, "--repeat", "" + CALLS),
                         Map.of("all", Set.of("hook:httpurlconnection.get-input-stream",
@@ -132,6 +150,13 @@ class FailOpenIT {
 
     private static Client httpClient5(String api, String kind, Map<String, Set<String>> expected) {
         return new Client("httpclient5-" + api + "-" + kind, HttpClient5Scenario.class, ClientLibs.HTTPCLIENT5_NEWEST,
+                url -> List.of("--sequential", "--call",
+                        "id=calls;url=" + url + ";api=" + api + ";client=" + kind + ";repeat=" + CALLS),
+                expected);
+    }
+
+    private static Client httpClient4(String api, String kind, Map<String, Set<String>> expected) {
+        return new Client("httpclient4-" + api + "-" + kind, HttpClient4Scenario.class, ClientLibs.HTTPCLIENT4_NEWEST,
                 url -> List.of("--sequential", "--call",
                         "id=calls;url=" + url + ";api=" + api + ";client=" + kind + ";repeat=" + CALLS),
                 expected);
@@ -196,6 +221,10 @@ class FailOpenIT {
                         HC5 + ".discard", List.of("api=classic;client=default"), "retry-loop.discard"),
                 Arguments.of("httpclient5-classic-minimal", HttpClient5Scenario.class, ClientLibs.HTTPCLIENT5_NEWEST,
                         HC5 + ".discard", List.of("api=classic;client=minimal"), "retry-loop.discard"),
+                Arguments.of("httpclient4-classic-default", HttpClient4Scenario.class, ClientLibs.HTTPCLIENT4_NEWEST,
+                        HC4 + ".discard", List.of("api=classic;client=default"), "retry-loop.discard"),
+                Arguments.of("httpclient4-classic-minimal", HttpClient4Scenario.class, ClientLibs.HTTPCLIENT4_NEWEST,
+                        HC4 + ".discard", List.of("api=classic;client=minimal"), "retry-loop.discard"),
                 Arguments.of("httpurlconnection", HttpUrlConnectionScenario.class, ClientLibs.NONE,
                         "httpurlconnection.discard", List.of("--repeat", "" + CALLS), "retry-loop.discard"));
     }
@@ -218,7 +247,7 @@ class FailOpenIT {
         }
         try (ScriptedServer server = ScriptedServer.start(steps)) {
             String url = server.url("/items");
-            List<String> appArgs = main == HttpClient5Scenario.class
+            List<String> appArgs = main == HttpClient5Scenario.class || main == HttpClient4Scenario.class
                     ? List.of("--sequential", "--call", "id=calls;url=" + url + ";" + args.get(0) + ";repeat=" + CALLS)
                     : Stream.concat(Stream.of("--url", url), args.stream()).toList();
             ForkedApp.Result result = ForkedApp.of(main)
@@ -268,6 +297,10 @@ class FailOpenIT {
                 new OwnRetry("httpclient5-async", HttpClient5Scenario.class, ClientLibs.HTTPCLIENT5_NEWEST,
                         HC5 + ".facts", Step.status(503),
                         url -> List.of("--call", "id=c;url=" + url + ";api=async;client=default"), 2, false),
+                // DefaultHttpRequestRetryHandler: a GET whose connection closed before a response, 3 times more.
+                new OwnRetry("httpclient4-classic", HttpClient4Scenario.class, ClientLibs.HTTPCLIENT4_NEWEST,
+                        HC4 + ".facts", Step.dropAfterRequest(),
+                        url -> List.of("--call", "id=c;url=" + url + ";api=classic;client=default"), 4, true),
                 // The JDK resends a buffered POST whose connection closed before a status line.
                 new OwnRetry("httpurlconnection", HttpUrlConnectionScenario.class, ClientLibs.NONE,
                         "httpurlconnection.facts", Step.dropAfterRequest(),
@@ -354,7 +387,7 @@ class FailOpenIT {
 
     private static void assertAppSaw(Client client, ForkedApp.Result result, boolean failing) {
         List<ReportLine> results = result.results();
-        if (client.main == HttpClient5Scenario.class) {
+        if (client.main == HttpClient5Scenario.class || client.main == HttpClient4Scenario.class) {
             ReportLine line = result.result();
             assertEquals(CALLS, line.getInt("calls"), line.toString());
             assertEquals(failing ? 0 : CALLS, line.getInt("ok"), line.toString());
@@ -363,7 +396,7 @@ class FailOpenIT {
                 // HttpCore's own exception for a connection closed before a response (classic: NoHttpResponseException;
                 // async: ConnectionClosedException, in the future's ExecutionException).
                 assertTrue(line.get("firstFailure").matches("(java.util.concurrent.ExecutionException: )?"
-                        + "org.apache.hc.core5.http.(NoHttpResponseException|ConnectionClosedException):.*"), line.toString());
+                        + "org.apache.(hc.core5.)?http.(NoHttpResponseException|ConnectionClosedException):.*"), line.toString());
             }
             return;
         }

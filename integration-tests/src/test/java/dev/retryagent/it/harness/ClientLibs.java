@@ -20,7 +20,11 @@ public enum ClientLibs {
     OKHTTP_4("okhttp-4.12"),
     OKHTTP_5("okhttp-5"),
     HTTPCLIENT5_OLDEST("httpclient5-5.2"),
-    HTTPCLIENT5_NEWEST("httpclient5-5.6");
+    HTTPCLIENT5_NEWEST("httpclient5-5.6"),
+    /** HttpClient 4.5.6 with HttpAsyncClient 4.1.3 (an old release still common in fleets). */
+    HTTPCLIENT4_OLDEST("httpclient4-4.5.6"),
+    /** HttpClient 4.5.14 with HttpAsyncClient 4.1.5 (the last releases). */
+    HTTPCLIENT4_NEWEST("httpclient4-4.5.14");
 
     private final String setName;
 

@@ -3,6 +3,7 @@ package dev.retryagent.it.onelayer;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.retryagent.it.apps.HttpClient4Scenario;
 import dev.retryagent.it.apps.HttpClient5Scenario;
 import dev.retryagent.it.harness.ClientLibs;
 import dev.retryagent.it.harness.ForkedApp;
@@ -64,7 +65,11 @@ class HiddenRetriesIT {
                 new Client("httpclient5-5.6", HttpClient5Scenario.class.getName(), ClientLibs.HTTPCLIENT5_NEWEST, java,
                         null, all),
                 new Client("httpclient5-5.2", HttpClient5Scenario.class.getName(), ClientLibs.HTTPCLIENT5_OLDEST, java,
-                        null, List.of(Mode.REPLACE))));
+                        null, List.of(Mode.REPLACE)),
+                new Client("httpclient4-4.5.14", HttpClient4Scenario.class.getName(), ClientLibs.HTTPCLIENT4_NEWEST,
+                        java, null, all),
+                new Client("httpclient4-4.5.6", HttpClient4Scenario.class.getName(), ClientLibs.HTTPCLIENT4_OLDEST,
+                        java, null, List.of(Mode.REPLACE))));
         for (Jdks.Jdk jdk : Jdks.both()) {
             clients.add(new Client("jdk-" + jdk, HttpUrlConnectionBatchApp.class.getName(), ClientLibs.NONE, jdk.java(),
                     batchApps, all));

@@ -37,13 +37,15 @@ class ServiceChainIT {
         return Stream.of(
                 Arguments.of("okhttp", "httpclient5", "httpurlconnection", "Retry-Attempt"),
                 Arguments.of("okhttp", "httpclient5", "httpurlconnection", null),
-                Arguments.of("httpurlconnection", "okhttp", "httpclient5", "X-Retry-Layer"));
+                Arguments.of("httpurlconnection", "okhttp", "httpclient5", "X-Retry-Layer"),
+                Arguments.of("okhttp", "httpclient4", "httpurlconnection", "Retry-Attempt"));
     }
 
     private static ClientLibs libs(String client) {
         return switch (client) {
             case "okhttp" -> ClientLibs.OKHTTP_5;
             case "httpclient5" -> ClientLibs.HTTPCLIENT5_NEWEST;
+            case "httpclient4" -> ClientLibs.HTTPCLIENT4_NEWEST;
             default -> ClientLibs.NONE;
         };
     }

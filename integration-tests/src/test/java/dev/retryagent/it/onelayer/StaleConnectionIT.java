@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.retryagent.it.apps.HttpClient4Scenario;
 import dev.retryagent.it.apps.HttpClient5Scenario;
 import dev.retryagent.it.harness.ClientLibs;
 import dev.retryagent.it.harness.ForkedApp;
@@ -62,6 +63,8 @@ class StaleConnectionIT {
                 new Client("httpclient5-5.6", HttpClient5Scenario.class.getName(), ClientLibs.HTTPCLIENT5_NEWEST, java,
                         null, List.of("api=classic", "api=async")),
                 new Client("httpclient5-5.2", HttpClient5Scenario.class.getName(), ClientLibs.HTTPCLIENT5_OLDEST, java,
+                        null, List.of("api=classic", "api=async")),
+                new Client("httpclient4-4.5.14", HttpClient4Scenario.class.getName(), ClientLibs.HTTPCLIENT4_NEWEST, java,
                         null, List.of("api=classic", "api=async"))));
         for (Jdks.Jdk jdk : Jdks.both()) {
             clients.add(new Client("jdk-" + jdk, HttpUrlConnectionBatchApp.class.getName(), ClientLibs.NONE, jdk.java(),

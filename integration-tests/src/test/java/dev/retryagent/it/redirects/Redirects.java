@@ -107,6 +107,7 @@ abstract class Redirects {
         ForkedApp app = ForkedApp.of(RedirectsApp.class).name(getClass().getSimpleName()).clientLibs(ClientLibs.OKHTTP_5)
                 .classpath(testClasses()).policy(policy(observed)).agentArg("log", "debug").args(args);
         ClientLibs.HTTPCLIENT5_NEWEST.jars().forEach(app::classpath);
+        ClientLibs.HTTPCLIENT4_NEWEST.jars().forEach(app::classpath);
         run = app.run().assertExitCode(0);
     }
 

@@ -48,7 +48,7 @@ import org.apache.hc.core5.http.io.entity.EntityUtils;
  * platform MBeanServer and prints them.
  *
  * <pre>
- * --call "id=ID;client=okhttp|okhttp-async|jdk|hc5|hc5-async;url=URL;method=GET|POST"   repeatable, run in order
+ * --call "id=ID;client=okhttp|okhttp-async|jdk|hc5|hc5-async|hc4|hc4-async;url=URL;method=GET|POST"   repeatable, run in order
  *                       (a POST carries the body "payload", no idempotency key)
  * --expect-calls N      wait (up to 20 s) until retry-agent:type=total shows N calls (MBeans appear off the call path)
  * </pre>
@@ -87,6 +87,8 @@ public final class RedirectsApp {
                             return response.getCode();
                         });
                         case "hc5-async" -> hc5Async(async, url);
+                        case "hc4" -> Hc4.classic(url);
+                        case "hc4-async" -> Hc4.async(url);
                         default -> throw new IllegalArgumentException("client " + client);
                     };
                     Report.line("RESULT", "id", id, "status", status);
@@ -171,6 +173,50 @@ public final class RedirectsApp {
             }
         });
         return await(status);
+    }
+
+    /** Apache HttpClient 4.5 and HttpAsyncClient 4.1, made at their first call (a class of their own: loaded then). */
+    private static final class Hc4 {
+        private static org.apache.http.impl.client.CloseableHttpClient classic;
+        private static org.apache.http.impl.nio.client.CloseableHttpAsyncClient async;
+
+        static synchronized int classic(String url) throws IOException {
+            if (classic == null) {
+                classic = org.apache.http.impl.client.HttpClients.createDefault();
+            }
+            return classic.execute(new org.apache.http.client.methods.HttpGet(url), response -> {
+                org.apache.http.util.EntityUtils.consume(response.getEntity());
+                return response.getStatusLine().getStatusCode();
+            });
+        }
+
+        static int async(String url) throws Exception {
+            synchronized (Hc4.class) {
+                if (async == null) {
+                    async = org.apache.http.impl.nio.client.HttpAsyncClients.createDefault();
+                    async.start();
+                }
+            }
+            CompletableFuture<Integer> status = new CompletableFuture<>();
+            async.execute(new org.apache.http.client.methods.HttpGet(url),
+                    new org.apache.http.concurrent.FutureCallback<org.apache.http.HttpResponse>() {
+                        @Override
+                        public void completed(org.apache.http.HttpResponse result) {
+                            status.complete(result.getStatusLine().getStatusCode());
+                        }
+
+                        @Override
+                        public void failed(Exception e) {
+                            status.completeExceptionally(e);
+                        }
+
+                        @Override
+                        public void cancelled() {
+                            status.cancel(false);
+                        }
+                    });
+            return await(status);
+        }
     }
 
     private static int await(CompletableFuture<Integer> status) throws Exception {

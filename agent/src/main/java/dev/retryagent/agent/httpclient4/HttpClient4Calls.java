@@ -1,0 +1,260 @@
+package dev.retryagent.agent.httpclient4;
+
+import dev.retryagent.agent.bootstrap.Failures;
+import dev.retryagent.agent.bootstrap.InjectedFaults;
+import dev.retryagent.agent.bootstrap.NotIoFailure;
+import dev.retryagent.agent.bootstrap.RetryRuntime;
+import dev.retryagent.engine.CallFacts;
+import dev.retryagent.engine.HeaderLookup;
+import dev.retryagent.engine.Outcome;
+import dev.retryagent.engine.RetryEngine;
+import dev.retryagent.policy.ClientNames;
+import dev.retryagent.policy.FailureKind;
+import java.io.IOException;
+import java.lang.reflect.Field;
+import java.net.URI;
+import java.util.Locale;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import org.apache.http.Header;
+import org.apache.http.HttpEntity;
+import org.apache.http.HttpConnection;
+import org.apache.http.HttpConnectionMetrics;
+import org.apache.http.HttpEntityEnclosingRequest;
+import org.apache.http.HttpHost;
+import org.apache.http.HttpRequest;
+import org.apache.http.HttpResponse;
+import org.apache.http.ProtocolException;
+import org.apache.http.client.methods.CloseableHttpResponse;
+import org.apache.http.impl.execchain.ClientExecChain;
+import org.apache.http.protocol.HttpContext;
+import org.apache.http.util.EntityUtils;
+
+/**
+ * HttpClient 4 requests, responses and failures in the engine's terms. Shared by the classic and the async adapters;
+ * loaded in HttpClient's class loader (see {@link HttpClient4Instrumentation}).
+ */
+final class HttpClient4Calls {
+    /** The field of {@code RetryExec} and {@code ServiceUnavailableRetryExec} that holds the element they wrap. */
+    static final String NEXT_FIELD = "requestExecutor";
+    private static final ConcurrentMap<Class<?>, Field> NEXT = new ConcurrentHashMap<Class<?>, Field>();
+
+    private HttpClient4Calls() {
+    }
+
+    /**
+     * What the engine needs to know about {@code request}, sent to {@code target}, read under {@code engine}'s policy.
+     *
+     * @param bodyReplayable the request has no body, or an entity or request producer that is repeatable
+     */
+    static CallFacts facts(final HttpRequest request, HttpHost target, boolean bodyReplayable, RetryEngine engine) {
+        InjectedFaults.at(ClientNames.APACHE_HTTPCLIENT4 + ".facts");
+        String scheme = target.getSchemeName() != null ? target.getSchemeName().toLowerCase(Locale.ROOT) : "http";
+        int port = target.getPort() >= 0 ? target.getPort() : "https".equals(scheme) ? 443 : 80;
+        return CallFacts.builder(ClientNames.APACHE_HTTPCLIENT4, request.getRequestLine().getMethod(), scheme,
+                        target.getHostName(), port, pathOf(request.getRequestLine().getUri()))
+                .bodyReplayable(bodyReplayable)
+                .build(engine, new HeaderLookup() {
+                    @Override
+                    public boolean has(String name) {
+                        return request.containsHeader(name); // HttpCore compares names case-insensitively
+                    }
+                });
+    }
+
+    /** {@code call}, or its facts at {@code target} for {@code sent} when the client followed a redirect there. */
+    static CallFacts redirectedTo(CallFacts call, HttpHost target, HttpRequest sent) {
+        String scheme = target.getSchemeName() != null ? target.getSchemeName().toLowerCase(Locale.ROOT) : "http";
+        int port = target.getPort() >= 0 ? target.getPort() : "https".equals(scheme) ? 443 : 80;
+        return call.redirectedTo(scheme, target.getHostName(), port, pathOf(sent.getRequestLine().getUri()));
+    }
+
+    /** No entity, or one that can be written again byte for byte (SPEC 4.3). */
+    static boolean isRepeatable(HttpRequest request) {
+        if (!(request instanceof HttpEntityEnclosingRequest)) {
+            return true;
+        }
+        HttpEntity entity = ((HttpEntityEnclosingRequest) request).getEntity();
+        return entity == null || entity.isRepeatable();
+    }
+
+    /**
+     * The path of a request-line target (origin form {@code /a/b?q}, or absolute {@code http://h/a/b?q}), without
+     * query or fragment (SPEC 5: logs never carry a query).
+     */
+    static String pathOf(String target) {
+        if (target == null || target.isEmpty()) {
+            return "/";
+        }
+        String path = target;
+        if (!target.startsWith("/")) {
+            try {
+                path = URI.create(target).getRawPath();
+            } catch (IllegalArgumentException e) {
+                return "/";
+            }
+            if (path == null || !path.startsWith("/")) {
+                return "/"; // no path, or the asterisk form of OPTIONS
+            }
+        }
+        int end = path.length();
+        int query = path.indexOf('?');
+        if (query >= 0) {
+            end = query;
+        }
+        int fragment = path.indexOf('#');
+        if (fragment >= 0 && fragment < end) {
+            end = fragment;
+        }
+        return end == 0 ? "/" : path.substring(0, end);
+    }
+
+    /**
+     * Whether the client's own retry elements are skipped for {@code request} to {@code target}: under
+     * {@code builtInRetries: replace}, for a call whose rule the agent enforces
+     * ({@link RetryRuntime#replacesBuiltInRetries(CallFacts)}). Without a target, the policy as a whole decides.
+     */
+    static boolean replacesBuiltInRetries(HttpRequest request, HttpHost target) {
+        RetryEngine engine = RetryRuntime.engine();
+        if (engine == null) {
+            return false;
+        }
+        if (target == null || request == null) {
+            return RetryRuntime.replacesBuiltInRetries();
+        }
+        return RetryRuntime.replacesBuiltInRetries(facts(request, target, true, engine));
+    }
+
+    /**
+     * The element {@code retryElement} ({@code RetryExec}, {@code ServiceUnavailableRetryExec}) wraps, from its
+     * private field: the 4.5 API has no accessor. Null when the field is not there (the caller then lets the element
+     * run: fail open).
+     */
+    static ClientExecChain next(ClientExecChain retryElement) throws IllegalAccessException {
+        Class<?> type = retryElement.getClass();
+        Field field = NEXT.get(type);
+        if (field == null) {
+            field = declared(type);
+            if (field == null) {
+                return null;
+            }
+            field.setAccessible(true);
+            NEXT.putIfAbsent(type, field);
+        }
+        Object next = field.get(retryElement);
+        return next instanceof ClientExecChain ? (ClientExecChain) next : null;
+    }
+
+    private static Field declared(Class<?> type) {
+        for (Class<?> c = type; c != null && c != Object.class; c = c.getSuperclass()) {
+            try {
+                Field f = c.getDeclaredField(NEXT_FIELD);
+                if (ClientExecChain.class.isAssignableFrom(f.getType())) {
+                    return f;
+                }
+            } catch (NoSuchFieldException e) {
+                // a subclass: look further up
+            }
+        }
+        return null;
+    }
+
+    static Outcome outcome(HttpResponse response) {
+        InjectedFaults.at(ClientNames.APACHE_HTTPCLIENT4 + ".outcome");
+        Header retryAfter = response.getFirstHeader("Retry-After");
+        return Outcome.status(response.getStatusLine().getStatusCode(), retryAfter == null ? null : retryAfter.getValue());
+    }
+
+    /**
+     * The context attribute saying whether the connection the last request was sent on had carried a request before:
+     * {@link Boolean}, set by {@link #noteConnection}.
+     */
+    static final String REUSED = "dev.retryagent.connection-reused";
+
+    /**
+     * {@code HttpRequestExecutor.execute(request, connection, context)} is about to send a request: notes whether the
+     * connection carried one before. A connection whose metrics cannot be read counts as fresh.
+     */
+    static void noteConnection(HttpConnection connection, HttpContext context) {
+        if (connection == null || context == null) {
+            return;
+        }
+        boolean reused;
+        try {
+            HttpConnectionMetrics metrics = connection.getMetrics();
+            reused = metrics != null && metrics.getRequestCount() > 0;
+        } catch (RuntimeException e) {
+            reused = false; // a pooled connection already let go of
+        }
+        context.setAttribute(REUSED, Boolean.valueOf(reused));
+    }
+
+    /** Whether {@link #noteConnection} saw a reused connection for the last request sent in {@code context}. */
+    static boolean reused(HttpContext context) {
+        return context != null && Boolean.TRUE.equals(context.getAttribute(REUSED));
+    }
+
+    /**
+     * How an attempt that failed with {@code failure} failed (SPEC 4.1), {@code reused} whether it was sent on a
+     * connection that had carried a request before: a protocol error there is a stale connection
+     * ({@link Failures#staleConnection}).
+     */
+    static FailureKind classify(IOException failure, boolean reused) {
+        FailureKind kind = classify(failure);
+        if (kind != FailureKind.OTHER) {
+            return kind;
+        }
+        return Failures.staleConnection(kind, isProtocolError(failure), reused);
+    }
+
+    /** A response that could not be parsed: HttpCore's protocol exceptions ({@code ParseException} wrapped in one). */
+    static boolean isProtocolError(IOException failure) {
+        return failure instanceof NotIoFailure && ((NotIoFailure) failure).original() instanceof ProtocolException;
+    }
+
+    /** How an attempt that failed with {@code failure} failed, by the exception alone (SPEC 4.1). */
+    static FailureKind classify(IOException failure) {
+        InjectedFaults.at(ClientNames.APACHE_HTTPCLIENT4 + ".classify");
+        if (failure instanceof NotIoFailure) {
+            return FailureKind.OTHER; // a protocol error or the application's own exception
+        }
+        String type = failure.getClass().getName();
+        if (type.equals("org.apache.http.conn.ConnectionPoolTimeoutException")) {
+            return FailureKind.OTHER; // no connection leased in time: not the server's doing
+        }
+        if (type.equals("org.apache.http.conn.ConnectTimeoutException")) {
+            return FailureKind.CONNECT; // an InterruptedIOException, whatever its message says
+        }
+        // HttpHostConnectException (refused) is a ConnectException
+        FailureKind byType = Failures.byJdkType(failure);
+        if (byType != null) {
+            return byType;
+        }
+        if (type.equals("org.apache.http.NoHttpResponseException")
+                || type.equals("org.apache.http.ConnectionClosedException")
+                || type.equals("org.apache.http.TruncatedChunkException")) {
+            return FailureKind.RESET; // closed before a complete response
+        }
+        return FailureKind.OTHER;
+    }
+
+    /**
+     * Releases a response the caller will never see: its body is read to the end, which hands a reusable
+     * connection back to the pool, then the response is closed (which discards a connection that could not be
+     * drained, rather than leaking it).
+     */
+    static void discard(CloseableHttpResponse response) {
+        try {
+            InjectedFaults.at(ClientNames.APACHE_HTTPCLIENT4 + ".discard");
+            EntityUtils.consume(response.getEntity());
+        } catch (IOException e) {
+            // close() below discards the connection
+        } finally {
+            try {
+                response.close();
+            } catch (IOException e) {
+                // nothing more to release
+            }
+        }
+    }
+}

@@ -1,0 +1,151 @@
+package dev.retryagent.agent.httpclient4;
+
+import dev.retryagent.agent.bootstrap.Hooks;
+import dev.retryagent.agent.bootstrap.NotIoFailure;
+import dev.retryagent.agent.bootstrap.RetryRuntime;
+import dev.retryagent.engine.CallFacts;
+import dev.retryagent.engine.Exchange;
+import dev.retryagent.engine.Outcome;
+import dev.retryagent.engine.RetryLog;
+import dev.retryagent.engine.RetryLoop;
+import dev.retryagent.policy.FailureKind;
+import java.io.IOException;
+import org.apache.http.Header;
+import org.apache.http.HttpException;
+import org.apache.http.client.methods.CloseableHttpResponse;
+import org.apache.http.client.methods.HttpExecutionAware;
+import org.apache.http.client.methods.HttpRequestWrapper;
+import org.apache.http.client.protocol.HttpClientContext;
+import org.apache.http.conn.routing.HttpRoute;
+import org.apache.http.impl.execchain.ClientExecChain;
+
+/**
+ * Classic HttpClient 4 calls. A call runs in the shared {@link RetryLoop} at the entry of {@code ProtocolExec}
+ * (or {@code MinimalClientExec}), on the caller's thread: where the client's own {@code RetryExec} would make its
+ * attempts, inside redirects. Each attempt is that element again, with the request wrapper's headers as the call
+ * began plus the marker, exactly as {@code RetryExec} resends (the protocol stage adds headers to the wrapper it is
+ * given, and refuses a second {@code Content-Length}).
+ */
+final class HttpClient4Classic {
+    private HttpClient4Classic() {
+    }
+
+    /**
+     * {@code ProtocolExec.execute} or {@code MinimalClientExec.execute}: the whole call, retried, or
+     * {@link Hooks#PROCEED} to let the original method run it untouched (the agent is not running, or something about
+     * the call is not understood: the client reports its own errors).
+     */
+    static Object execute(ClientExecChain element, HttpRoute route, HttpRequestWrapper request,
+                          HttpClientContext context, HttpExecutionAware execAware) {
+        RetryLoop loop = RetryRuntime.loop();
+        if (loop == null || element == null || route == null || request == null || context == null
+                || route.getTargetHost() == null) {
+            return Hooks.PROCEED;
+        }
+        CallFacts facts;
+        Attempts attempts;
+        try {
+            facts = HttpClient4Calls.facts(request, route.getTargetHost(), HttpClient4Calls.isRepeatable(request),
+                    loop.engine());
+            attempts = new Attempts(element, route, request, context, execAware, facts.policy().markerHeader());
+        } catch (RuntimeException e) {
+            RetryLog.internalError("apache-httpclient4.classic", e);
+            return Hooks.PROCEED;
+        }
+        try {
+            return loop.execute(facts, attempts);
+        } catch (NotIoFailure e) {
+            throw new Hooks.Propagate(e.original()); // HttpException: the chain's own, as without the agent
+        } catch (IOException e) {
+            throw new Hooks.Propagate(e); // the client's own failure of the last attempt
+        } catch (RuntimeException e) {
+            throw new Hooks.Propagate(e); // from the client, or from the application's entity or interceptors
+        }
+    }
+
+    /**
+     * {@code RetryExec.execute} or {@code ServiceUnavailableRetryExec.execute}: under {@code builtInRetries: replace}
+     * straight on to the element it wraps; otherwise {@link Hooks#PROCEED}. Asked per call, so a reload decides it
+     * for clients already built.
+     */
+    static Object skipBuiltInRetries(ClientExecChain retryElement, HttpRoute route, HttpRequestWrapper request,
+                                     HttpClientContext context, HttpExecutionAware execAware) {
+        // An error of the agent's own here reaches Hooks, which lets the client's own retries run (fail open).
+        if (retryElement == null || !HttpClient4Calls.replacesBuiltInRetries(request,
+                route == null ? null : route.getTargetHost())) {
+            return Hooks.PROCEED;
+        }
+        ClientExecChain next;
+        try {
+            next = HttpClient4Calls.next(retryElement);
+        } catch (IllegalAccessException e) {
+            RetryLog.internalError("apache-httpclient4.retry-exec", e);
+            return Hooks.PROCEED;
+        }
+        if (next == null) {
+            return Hooks.PROCEED;
+        }
+        try {
+            return next.execute(route, request, context, execAware);
+        } catch (IOException e) {
+            throw new Hooks.Propagate(e); // the client's or the application's own, as without the agent
+        } catch (HttpException e) {
+            throw new Hooks.Propagate(e);
+        } catch (RuntimeException e) {
+            throw new Hooks.Propagate(e);
+        }
+    }
+
+    /** One classic call as the retry loop sees it. */
+    static final class Attempts implements Exchange<CloseableHttpResponse> {
+        private final ClientExecChain element;
+        private final HttpRoute route;
+        private final HttpRequestWrapper request;
+        private final HttpClientContext context;
+        private final HttpExecutionAware execAware;
+        private final String markerHeader;
+        private final Header[] headers;
+
+        Attempts(ClientExecChain element, HttpRoute route, HttpRequestWrapper request, HttpClientContext context,
+                 HttpExecutionAware execAware, String markerHeader) {
+            this.element = element;
+            this.route = route;
+            this.request = request;
+            this.context = context;
+            this.execAware = execAware;
+            this.markerHeader = markerHeader;
+            this.headers = request.getAllHeaders();
+        }
+
+        @Override
+        public CloseableHttpResponse send(int attempt, String marker) throws IOException {
+            request.setHeaders(headers);
+            context.removeAttribute(HttpClient4Calls.REUSED);
+            if (markerHeader != null && marker != null) {
+                request.setHeader(markerHeader, marker);
+            }
+            try {
+                // the same element again: the hook's re-entrancy guard runs its body
+                return element.execute(route, request, context, execAware);
+            } catch (HttpException e) {
+                throw new NotIoFailure(e);
+            }
+        }
+
+        @Override
+        public Outcome outcome(CloseableHttpResponse response) {
+            return HttpClient4Calls.outcome(response);
+        }
+
+        @Override
+        public FailureKind classify(IOException failure) {
+            return execAware != null && execAware.isAborted() ? FailureKind.OTHER
+                    : HttpClient4Calls.classify(failure, HttpClient4Calls.reused(context));
+        }
+
+        @Override
+        public void discard(CloseableHttpResponse response) {
+            HttpClient4Calls.discard(response);
+        }
+    }
+}

@@ -1,0 +1,443 @@
+package dev.retryagent.it.apps;
+
+import java.io.BufferedReader;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.apache.http.Header;
+import org.apache.http.HttpHost;
+import org.apache.http.HttpResponse;
+import org.apache.http.client.ResponseHandler;
+import org.apache.http.client.config.RequestConfig;
+import org.apache.http.client.methods.CloseableHttpResponse;
+import org.apache.http.client.methods.RequestBuilder;
+import org.apache.http.client.methods.HttpUriRequest;
+import org.apache.http.client.protocol.HttpClientContext;
+import org.apache.http.concurrent.FutureCallback;
+import org.apache.http.entity.ContentType;
+import org.apache.http.entity.InputStreamEntity;
+import org.apache.http.entity.StringEntity;
+import org.apache.http.impl.client.CloseableHttpClient;
+import org.apache.http.impl.client.DefaultHttpRequestRetryHandler;
+import org.apache.http.impl.client.DefaultServiceUnavailableRetryStrategy;
+import org.apache.http.impl.client.HttpClients;
+import org.apache.http.impl.conn.PoolingHttpClientConnectionManager;
+import org.apache.http.impl.nio.client.CloseableHttpAsyncClient;
+import org.apache.http.impl.nio.client.HttpAsyncClients;
+import org.apache.http.impl.nio.conn.PoolingNHttpClientConnectionManager;
+import org.apache.http.impl.nio.reactor.DefaultConnectingIOReactor;
+import org.apache.http.impl.nio.reactor.IOReactorConfig;
+import org.apache.http.nio.client.methods.HttpAsyncMethods;
+import org.apache.http.pool.PoolStats;
+import org.apache.http.util.EntityUtils;
+import org.apache.http.util.VersionInfo;
+
+/**
+ * A "legacy" Apache HttpClient 4.5 / HttpAsyncClient 4.1 application: it makes calls the ordinary way and prints what
+ * it saw. It knows nothing about the agent. Compiled against 4.5.6 and 4.1.3; runs unchanged on 4.5.14 and 4.1.5.
+ * Several independent calls run at once (one thread each), so that one forked JVM covers many scenarios.
+ *
+ * <pre>
+ * --await-go      print READY, then wait for a line on stdin before calling
+ * --sequential    one call after the other (default: all at once)
+ * --call SPEC     repeatable; SPEC is key=value pairs separated by ';':
+ *   id=ID, url=URL (required)
+ *   api=classic|async                            (default classic)
+ *   client=KIND                                  one shared client per api and kind (default default):
+ *       classic: default (createDefault), system (createSystem), custom (custom().build()), minimal
+ *                (createMinimal), sure (a ServiceUnavailableRetryStrategy: 5 retries of a 503, 10 ms apart),
+ *                sentretry (DefaultHttpRequestRetryHandler(3, true): resends requests already sent, POST too),
+ *                noretries (disableAutomaticRetries()), pool5 (a pool of at most 5 connections)
+ *       async:   default, system, custom, minimal, pool5, io1 (one I/O reactor thread)
+ *   method=GET|POST|..., body=TEXT, stream=true  (a non-repeatable body: InputStreamEntity of unknown length)
+ *   header=Name:value                            repeatable
+ *   overload=NAME                                classic execute overload: req, req-ctx, host-req, host-req-ctx,
+ *                                                req-handler (default), req-ctx-handler, host-req-handler,
+ *                                                host-req-ctx-handler
+ *   request=uri|host|producer                    async: execute(HttpUriRequest, ..) (default), execute(HttpHost,
+ *                                                HttpRequest, ..), or HttpAsyncMethods' producer and consumer
+ *   startAfterMs=N, cancelAfterMs=N              cancel: the async future (cancel(true))
+ *   interruptAfterMs=N                           classic: interrupt the calling thread
+ *   repeat=N                                     N calls one after the other, summed up in one RESULT line
+ * </pre>
+ * Prints {@code APP ...}, per call {@code RESULT id=.. status=.. body=.. retryAfter=.. elapsedMs=.. thread=..} or
+ * {@code RESULT id=.. failure=CLASS message=.. elapsedMs=..}, both with {@code interrupted=} and
+ * {@code sinceInterruptUs=} (with {@code repeat}: {@code RESULT id=.. calls=.. ok=.. failures=.. firstFailure=..}),
+ * then per async call {@code CALLBACKS id=.. count=.. kinds=..}, per pool5 client {@code POOL api=.. leased=..
+ * available=.. max=..}, and {@code DONE}.
+ */
+public final class HttpClient4Scenario {
+    private static final ScheduledExecutorService TIMERS = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "scenario-timer");
+        t.setDaemon(true);
+        return t;
+    });
+    private static final Map<String, CloseableHttpClient> CLASSIC = new ConcurrentHashMap<>();
+    private static final Map<String, CloseableHttpAsyncClient> ASYNC = new ConcurrentHashMap<>();
+    private static final Map<String, PoolingHttpClientConnectionManager> CLASSIC_POOLS = new ConcurrentHashMap<>();
+    private static final Map<String, PoolingNHttpClientConnectionManager> ASYNC_POOLS = new ConcurrentHashMap<>();
+    private static final Map<String, List<String>> CALLBACKS = new ConcurrentHashMap<>();
+    private static final Map<String, Long> INTERRUPTED_AT = new ConcurrentHashMap<>();
+    private static final long QUIET_MS = 300;
+
+    private HttpClient4Scenario() {
+    }
+
+    public static void main(String[] argv) throws Exception {
+        boolean awaitGo = false;
+        boolean sequential = false;
+        List<Map<String, List<String>>> calls = new ArrayList<>();
+        for (int i = 0; i < argv.length; i++) {
+            switch (argv[i]) {
+                case "--await-go" -> awaitGo = true;
+                case "--sequential" -> sequential = true;
+                case "--call" -> calls.add(parse(argv[++i]));
+                default -> {
+                    System.err.println("usage error: unknown argument " + argv[i]);
+                    System.exit(2);
+                }
+            }
+        }
+        VersionInfo classic = VersionInfo.loadVersionInfo("org.apache.http.client", HttpClients.class.getClassLoader());
+        VersionInfo async = VersionInfo.loadVersionInfo("org.apache.http.nio.client",
+                HttpAsyncClients.class.getClassLoader());
+        Report.line("APP", "client", "apache-httpclient4", "version", classic == null ? "unknown" : classic.getRelease(),
+                "asyncVersion", async == null ? "unknown" : async.getRelease(), "java", System.getProperty("java.version"));
+        for (Map<String, List<String>> call : calls) {
+            if (one(call, "api", "classic").equals("classic")) {
+                classic(one(call, "client", "default"));
+            } else {
+                async(one(call, "client", "default"));
+            }
+        }
+        if (awaitGo) {
+            Report.line("READY");
+            new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();
+        }
+        List<Thread> threads = new ArrayList<>();
+        for (Map<String, List<String>> call : calls) {
+            String id = one(call, "id", "call" + threads.size());
+            Thread t = new Thread(() -> run(call, id), "call-" + id);
+            threads.add(t);
+            t.start();
+            if (sequential) {
+                t.join(120_000);
+            }
+        }
+        for (Thread t : threads) {
+            t.join(120_000);
+        }
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (CALLBACKS.values().stream().anyMatch(List::isEmpty) && System.nanoTime() < end) {
+            Thread.sleep(5);
+        }
+        Thread.sleep(QUIET_MS);
+        CALLBACKS.forEach((id, kinds) -> Report.line("CALLBACKS", "id", id, "count", kinds.size(),
+                "kinds", String.join(",", kinds)));
+        CLASSIC_POOLS.forEach((kind, pool) -> pool(pool.getTotalStats(), "classic", kind));
+        ASYNC_POOLS.forEach((kind, pool) -> pool(pool.getTotalStats(), "async", kind));
+        Report.line("DONE");
+        System.exit(0);
+    }
+
+    private static void pool(PoolStats stats, String api, String kind) {
+        Report.line("POOL", "api", api, "client", kind, "leased", stats.getLeased(), "available", stats.getAvailable(),
+                "pending", stats.getPending(), "max", stats.getMax());
+    }
+
+    // ---- clients ----
+
+    private static RequestConfig poolConfig() {
+        // A leaked connection shows up as a failure within seconds, not as a hang of minutes.
+        return RequestConfig.custom().setConnectionRequestTimeout(5000).build();
+    }
+
+    private static CloseableHttpClient classic(String kind) {
+        return CLASSIC.computeIfAbsent(kind, k -> switch (k) {
+            case "default" -> HttpClients.createDefault();
+            case "system" -> HttpClients.createSystem();
+            case "custom" -> HttpClients.custom().build();
+            case "minimal" -> HttpClients.createMinimal();
+            case "sure" -> HttpClients.custom()
+                    .setServiceUnavailableRetryStrategy(new DefaultServiceUnavailableRetryStrategy(5, 10)).build();
+            case "sentretry" -> HttpClients.custom().setRetryHandler(new DefaultHttpRequestRetryHandler(3, true))
+                    .build();
+            case "noretries" -> HttpClients.custom().disableAutomaticRetries().build();
+            case "pool5" -> {
+                PoolingHttpClientConnectionManager pool = new PoolingHttpClientConnectionManager();
+                pool.setMaxTotal(5);
+                pool.setDefaultMaxPerRoute(5);
+                CLASSIC_POOLS.put(k, pool);
+                yield HttpClients.custom().setConnectionManager(pool).setDefaultRequestConfig(poolConfig()).build();
+            }
+            default -> throw new IllegalArgumentException("classic client " + k);
+        });
+    }
+
+    private static CloseableHttpAsyncClient async(String kind) {
+        return ASYNC.computeIfAbsent(kind, k -> {
+            CloseableHttpAsyncClient client = switch (k) {
+                case "default" -> HttpAsyncClients.createDefault();
+                case "system" -> HttpAsyncClients.createSystem();
+                case "custom" -> HttpAsyncClients.custom().build();
+                case "minimal" -> HttpAsyncClients.createMinimal();
+                case "io1" -> HttpAsyncClients.custom()
+                        .setDefaultIOReactorConfig(IOReactorConfig.custom().setIoThreadCount(1).build()).build();
+                case "pool5" -> {
+                    try {
+                        PoolingNHttpClientConnectionManager pool = new PoolingNHttpClientConnectionManager(
+                                new DefaultConnectingIOReactor(IOReactorConfig.DEFAULT));
+                        pool.setMaxTotal(5);
+                        pool.setDefaultMaxPerRoute(5);
+                        ASYNC_POOLS.put(k, pool);
+                        yield HttpAsyncClients.custom().setConnectionManager(pool)
+                                .setDefaultRequestConfig(poolConfig()).build();
+                    } catch (IOException e) {
+                        throw new IllegalStateException(e);
+                    }
+                }
+                default -> throw new IllegalArgumentException("async client " + k);
+            };
+            client.start();
+            return client;
+        });
+    }
+
+    // ---- calls ----
+
+    private record Seen(int status, String body, String retryAfter) {
+    }
+
+    private static void run(Map<String, List<String>> spec, String id) {
+        try {
+            long startAfter = Long.parseLong(one(spec, "startAfterMs", "0"));
+            if (startAfter > 0) {
+                Thread.sleep(startAfter);
+            }
+            int repeat = Integer.parseInt(one(spec, "repeat", "1"));
+            if (repeat > 1) {
+                repeated(spec, id, repeat);
+                return;
+            }
+            if (spec.containsKey("interruptAfterMs")) {
+                Thread caller = Thread.currentThread();
+                TIMERS.schedule(() -> {
+                    INTERRUPTED_AT.put(id, System.nanoTime());
+                    caller.interrupt();
+                }, Long.parseLong(one(spec, "interruptAfterMs", "0")), TimeUnit.MILLISECONDS);
+            }
+            long start = System.nanoTime();
+            try {
+                Seen seen = once(spec, id);
+                Report.line("RESULT", "id", id, "status", seen.status(), "body", seen.body(),
+                        "retryAfter", seen.retryAfter(), "elapsedMs", elapsedMs(start),
+                        "thread", Thread.currentThread().getName(), "interrupted", Thread.currentThread().isInterrupted(),
+                        "sinceInterruptUs", sinceInterruptUs(id));
+            } catch (Exception e) {
+                failure(id, e, start);
+            }
+        } catch (Throwable t) {
+            System.err.println("call " + id + " failed unexpectedly:");
+            t.printStackTrace();
+        }
+    }
+
+    private static void repeated(Map<String, List<String>> spec, String id, int repeat) {
+        long start = System.nanoTime();
+        int ok = 0;
+        int failures = 0;
+        String firstFailure = null;
+        for (int i = 0; i < repeat; i++) {
+            try {
+                Seen seen = once(spec, id);
+                if (seen.status() == 200) {
+                    ok++;
+                } else if (firstFailure == null) {
+                    firstFailure = "status " + seen.status() + " at call " + i;
+                }
+            } catch (Exception e) {
+                failures++;
+                if (firstFailure == null) {
+                    firstFailure = e.getClass().getName() + ": " + e.getMessage() + " at call " + i;
+                }
+            }
+        }
+        Report.line("RESULT", "id", id, "calls", repeat, "ok", ok, "failures", failures, "firstFailure", firstFailure,
+                "elapsedMs", elapsedMs(start));
+    }
+
+    private static Seen once(Map<String, List<String>> spec, String id) throws Exception {
+        return switch (one(spec, "api", "classic")) {
+            case "classic" -> classicCall(spec);
+            case "async" -> asyncCall(spec, id);
+            default -> throw new IllegalArgumentException("api " + one(spec, "api", null));
+        };
+    }
+
+    private static final ResponseHandler<Seen> READ = HttpClient4Scenario::read;
+
+    private static Seen read(HttpResponse response) throws IOException {
+        String body = response.getEntity() == null ? "" : EntityUtils.toString(response.getEntity());
+        return new Seen(response.getStatusLine().getStatusCode(), body, header(response, "Retry-After"));
+    }
+
+    private static String header(HttpResponse response, String name) {
+        Header h = response.getFirstHeader(name);
+        return h == null ? null : h.getValue();
+    }
+
+    /** The request the spec describes: method, URL, headers and body. */
+    private static HttpUriRequest request(Map<String, List<String>> spec) {
+        String method = one(spec, "method", "GET");
+        RequestBuilder builder = RequestBuilder.create(method).setUri(URI.create(one(spec, "url", null)));
+        for (String header : spec.getOrDefault("header", List.of())) {
+            int colon = header.indexOf(':');
+            builder.addHeader(header.substring(0, colon).trim(), header.substring(colon + 1).trim());
+        }
+        String text = one(spec, "body", null);
+        if (text == null && (method.equals("POST") || method.equals("PUT"))) {
+            text = "";
+        }
+        if (text != null) {
+            byte[] body = text.getBytes(StandardCharsets.UTF_8);
+            builder.setEntity(Boolean.parseBoolean(one(spec, "stream", "false"))
+                    ? new InputStreamEntity(new ByteArrayInputStream(body), -1, ContentType.TEXT_PLAIN)
+                    : new StringEntity(text, ContentType.TEXT_PLAIN));
+        }
+        return builder.build();
+    }
+
+    private static Seen classicCall(Map<String, List<String>> spec) throws Exception {
+        CloseableHttpClient client = classic(one(spec, "client", "default"));
+        HttpUriRequest request = request(spec);
+        HttpHost host = new HttpHost(request.getURI().getHost(), request.getURI().getPort(), request.getURI().getScheme());
+        HttpClientContext context = HttpClientContext.create();
+        switch (one(spec, "overload", "req-handler")) {
+            case "req" -> {
+                try (CloseableHttpResponse response = client.execute(request)) {
+                    return read(response);
+                }
+            }
+            case "req-ctx" -> {
+                try (CloseableHttpResponse response = client.execute(request, context)) {
+                    return read(response);
+                }
+            }
+            case "host-req" -> {
+                try (CloseableHttpResponse response = client.execute(host, request)) {
+                    return read(response);
+                }
+            }
+            case "host-req-ctx" -> {
+                try (CloseableHttpResponse response = client.execute(host, request, context)) {
+                    return read(response);
+                }
+            }
+            case "req-handler" -> {
+                return client.execute(request, READ);
+            }
+            case "req-ctx-handler" -> {
+                return client.execute(request, READ, context);
+            }
+            case "host-req-handler" -> {
+                return client.execute(host, request, READ);
+            }
+            case "host-req-ctx-handler" -> {
+                return client.execute(host, request, READ, context);
+            }
+            default -> throw new IllegalArgumentException("overload " + one(spec, "overload", null));
+        }
+    }
+
+    private static Seen asyncCall(Map<String, List<String>> spec, String id) throws Exception {
+        CloseableHttpAsyncClient client = async(one(spec, "client", "default"));
+        HttpUriRequest request = request(spec);
+        List<String> callbacks = new CopyOnWriteArrayList<>();
+        CALLBACKS.put(id, callbacks);
+        FutureCallback<HttpResponse> callback = new FutureCallback<>() {
+            @Override
+            public void completed(HttpResponse result) {
+                callbacks.add("completed:" + result.getStatusLine().getStatusCode() + "@"
+                        + Thread.currentThread().getName());
+            }
+
+            @Override
+            public void failed(Exception ex) {
+                callbacks.add("failed:" + ex.getClass().getSimpleName());
+            }
+
+            @Override
+            public void cancelled() {
+                callbacks.add("cancelled");
+            }
+        };
+        HttpHost host = new HttpHost(request.getURI().getHost(), request.getURI().getPort(), request.getURI().getScheme());
+        Future<HttpResponse> future = switch (one(spec, "request", "uri")) {
+            case "uri" -> client.execute(request, callback);
+            case "host" -> client.execute(host, request, callback);
+            case "producer" -> client.execute(HttpAsyncMethods.create(host, request), HttpAsyncMethods.createConsumer(),
+                    callback);
+            default -> throw new IllegalArgumentException("request " + one(spec, "request", null));
+        };
+        if (spec.containsKey("cancelAfterMs")) {
+            TIMERS.schedule(() -> future.cancel(true), Long.parseLong(one(spec, "cancelAfterMs", "0")),
+                    TimeUnit.MILLISECONDS);
+        }
+        HttpResponse response = future.get(60, TimeUnit.SECONDS);
+        // the body is buffered by the consumer: reading it here is not on the I/O thread
+        return read(response);
+    }
+
+    private static Long sinceInterruptUs(String id) {
+        long now = System.nanoTime();
+        Long at = INTERRUPTED_AT.get(id);
+        return at == null ? null : TimeUnit.NANOSECONDS.toMicros(now - at);
+    }
+
+    private static void failure(String id, Exception e, long start) {
+        Long since = sinceInterruptUs(id);
+        Throwable reported = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
+        Throwable cause = reported.getCause();
+        Report.line("RESULT", "id", id, "failure", reported.getClass().getName(), "message", reported.getMessage(),
+                "cause", cause == null ? null : cause.getClass().getName(),
+                "cancelled", e instanceof CancellationException, "elapsedMs", elapsedMs(start),
+                "thread", Thread.currentThread().getName(), "interrupted", Thread.currentThread().isInterrupted(),
+                "sinceInterruptUs", since);
+    }
+
+    private static long elapsedMs(long start) {
+        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+    }
+
+    private static Map<String, List<String>> parse(String spec) {
+        Map<String, List<String>> map = new LinkedHashMap<>();
+        for (String part : spec.split(";")) {
+            int eq = part.indexOf('=');
+            if (eq <= 0) {
+                throw new IllegalArgumentException("key=value expected, got " + part);
+            }
+            map.computeIfAbsent(part.substring(0, eq), k -> new ArrayList<>()).add(part.substring(eq + 1));
+        }
+        return map;
+    }
+
+    private static String one(Map<String, List<String>> spec, String key, String fallback) {
+        List<String> values = spec.get(key);
+        return values == null ? fallback : values.get(values.size() - 1);
+    }
+
+}
