@@ -5,12 +5,16 @@ import com.sun.net.httpserver.HttpServer;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InterruptedIOException;
 import java.io.OutputStream;
 import java.net.HttpURLConnection;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.URL;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -37,8 +41,8 @@ import org.apache.hc.core5.http.io.entity.EntityUtils;
  * body. It knows nothing about the agent; forwarding incoming headers is what carries a marker from hop to hop.
  *
  * <pre>
- * --client okhttp|httpclient5|httpclient4|httpurlconnection   the outgoing client (OkHttp, HttpClient 5 or 4 on the
- *                                                             class path)
+ * --client okhttp|httpclient5|httpclient4|httpurlconnection|jdk-httpclient
+ *                                                 the outgoing client (OkHttp, HttpClient 5 or 4 on the class path)
  * --upstream URL                                  http://host:port; the incoming path and query are appended
  * </pre>
  * Prints {@code LISTENING port=N} once it accepts requests, then per request {@code FORWARDED method=.. path=..
@@ -47,7 +51,7 @@ import org.apache.hc.core5.http.io.entity.EntityUtils;
 public final class ForwardingService {
     /** Headers that belong to one connection, not to the request: never forwarded. */
     private static final Set<String> HOP_BY_HOP = Set.of("host", "connection", "keep-alive", "content-length",
-            "transfer-encoding", "te", "trailer", "upgrade", "proxy-connection", "proxy-authorization");
+            "transfer-encoding", "te", "trailer", "upgrade", "proxy-connection", "proxy-authorization", "expect");
 
     /** One outgoing client. */
     interface Forwarder {
@@ -85,6 +89,7 @@ public final class ForwardingService {
             case "httpclient5" -> "HttpClient5Forwarder";
             case "httpclient4" -> "HttpClient4Forwarder";
             case "httpurlconnection" -> "JdkForwarder";
+            case "jdk-httpclient" -> "JdkHttpClientForwarder";
             default -> throw new IllegalArgumentException("--client " + client);
         };
         Forwarder forwarder = (Forwarder) Class.forName(ForwardingService.class.getName() + "$" + type)
@@ -212,6 +217,29 @@ public final class ForwardingService {
                 }
             }
             return new Reply(status, bytes.toByteArray());
+        }
+    }
+
+    static final class JdkHttpClientForwarder implements Forwarder {
+        private final HttpClient client = HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1).build();
+
+        @Override
+        public Reply forward(String method, String url, List<String[]> headers, byte[] body) throws IOException {
+            HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url))
+                    .method(method, body.length > 0 ? HttpRequest.BodyPublishers.ofByteArray(body)
+                            : HttpRequest.BodyPublishers.noBody());
+            for (String[] h : headers) {
+                request.header(h[0], h[1]);
+            }
+            try {
+                HttpResponse<byte[]> response = client.send(request.build(),
+                        HttpResponse.BodyHandlers.ofByteArray());
+                return new Reply(response.statusCode(), response.body());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new InterruptedIOException("interrupted");
+            }
         }
     }
 }
