@@ -1,0 +1,185 @@
+package dev.retryagent.agent;
+
+import java.io.ByteArrayOutputStream;
+import java.io.DataOutputStream;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Enumeration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipFile;
+
+/**
+ * Build time only (run by the agent's pom, left out of the agent jar): writes the class files of the bootstrap jar
+ * as the two packs {@link BootClasses} defines at start-up, each class after its superclass and interfaces, so that
+ * start-up reads one entry per pack and parses no class file. Records: u2 name length, the binary name, u4 class file
+ * length, the class file.
+ *
+ * <pre>java dev.retryagent.agent.BootClassPack bootstrap.jar boot-core.classes boot-parser.classes</pre>
+ */
+final class BootClassPack {
+    /** The relocated SnakeYAML: only the policy file parser links to it. */
+    static final String PARSER_PREFIX = "dev/retryagent/shaded/snakeyaml/";
+
+    private BootClassPack() {
+    }
+
+    public static void main(String[] args) throws IOException {
+        if (args.length != 3) {
+            throw new IllegalArgumentException("usage: BootClassPack <bootstrap.jar> <core pack> <parser pack>");
+        }
+        Map<String, byte[]> classes = readClasses(args[0]);
+        List<String> core = new ArrayList<String>();
+        List<String> parser = new ArrayList<String>();
+        Map<String, byte[]> pending = new LinkedHashMap<String, byte[]>(classes);
+        for (String name : classes.keySet()) {
+            if (!name.startsWith(PARSER_PREFIX)) {
+                order(name, pending, core);
+            }
+        }
+        for (String name : classes.keySet()) {
+            order(name, pending, parser);
+        }
+        write(args[1], core, classes);
+        write(args[2], parser, classes);
+        System.out.println("boot class packs: " + core.size() + " core, " + parser.size() + " parser classes");
+    }
+
+    /** Appends {@code name} to {@code ordered} if still pending, after its pending supertypes. */
+    private static void order(String name, Map<String, byte[]> pending, List<String> ordered) {
+        byte[] bytes = pending.remove(name);
+        if (bytes == null) {
+            return; // ordered already, or a JDK type
+        }
+        for (String supertype : supertypes(bytes)) {
+            order(supertype, pending, ordered);
+        }
+        ordered.add(name);
+    }
+
+    private static void write(String file, List<String> names, Map<String, byte[]> classes) throws IOException {
+        DataOutputStream out = new DataOutputStream(new FileOutputStream(file));
+        try {
+            for (String name : names) {
+                byte[] binaryName = name.replace('/', '.').getBytes(StandardCharsets.US_ASCII);
+                byte[] bytes = classes.get(name);
+                out.writeShort(binaryName.length);
+                out.write(binaryName);
+                out.writeInt(bytes.length);
+                out.write(bytes);
+            }
+        } finally {
+            out.close();
+        }
+    }
+
+    /** The {@code .class} entries of the jar, by internal name, in the jar's order. */
+    static Map<String, byte[]> readClasses(String jar) throws IOException {
+        Map<String, byte[]> classes = new LinkedHashMap<String, byte[]>();
+        ZipFile zip = new ZipFile(jar);
+        try {
+            Enumeration<? extends ZipEntry> entries = zip.entries();
+            while (entries.hasMoreElements()) {
+                ZipEntry entry = entries.nextElement();
+                String name = entry.getName();
+                if (!name.endsWith(".class") || name.startsWith("META-INF/") || name.endsWith("module-info.class")) {
+                    continue;
+                }
+                for (int i = 0; i < name.length(); i++) {
+                    if (name.charAt(i) > 127) {
+                        throw new IOException("not an ASCII class name: " + name);
+                    }
+                }
+                InputStream in = zip.getInputStream(entry);
+                try {
+                    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+                    copy(in, bytes);
+                    classes.put(name.substring(0, name.length() - ".class".length()), bytes.toByteArray());
+                } finally {
+                    in.close();
+                }
+            }
+        } finally {
+            zip.close();
+        }
+        return classes;
+    }
+
+    private static void copy(InputStream in, OutputStream out) throws IOException {
+        byte[] buffer = new byte[16384];
+        int n;
+        while ((n = in.read(buffer)) > 0) {
+            out.write(buffer, 0, n);
+        }
+    }
+
+    /** The internal names of the superclass (if any) and the interfaces of the class file {@code b}. */
+    static List<String> supertypes(byte[] b) {
+        int count = u2(b, 8);
+        int[] entries = new int[count];
+        int p = 10;
+        for (int i = 1; i < count; i++) {
+            entries[i] = p + 1;
+            int tag = b[p] & 0xff;
+            switch (tag) {
+                case 1: // Utf8
+                    p += 3 + u2(b, p + 1);
+                    break;
+                case 7: // Class
+                case 8: // String
+                case 16: // MethodType
+                case 19: // Module
+                case 20: // Package
+                    p += 3;
+                    break;
+                case 15: // MethodHandle
+                    p += 4;
+                    break;
+                case 3: // Integer
+                case 4: // Float
+                case 9: // Fieldref
+                case 10: // Methodref
+                case 11: // InterfaceMethodref
+                case 12: // NameAndType
+                case 17: // Dynamic
+                case 18: // InvokeDynamic
+                    p += 5;
+                    break;
+                case 5: // Long
+                case 6: // Double
+                    p += 9;
+                    i++;
+                    break;
+                default:
+                    throw new IllegalArgumentException("unknown constant pool tag " + tag + " at " + p);
+            }
+        }
+        // p: access_flags, this_class, super_class, interfaces_count, interfaces
+        List<String> names = new ArrayList<String>(4);
+        int superIndex = u2(b, p + 4);
+        if (superIndex != 0) {
+            names.add(className(b, entries, superIndex));
+        }
+        int interfaces = u2(b, p + 6);
+        for (int i = 0; i < interfaces; i++) {
+            names.add(className(b, entries, u2(b, p + 8 + 2 * i)));
+        }
+        return names;
+    }
+
+    private static String className(byte[] b, int[] entries, int classIndex) {
+        int utf8 = entries[u2(b, entries[classIndex])];
+        // Modified UTF-8; the jar's own names are ASCII (checked), so any other name is a JDK type's, not pending.
+        return new String(b, utf8 + 2, u2(b, utf8), StandardCharsets.UTF_8);
+    }
+
+    private static int u2(byte[] b, int at) {
+        return ((b[at] & 0xff) << 8) | (b[at + 1] & 0xff);
+    }
+}
