@@ -7,8 +7,8 @@
 # only), and for each archive kind:
 #   static:  a class list from a training run (-XX:DumpLoadedClassList), then -Xshare:dump into static.jsa
 #   dynamic: a training run with -XX:ArchiveClassesAtExit=dynamic.jsa
-# each trained in the mode it serves (without the agent, and with it, as a service would train its own archive),
-# it prints, without and with -javaagent:
+# both trained without the agent (a dynamic dump refuses agents unless -XX:+AllowArchivingWithJavaAgent), it
+# prints, without and with -javaagent, under the same archive:
 #   classes: where the application's classes (okhttp3, okio, kotlin, StartupApp) came from -- the archive
 #            ("shared objects file" in -Xlog:class+load) or their jar -- and how many classes the JVM took from the
 #            archive in all; the agent's classes as "agent-boot" (defined in the boot loader, never archived) and
@@ -88,23 +88,22 @@ median() { sort -n | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (
 for JAVA in $JAVAS; do
   echo "== $("$JAVA" -version 2>&1 | head -1) ($JAVA); load average: $(cut -d' ' -f1-3 /proc/loadavg)"
   for kind in static dynamic; do
-    declare -A opts=()
+    jdk=$(basename "$(dirname "$(dirname "$(readlink -f "$(command -v "$JAVA")")")")")
+    archive="$OUT/$jdk-$kind.jsa"
+    if [ "$kind" = static ]; then
+      run "$OUT/$jdk-$kind-train" "$JAVA" -Xshare:off -XX:DumpLoadedClassList="$OUT/$jdk-classes.lst" > /dev/null
+      "$JAVA" -Xshare:dump -XX:SharedClassListFile="$OUT/$jdk-classes.lst" -XX:SharedArchiveFile="$archive" \
+        -cp "$CP" > "$OUT/$jdk-dump.log" 2>&1 || { cat "$OUT/$jdk-dump.log" >&2; exit 1; }
+    else
+      run "$OUT/$jdk-$kind-train" "$JAVA" -XX:ArchiveClassesAtExit="$archive" > /dev/null
+    fi
+    [ -f "$archive" ] || { echo "no archive written: $archive" >&2; exit 1; }
+    declare -A opts=([without]="-XX:SharedArchiveFile=$archive" [with]="$AGENT_OPT -XX:SharedArchiveFile=$archive")
     for mode in without with; do
-      dir="$OUT/$(basename "$(dirname "$(dirname "$JAVA")")")-$kind-$mode"
+      dir="$OUT/$jdk-$kind-$mode"
       mkdir -p "$dir"
-      agent=()
-      [ "$mode" = with ] && agent=("$AGENT_OPT")
-      if [ "$kind" = static ]; then
-        run "$dir/train" "$JAVA" "${agent[@]}" -Xshare:off -XX:DumpLoadedClassList="$dir/classes.lst" > /dev/null
-        "$JAVA" -Xshare:dump -XX:SharedClassListFile="$dir/classes.lst" -XX:SharedArchiveFile="$dir/app.jsa" \
-          -cp "$CP" > "$dir/dump.log" 2>&1 || { cat "$dir/dump.log" >&2; exit 1; }
-      else
-        run "$dir/train" "$JAVA" "${agent[@]}" -XX:ArchiveClassesAtExit="$dir/app.jsa" > /dev/null
-      fi
-      [ -f "$dir/app.jsa" ] || { echo "no archive written in $dir" >&2; exit 1; }
-      opts[$mode]="${agent[*]} -XX:SharedArchiveFile=$dir/app.jsa"
       # shellcheck disable=SC2086
-      run "$dir/log" "$JAVA" ${opts[$mode]} -Xlog:class+load=info -Xlog:cds=off > /dev/null
+      run "$dir/log" "$JAVA" ${opts[$mode]} -Xlog:class+load=info > /dev/null
       warned=no
       grep -q "$WARNING" "$dir/log.err" "$dir/log.out" && warned=yes
       printf '  %-7s %-7s classes: %s; warning: %s\n' "$kind" "$mode" "$(classes "$dir/log.out")" "$warned"
@@ -112,14 +111,14 @@ for JAVA in $JAVAS; do
     done
     for _ in $(seq "$RUNS"); do
       for mode in without with; do
-        dir="$OUT/$(basename "$(dirname "$(dirname "$JAVA")")")-$kind-$mode"
+        dir="$OUT/$jdk-$kind-$mode"
         # shellcheck disable=SC2086
         read -r wall cpu <<< "$(run "$dir/timed" "$JAVA" ${opts[$mode]})"
         echo "$wall" >> "$dir/wall.txt"; echo "$cpu" >> "$dir/cpu.txt"
         grep -q "$WARNING" "$dir/timed.err" && { echo "  warning printed in a timed $kind $mode run" >&2; }
       done
     done
-    base="$OUT/$(basename "$(dirname "$(dirname "$JAVA")")")-$kind"
+    base="$OUT/$jdk-$kind"
     w0=$(median < "$base-without/wall.txt"); w1=$(median < "$base-with/wall.txt")
     c0=$(median < "$base-without/cpu.txt"); c1=$(median < "$base-with/cpu.txt")
     awk -v k="$kind" -v w0="$w0" -v w1="$w1" -v c0="$c0" -v c1="$c1" -v n="$RUNS" 'BEGIN {
