@@ -7,7 +7,11 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.Enumeration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -26,6 +30,8 @@ import java.util.zip.ZipFile;
 final class BootClassPack {
     /** The relocated SnakeYAML: only the policy file parser links to it. */
     static final String PARSER_PREFIX = "dev/retryagent/shaded/snakeyaml/";
+    /** The relocated libraries (SnakeYAML, Byte Buddy's ASM). */
+    static final String SHADED_PREFIX = "dev/retryagent/shaded/";
 
     private BootClassPack() {
     }
@@ -34,7 +40,17 @@ final class BootClassPack {
         if (args.length != 3) {
             throw new IllegalArgumentException("usage: BootClassPack <bootstrap.jar> <core pack> <parser pack>");
         }
-        Map<String, byte[]> classes = readClasses(args[0]);
+        Map<String, byte[]> all = readClasses(args[0]);
+        // The shaded libraries' classes that no class of the agent can reach are left out: linkage follows the
+        // constant pool, and nothing loads a library class by name (checked when this was written: ASM's
+        // Class.forName loads the classes it weaves; SnakeYAML's looks up charsets).
+        Set<String> reachable = reachable(all);
+        Map<String, byte[]> classes = new LinkedHashMap<String, byte[]>();
+        for (Map.Entry<String, byte[]> e : all.entrySet()) {
+            if (reachable.contains(e.getKey())) {
+                classes.put(e.getKey(), e.getValue());
+            }
+        }
         List<String> core = new ArrayList<String>();
         List<String> parser = new ArrayList<String>();
         Map<String, byte[]> pending = new LinkedHashMap<String, byte[]>(classes);
@@ -48,7 +64,59 @@ final class BootClassPack {
         }
         write(args[1], core, classes);
         write(args[2], parser, classes);
-        System.out.println("boot class packs: " + core.size() + " core, " + parser.size() + " parser classes");
+        System.out.println("boot class packs: " + core.size() + " core, " + parser.size() + " parser classes, "
+                + (all.size() - classes.size()) + " unreachable library classes left out");
+    }
+
+    /** The classes of {@code classes} that the agent's own (all but the shaded libraries') can link to. */
+    static Set<String> reachable(Map<String, byte[]> classes) {
+        Set<String> seen = new HashSet<String>();
+        Deque<String> todo = new ArrayDeque<String>();
+        for (String name : classes.keySet()) {
+            if (!name.startsWith(SHADED_PREFIX)) {
+                todo.add(name);
+            }
+        }
+        while (!todo.isEmpty()) {
+            String name = todo.remove();
+            byte[] bytes = classes.get(name);
+            if (bytes != null && seen.add(name)) {
+                todo.addAll(references(bytes));
+            }
+        }
+        return seen;
+    }
+
+    /** The internal names a class file names: its class constants, and the class types in its descriptors. */
+    static Set<String> references(byte[] b) {
+        Set<String> names = new HashSet<String>();
+        List<String> utf8s = new ArrayList<String>();
+        int count = u2(b, 8);
+        int p = 10;
+        for (int i = 1; i < count; i++) {
+            int tag = b[p] & 0xff;
+            if (tag == 1) {
+                utf8s.add(new String(b, p + 3, u2(b, p + 1), StandardCharsets.UTF_8));
+            }
+            p += entrySize(b, p);
+            if (tag == 5 || tag == 6) {
+                i++;
+            }
+        }
+        for (String utf8 : utf8s) {
+            // Class constants are internal names or array descriptors; descriptors and signatures hold Lname;
+            names.add(utf8);
+            int at = 0;
+            while ((at = utf8.indexOf('L', at)) >= 0) {
+                int end = utf8.indexOf(';', at);
+                if (end < 0) {
+                    break;
+                }
+                names.add(utf8.substring(at + 1, end));
+                at++;
+            }
+        }
+        return names;
     }
 
     /** Appends {@code name} to {@code ordered} if still pending, after its pending supertypes. */
@@ -127,37 +195,9 @@ final class BootClassPack {
         for (int i = 1; i < count; i++) {
             entries[i] = p + 1;
             int tag = b[p] & 0xff;
-            switch (tag) {
-                case 1: // Utf8
-                    p += 3 + u2(b, p + 1);
-                    break;
-                case 7: // Class
-                case 8: // String
-                case 16: // MethodType
-                case 19: // Module
-                case 20: // Package
-                    p += 3;
-                    break;
-                case 15: // MethodHandle
-                    p += 4;
-                    break;
-                case 3: // Integer
-                case 4: // Float
-                case 9: // Fieldref
-                case 10: // Methodref
-                case 11: // InterfaceMethodref
-                case 12: // NameAndType
-                case 17: // Dynamic
-                case 18: // InvokeDynamic
-                    p += 5;
-                    break;
-                case 5: // Long
-                case 6: // Double
-                    p += 9;
-                    i++;
-                    break;
-                default:
-                    throw new IllegalArgumentException("unknown constant pool tag " + tag + " at " + p);
+            p += entrySize(b, p);
+            if (tag == 5 || tag == 6) {
+                i++; // a long or a double takes two entries
             }
         }
         // p: access_flags, this_class, super_class, interfaces_count, interfaces
@@ -171,6 +211,37 @@ final class BootClassPack {
             names.add(className(b, entries, u2(b, p + 8 + 2 * i)));
         }
         return names;
+    }
+
+    /** The size in bytes of the constant pool entry at {@code p}, tag included. */
+    private static int entrySize(byte[] b, int p) {
+        int tag = b[p] & 0xff;
+        switch (tag) {
+            case 1: // Utf8
+                return 3 + u2(b, p + 1);
+            case 7: // Class
+            case 8: // String
+            case 16: // MethodType
+            case 19: // Module
+            case 20: // Package
+                return 3;
+            case 15: // MethodHandle
+                return 4;
+            case 3: // Integer
+            case 4: // Float
+            case 9: // Fieldref
+            case 10: // Methodref
+            case 11: // InterfaceMethodref
+            case 12: // NameAndType
+            case 17: // Dynamic
+            case 18: // InvokeDynamic
+                return 5;
+            case 5: // Long
+            case 6: // Double
+                return 9;
+            default:
+                throw new IllegalArgumentException("unknown constant pool tag " + tag + " at " + p);
+        }
     }
 
     private static String className(byte[] b, int[] entries, int classIndex) {
