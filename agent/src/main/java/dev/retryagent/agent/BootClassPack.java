@@ -9,6 +9,7 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Deque;
 import java.util.HashSet;
 import java.util.Set;
@@ -21,8 +22,9 @@ import java.util.zip.ZipFile;
 
 /**
  * Build time only (run by the agent's pom, left out of the agent jar): writes the class files of the bootstrap jar
- * as the two packs {@link BootClasses} defines at start-up, each class after its superclass and interfaces, so that
- * start-up reads one entry per pack and parses no class file. Records: u2 name length, the binary name, u4 class file
+ * as the two packs {@link BootClasses} defines, each class after its superclass and interfaces, so that start-up
+ * reads one entry per pack and parses no class file: the core pack, and the parser pack ({@link #parserOnly}; less
+ * any class the core needs as a supertype). Records: u2 name length, the binary name, u4 class file
  * length, the class file.
  *
  * <pre>java dev.retryagent.agent.BootClassPack bootstrap.jar boot-core.classes boot-parser.classes</pre>
@@ -51,11 +53,12 @@ final class BootClassPack {
                 classes.put(e.getKey(), e.getValue());
             }
         }
+        Set<String> parserOnly = parserOnly(classes);
         List<String> core = new ArrayList<String>();
         List<String> parser = new ArrayList<String>();
         Map<String, byte[]> pending = new LinkedHashMap<String, byte[]>(classes);
         for (String name : classes.keySet()) {
-            if (!name.startsWith(PARSER_PREFIX)) {
+            if (!parserOnly.contains(name)) {
                 order(name, pending, core);
             }
         }
@@ -85,6 +88,33 @@ final class BootClassPack {
             }
         }
         return seen;
+    }
+
+    /**
+     * SnakeYAML, and every class that names a class of this set (policy-core's parser: {@code PolicyLoader},
+     * {@code PolicyYaml}, ...): the classes only a parse runs. Their one entry is {@code PolicyLoader}, which only
+     * {@link PolicyWatcher} calls, after {@link BootClasses#defineParser}.
+     */
+    static Set<String> parserOnly(Map<String, byte[]> classes) {
+        Map<String, Set<String>> references = new LinkedHashMap<String, Set<String>>();
+        Set<String> parser = new HashSet<String>();
+        for (Map.Entry<String, byte[]> e : classes.entrySet()) {
+            references.put(e.getKey(), references(e.getValue()));
+            if (e.getKey().startsWith(PARSER_PREFIX)) {
+                parser.add(e.getKey());
+            }
+        }
+        boolean grew = true;
+        while (grew) {
+            grew = false;
+            for (Map.Entry<String, Set<String>> e : references.entrySet()) {
+                if (!parser.contains(e.getKey()) && !Collections.disjoint(e.getValue(), parser)) {
+                    parser.add(e.getKey());
+                    grew = true;
+                }
+            }
+        }
+        return parser;
     }
 
     /** The internal names a class file names: its class constants, and the class types in its descriptors. */

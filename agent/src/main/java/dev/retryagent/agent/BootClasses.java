@@ -25,11 +25,11 @@ import java.util.zip.ZipFile;
  * <p>The boot loader finds a class it was given this way, but nothing it was not given: every class that
  * boot-loaded code may link to must be defined before that code runs, and each class after its superclass and
  * interfaces (the JVM resolves those at definition). {@link BootClassPack} writes the classes at build time in that
- * order, in two packs: {@link #CORE} (everything but SnakeYAML, with the few SnakeYAML supertypes that policy-core
- * extends) and {@link #PARSER} (the rest of SnakeYAML). Only the policy file parser links to SnakeYAML, and only
- * {@link PolicyWatcher} (a policy file) calls the parser, so {@link AgentStartup} has the parser pack defined
- * ({@link #defineParser}) when there is a file and never reads it when there is none: a service on the built-in
- * policy pays for none of its classes. Classes the boot loader defines are not verified, as those it loads from
+ * order, in two packs: {@link #PARSER}, the policy file parser (SnakeYAML and the policy-core classes that link to
+ * it), and {@link #CORE}, the rest (with the few parser classes it needs as supertypes). Only {@link PolicyWatcher}
+ * (a policy file) calls the parser, so {@link AgentStartup} has the parser pack defined ({@link #defineParser}) when
+ * there is a file, before the first parse, and never reads it when there is none: a service on the built-in policy
+ * pays for none of its classes. Classes the boot loader defines are not verified, as those it loads from
  * its path are not.
  *
  * <p>Linked to nothing but the JDK, like {@link RetryAgent}: it runs before any bootstrap class exists.
