@@ -70,14 +70,16 @@ run() { # run <out prefix> <java> <options...>: one run, stdout/stderr/time kept
 }
 
 classes() { # classes <class+load log>: "app shared/total, all shared, agent-boot, agent-jar"
-  awk '
+  awk -v jar="$AGENT_JAR" '
     / source: / {
-      name = $2; shared = ($0 ~ /source: shared objects file/)
+      # the decorations ([0.1s][info][class,load]) are padded with spaces once a longer tag set has been logged
+      line = $0; sub(/^(\[[^]]*\] *)+/, "", line); split(line, f, " ")
+      name = f[1]; shared = ($0 ~ /source: shared objects file/)
       app = (name ~ /^(okhttp3|okio|kotlin)\./ || name ~ /^StartupApp/)
       if (app) { apps++; if (shared) appShared++ }
       if (shared) allShared++
       if ($0 ~ /__JVM_DefineClass__/ && name ~ /^dev\.retryagent\./) boot++
-      if ($0 ~ /retry-agent\.jar/) agentJar++
+      if (index($0, "source: file:" jar) > 0) agentJar++
       all++
     }
     END { printf "app %d/%d from archive, %d of %d classes from archive, agent-boot %d, agent-jar %d", appShared, apps, allShared, all, boot, agentJar }' "$1"
