@@ -26,7 +26,7 @@ import java.util.List;
 import java.util.logging.Level;
 
 /**
- * The agent's start-up, once the bootstrap jar is on the bootstrap search path ({@link RetryAgent}):
+ * The agent's start-up, once the boot loader has the bootstrap jar's classes ({@link RetryAgent}):
  * configuration, logging, the policy, the shared runtime, then the class file transformer and the
  * retransformation of hooked classes that are already loaded. Loads no Byte Buddy class beyond its ASM, and
  * that only when a hooked class shows up.
@@ -63,7 +63,7 @@ final class AgentStartup {
         return Collections.unmodifiableList(ready);
     }
 
-    static void start(String agentArgs, Instrumentation inst, boolean attached) {
+    static void start(String agentArgs, Instrumentation inst, boolean attached) throws Exception {
         List<ClientInstrumentation> clients = prepared(clients(), inst);
         List<HookPoint> points = new ArrayList<HookPoint>();
         StringBuilder names = new StringBuilder();
@@ -85,8 +85,10 @@ final class AgentStartup {
         PolicyWatcher watcher = null;
         Policy policy;
         if (config.policy() == null) {
+            BootClasses.release();
             policy = builtInPolicy(config.mode());
         } else {
+            BootClasses.defineParser();
             watcher = watcher(config.policy(), config.mode());
             policy = watcher != null ? watcher.start() : Policy.builtIn().withModeOverride(Mode.OFF);
         }

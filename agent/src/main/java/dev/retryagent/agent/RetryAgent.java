@@ -12,10 +12,10 @@ import java.util.zip.ZipFile;
 
 /**
  * {@code Premain-Class} and {@code Agent-Class}. Deliberately tiny and linked to nothing but the JDK: before
- * any class of the engine may load, the nested {@code META-INF/retry-agent/bootstrap.jar} (policy-core,
- * relocated SnakeYAML and {@code dev.retryagent.agent.bootstrap}) is appended to the bootstrap search path, so
- * that the one engine is visible from every class loader that loads an HTTP client. Only then does
- * {@link AgentStartup} run. Nothing thrown here reaches the application: it starts, without retries.
+ * any class of the engine may load, the classes of the nested {@code META-INF/retry-agent/bootstrap.jar}
+ * (policy-core, relocated SnakeYAML and {@code dev.retryagent.agent.bootstrap}) are made the boot loader's
+ * ({@link BootClasses}), so that the one engine is visible from every class loader that loads an HTTP client. Only
+ * then does {@link AgentStartup} run. Nothing thrown here reaches the application: it starts, without retries.
  */
 public final class RetryAgent {
     static final String BOOTSTRAP_JAR = "META-INF/retry-agent/bootstrap.jar";
@@ -25,7 +25,7 @@ public final class RetryAgent {
      * {@code jcmd PID VM.system_properties}) reads from outside.
      */
     static final String STARTED_PROPERTY = "retry-agent.started";
-    /** A class of the bootstrap jar: once it is on the bootstrap search path, the agent has started here. */
+    /** A class of the bootstrap jar: once the boot loader finds it, the agent has started here. */
     private static final String BOOTSTRAP_MARKER = "dev.retryagent.agent.bootstrap.Hooks";
 
     private static boolean started;
@@ -42,14 +42,14 @@ public final class RetryAgent {
     }
 
     private static synchronized void start(String args, Instrumentation inst, boolean attached) {
-        if (started || System.getProperty(STARTED_PROPERTY) != null || bootstrapJarAppended()) {
+        if (started || System.getProperty(STARTED_PROPERTY) != null || bootstrapClassesLoaded()) {
             System.err.println("retry-agent already-started: this JVM runs the agent already; the second load is ignored");
             return;
         }
         started = true;
         System.setProperty(STARTED_PROPERTY, attached ? "attach" : "premain");
         try {
-            inst.appendToBootstrapClassLoaderSearch(new JarFile(extractBootstrapJar()));
+            loadBootstrapClasses(inst);
             AgentStartup.start(args, inst, attached);
         } catch (Throwable t) {
             System.err.println("retry-agent start-failed error=" + t.getClass().getName()
@@ -58,10 +58,10 @@ public final class RetryAgent {
     }
 
     /**
-     * True when an earlier start appended a bootstrap jar, even one whose mark was since removed from the
-     * system properties: appending a second one would start a second transformer.
+     * True when an earlier start gave the boot loader the bootstrap classes, even one whose mark was since removed
+     * from the system properties: a second set would start a second transformer.
      */
-    private static boolean bootstrapJarAppended() {
+    private static boolean bootstrapClassesLoaded() {
         try {
             Class.forName(BOOTSTRAP_MARKER, false, null);
             return true;
@@ -70,22 +70,56 @@ public final class RetryAgent {
         }
     }
 
-    /** Copies the nested bootstrap jar to a temporary file (deleted when the JVM exits). */
-    private static File extractBootstrapJar() throws Exception {
+    /**
+     * Makes the bootstrap classes the boot loader's: defined there directly where the JVM allows it
+     * ({@link BootClasses}), else (Java 8) by appending the nested bootstrap jar to the boot loader's search path,
+     * which turns class sharing off for the application's classes.
+     */
+    private static void loadBootstrapClasses(Instrumentation inst) throws Exception {
+        boolean defined = false;
+        try {
+            defined = BootClasses.defineCore(inst, agentJar());
+        } catch (Exception e) {
+            BootClasses.release();
+            bootDefineFailed(e);
+        }
+        if (!defined) {
+            appendBootstrapJar(inst);
+        }
+    }
+
+    static void bootDefineFailed(Exception e) {
+        System.err.println("retry-agent boot-define-failed error=" + e.getClass().getName()
+                + " message=" + e.getMessage() + "; the bootstrap jar is appended to the boot class path instead");
+    }
+
+    /**
+     * Appends (a temporary copy of) the nested bootstrap jar to the boot loader's search path. Classes defined in the
+     * boot loader already stay: the boot loader looks on its path only for those it does not have.
+     */
+    static void appendBootstrapJar(Instrumentation inst) throws Exception {
         // Read from the agent jar directly: the class loader's resource lookup would first search every
         // module of the runtime image (milliseconds of start-up), and the JDK shares the open jar's index.
-        File agentJar = new File(RetryAgent.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        File agentJar = agentJar();
         ZipFile zip = new ZipFile(agentJar);
+        File copy;
         try {
             ZipEntry entry = zip.getEntry(BOOTSTRAP_JAR);
             if (entry == null) {
                 throw new IOException(BOOTSTRAP_JAR + " is missing from " + agentJar);
             }
-            return copyToTemporaryFile(zip.getInputStream(entry));
+            copy = copyToTemporaryFile(zip.getInputStream(entry));
         } finally {
             zip.close();
         }
+        inst.appendToBootstrapClassLoaderSearch(new JarFile(copy));
     }
+
+    private static File agentJar() throws Exception {
+        return new File(RetryAgent.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+    }
+
+    /** Copies the nested bootstrap jar to a temporary file (deleted when the JVM exits). */
 
     private static File copyToTemporaryFile(InputStream in) throws IOException {
         File file;
