@@ -19,8 +19,8 @@ import java.util.concurrent.TimeUnit;
  *
  * <pre>java -cp CLASSES:CLIENT-JARS PerCallApp CLIENT STYLE WARMUP_MS ROUNDS CALLS</pre>
  * CLIENT: okhttp, httpclient5, huc; STYLE: sync or async (httpclient5: classic or async; huc: sync only).
- * Prints {@code per-call ns=MEDIAN min=MIN cpu_ns=MEAN alloc_bytes=MEDIAN rounds=R calls=N connections=C} (per call:
- * wall time, process CPU time, bytes allocated by the live threads); exits non-zero on any failed call (status, body or
+ * Prints {@code per-call ns=MEDIAN min=MIN cpu_ns=MEAN thread_cpu_ns=MEAN alloc_bytes=MEDIAN rounds=R calls=N
+ * connections=C} (per call: wall time, process CPU time, CPU time of the Java threads, bytes allocated by them); exits non-zero on any failed call (status, body or
  * exception).
  */
 public final class PerCallApp {
@@ -57,6 +57,7 @@ public final class PerCallApp {
         long[] nsPerCall = new long[rounds];
         long[] bytesPerCall = new long[rounds];
         long cpuStart = processCpuNanos(); // over all rounds: the OS counts it in ticks of up to 10 ms
+        java.util.Map<Long, Long> threadCpuStart = javaThreadsCpuNanos();
         for (int r = 0; r < rounds; r++) {
             long bytes = allocatedBytes();
             long start = System.nanoTime();
@@ -67,9 +68,15 @@ public final class PerCallApp {
             bytesPerCall[r] = (allocatedBytes() - bytes) / calls;
         }
         long cpuPerCall = (processCpuNanos() - cpuStart) / ((long) rounds * calls);
+        long threadCpu = 0;
+        for (java.util.Map.Entry<Long, Long> e : javaThreadsCpuNanos().entrySet()) {
+            Long before = threadCpuStart.get(e.getKey());
+            threadCpu += e.getValue() - (before == null ? 0 : before);
+        }
+        long threadCpuPerCall = threadCpu / ((long) rounds * calls);
         driver.close();
         long median = median(nsPerCall);
-        System.out.println("per-call ns=" + median + " min=" + nsPerCall[0] + " cpu_ns=" + cpuPerCall
+        System.out.println("per-call ns=" + median + " min=" + nsPerCall[0] + " cpu_ns=" + cpuPerCall + " thread_cpu_ns=" + threadCpuPerCall
                 + " alloc_bytes=" + median(bytesPerCall) + " rounds=" + rounds + " calls=" + calls
                 + " connections=" + CONNECTIONS.get());
         System.exit(0);
@@ -87,6 +94,23 @@ public final class PerCallApp {
         java.lang.management.OperatingSystemMXBean os = java.lang.management.ManagementFactory.getOperatingSystemMXBean();
         return os instanceof com.sun.management.OperatingSystemMXBean
                 ? ((com.sun.management.OperatingSystemMXBean) os).getProcessCpuTime() : 0;
+    }
+
+    /**
+     * CPU time of each Java thread alive now, by id: the calls' own work (caller, server, the client's threads)
+     * without the JIT compiler's and the GC's, and, unlike wall time, not the time spent waiting for a core that
+     * other processes hold.
+     */
+    static java.util.Map<Long, Long> javaThreadsCpuNanos() {
+        java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+        java.util.Map<Long, Long> cpu = new java.util.HashMap<>();
+        for (long id : threads.getAllThreadIds()) {
+            long t = threads.getThreadCpuTime(id);
+            if (t >= 0) {
+                cpu.put(id, t);
+            }
+        }
+        return cpu;
     }
 
     /** Bytes allocated by the threads alive now (the calling thread, the server's and the client's own). */

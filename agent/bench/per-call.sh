@@ -8,7 +8,8 @@
 #   PER-CALL client=okhttp-4.12 mode=sync-enforce without_ns=... with_ns=... overhead_ns=... overhead_pct=... \
 #            without_cpu_ns=... with_cpu_ns=... cpu_overhead_pct=...
 #
-# (wall time per call, and the process's CPU time per call: the CPU figure is less disturbed by other load.)
+# (wall time per call, and the CPU time of the process's Java threads per call, JIT and GC threads aside: on a loaded
+# machine the CPU figure is far less disturbed by other processes than the wall time.)
 #   cd agent && bench/per-call.sh          # after `mvn -B verify -pl integration-tests -am -Dit.test=none ...`
 #   RUNS=7 CLIENTS="huc:sync okhttp-4.12:async" MODES=enforce JAVA=/usr/lib/jvm/temurin-25-jdk-amd64/bin/java bench/per-call.sh
 #   BASELINE_JAR=/tmp/retry-agent-old.jar bench/per-call.sh   # also runs an older agent jar in the same alternation:
@@ -49,7 +50,7 @@ run_ns() { # CP CLIENT STYLE [JVM ARGS...]
   if ! "$JAVA" $JVM_OPTS "$@" -cp "$cp" PerCallApp "$client" "$style" "$WARMUP_MS" "$ROUNDS" "$CALLS" > "$OUT/last.out" 2> "$OUT/last.err"; then
     echo "run failed: $client $style $*" >&2; cat "$OUT/last.out" "$OUT/last.err" >&2; exit 1
   fi
-  sed -n 's/^per-call ns=\([0-9]*\) .*cpu_ns=\([0-9]*\) .*/\1 \2/p' "$OUT/last.out"
+  sed -n 's/^per-call ns=\([0-9]*\) .* thread_cpu_ns=\([0-9]*\) .*/\1 \2/p' "$OUT/last.out"
 }
 median() { cut -d' ' -f"${1:-1}" | sort -n | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else printf "%d\n", (a[NR/2]+a[NR/2+1])/2}'; }
 
