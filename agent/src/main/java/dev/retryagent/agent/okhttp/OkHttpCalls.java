@@ -225,6 +225,16 @@ final class OkHttpCalls {
      */
     private static volatile boolean anyMarked;
 
+    /**
+     * The attempt {@code call} ran (its interceptor run is over: OkHttp calls back after it): its entry goes now
+     * rather than when the call is collected, so that the map, which only loses entries at garbage collection
+     * otherwise, does not grow by one entry per call between collections and keep resizing. A call runs once: a
+     * second {@code enqueue} of it is OkHttp's "Already Executed", whether it is marked or not.
+     */
+    static void attemptDone(Call call) {
+        ATTEMPTS.remove(call);
+    }
+
     /** The marker of {@code call} if it is an attempt of the async loop, else null. */
     static AttemptMarker attemptOf(Call call) {
         return anyMarked ? ATTEMPTS.get(call) : null;
