@@ -2,6 +2,7 @@ package dev.retryagent.engine;
 
 import dev.retryagent.policy.BackoffPolicy;
 import dev.retryagent.policy.BuiltInRetries;
+import dev.retryagent.policy.FailureKind;
 import dev.retryagent.policy.Jitter;
 import dev.retryagent.policy.Match;
 import dev.retryagent.policy.Mode;
@@ -42,8 +43,11 @@ import org.openjdk.jmh.infra.Blackhole;
  * <ul>
  *   <li>{@link #firstAttemptSuccess}: the public calls, as an adapter without the loops would make them;
  *       {@code decide} reads the clock itself (System.nanoTime, about 20 ns on a VM).</li>
- *   <li>{@link #firstAttemptSuccessInLoop}: the same, as {@link RetryLoop} makes them: the loop reads the
- *       clock anyway to know the elapsed time, and hands that reading to the engine.</li>
+ *   <li>{@link #firstAttemptSuccessInLoop}: the same with the clock reading handed in, as the loops could.</li>
+ *   <li>{@link #throughRetryLoop}: the path every synchronous call takes, {@link RetryLoop#execute} with an
+ *       exchange whose attempt answers 200 at once: the call's run (nested or not, mode, marker, scope), the
+ *       attempt with its marker value, the decision (with the redirect check the adapters make) and its log
+ *       call. This is the figure the target is about.</li>
  *   <li>{@link #nanoTime}: the clock read alone, for reference.</li>
  * </ul>
  * {@code -p match=alternating} makes consecutive calls differ in path, so that the rule lookup remembered
@@ -66,6 +70,37 @@ public class FirstAttemptSuccessBenchmark {
     private final Outcome ok = Outcome.status(200, null);
     private long elapsedMillis;
     private long loopNowNanos;
+    private RetryLoop loop;
+    private final Object response = new Object();
+    /** What the exchange's attempt was sent with, so that the marker value is not dead code. */
+    private String sentMarker;
+    private final Exchange<Object> exchange = new Exchange<Object>() {
+        @Override
+        public Object send(int attempt, String marker) {
+            sentMarker = marker;
+            return response;
+        }
+
+        @Override
+        public void discard(Object r) {
+        }
+
+        @Override
+        public Outcome outcome(Object r) {
+            return ok;
+        }
+
+        @Override
+        public FailureKind classify(java.io.IOException failure) {
+            return FailureKind.OTHER;
+        }
+
+        /** As the adapters do: the response's own request may have been redirected elsewhere. */
+        @Override
+        public CallFacts decidedUnder(CallFacts call, Object r) {
+            return call.redirectedTo(call.scheme(), call.host(), call.port(), call.path());
+        }
+    };
 
     @Setup
     public void setUp() {
@@ -84,6 +119,7 @@ public class FirstAttemptSuccessBenchmark {
         Policy policy = new Policy("bench.yaml", 1, Mode.ENFORCE, BuiltInRetries.REPLACE,
                 Policy.DEFAULT_MARKER_HEADER, defaults, rules);
         engine = new RetryEngine(policy, Clock.SYSTEM, RandomSource.THREAD_LOCAL);
+        loop = new RetryLoop(engine, Clock.SYSTEM, Sleeper.SYSTEM);
 
         String[] paths;
         Rule expected;
@@ -154,6 +190,13 @@ public class FirstAttemptSuccessBenchmark {
         bh.consume(engine.modeFor(call));
         bh.consume(engine.markerHeaderFor(call));
         return engine.decideAt(call, 1, ok, elapsedMillis, 0, loopNowNanos);
+    }
+
+    @Benchmark
+    public Object throughRetryLoop(Blackhole bh) throws java.io.IOException {
+        Object r = loop.execute(nextCall(), exchange);
+        bh.consume(sentMarker);
+        return r;
     }
 
     @Benchmark

@@ -39,6 +39,14 @@ public final class AttemptScope {
         return previous;
     }
 
+    /**
+     * This thread's scope: element 0 is what {@link #current} answers. For a loop that reads and sets it around
+     * each attempt, with one thread-local lookup per call instead of three; it never leaves this thread.
+     */
+    static int[] ofThisThread() {
+        return CURRENT.get();
+    }
+
     /** Ends the scope {@link #enter} began, restoring {@code previous}. */
     public static void exit(int previous) {
         CURRENT.get()[0] = previous;

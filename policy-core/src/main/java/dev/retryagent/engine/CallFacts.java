@@ -1,5 +1,7 @@
 package dev.retryagent.engine;
 
+import java.util.List;
+
 import dev.retryagent.policy.Policy;
 import java.util.Locale;
 
@@ -26,6 +28,19 @@ public final class CallFacts {
      * plain field, because a {@link Resolution} is immutable and safe to read through a race.
      */
     Resolution resolution;
+    /**
+     * The destination whose budget and counters this call's decisions use, when the rule lookup found it known
+     * already, with {@link Destinations#removals()} at that time (the destination is still in the table while that
+     * count has not changed); null when not found. Like {@link #resolution}, kept so that a call finds it once.
+     */
+    Destination destination;
+    int destinationRemovals;
+    /**
+     * The other destinations a client's redirect took the attempts of the call running under these facts to, so that
+     * it is counted once at each; null until one did. The loops' per-call state, kept here so that the synchronous
+     * loop needs no object of its own; cleared when a run begins.
+     */
+    java.util.List<CallFacts> redirectsSeen;
     /** The policy these facts were read under (its key headers, its marker), or null: the engine's current one. */
     Policy readUnder;
 
@@ -78,6 +93,8 @@ public final class CallFacts {
         this.enclosingAttempt = enclosingAttempt;
         this.readUnder = call.readUnder;
         this.resolution = call.resolution; // rule matching does not look at the enclosing attempt
+        this.destination = call.destination;
+        this.destinationRemovals = call.destinationRemovals;
     }
 
     /**
@@ -127,8 +144,9 @@ public final class CallFacts {
 
         CallFacts build(Resolution rule, Policy policy, HeaderLookup headers) {
             boolean idempotencyKey = false;
-            for (String header : rule.settings.idempotencyKeyHeaders()) {
-                if (headers.has(header)) {
+            List<String> keyHeaders = rule.settings.idempotencyKeyHeaders();
+            for (int i = 0, n = keyHeaders.size(); i < n; i++) { // indexed: no iterator per call
+                if (headers.has(keyHeaders.get(i))) {
                     idempotencyKey = true;
                     break;
                 }

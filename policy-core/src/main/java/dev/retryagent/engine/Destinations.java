@@ -28,6 +28,8 @@ final class Destinations {
     private final ConcurrentHashMap<String, Destination[]> byHost = new ConcurrentHashMap<String, Destination[]>();
     private final Clock clock;
     private volatile Destination overflow;
+    /** How many destinations were ever dropped: while it stays the same, a destination found earlier is current. */
+    private volatile int removals;
     /** Guarded by {@code this}. */
     private int sweeps;
     private long lastSweepNanos;
@@ -108,10 +110,26 @@ final class Destinations {
             for (Destination d : entry.getValue()) {
                 anyActive |= d.budget.seenWithin(now, IDLE_NANOS);
             }
-            if (!anyActive) {
-                byHost.remove(entry.getKey(), entry.getValue());
+            if (!anyActive && byHost.remove(entry.getKey(), entry.getValue())) {
+                removals++; // under the lock
             }
         }
+    }
+
+    int removals() {
+        return removals;
+    }
+
+    /**
+     * {@link #get}, for {@code call}: the destination its rule lookup found, unless one was dropped since; else
+     * looked up.
+     */
+    Destination of(CallFacts call) {
+        Destination d = call.destination;
+        if (d != null && call.destinationRemovals == removals) {
+            return d;
+        }
+        return get(call.scheme(), call.host(), call.port());
     }
 
     /** How many times the table was swept for idle destinations. */

@@ -79,10 +79,20 @@ public final class RetryEngine {
             return null;
         }
         Resolution r = resolve(call);
-        if (r.marker == null) {
+        return r.marker == null ? null : markerHeaderFor(r, call, mayRetry(r, call));
+    }
+
+    /** {@link #markerHeaderFor(CallFacts)} under {@code call}'s rule {@code r}, {@code mayRetry} its answer. */
+    static String markerHeaderFor(Resolution r, CallFacts call, boolean mayRetry) {
+        if (call.markerPresent() || r.marker == null) {
             return null;
         }
-        return call.enclosingAttempt() > 0 || mayRetry(r, call) ? r.marker : null;
+        return call.enclosingAttempt() > 0 || mayRetry ? r.marker : null;
+    }
+
+    /** {@code call}'s rule, as {@link #modeFor} and the other questions about it find it (for the loops). */
+    Resolution resolution(CallFacts call) {
+        return resolve(call);
     }
 
     /** The call's rule as remembered on it since its first question; else looked up now, and remembered. */
@@ -91,8 +101,11 @@ public final class RetryEngine {
         if (r != null) {
             return r;
         }
-        r = lookUp(policiesFor(call), call.client(), call.method(), call.scheme(), call.host(), call.port(),
-                call.path());
+        int removals = destinations.removals();
+        Destination d = destinations.find(call.scheme(), call.host(), call.port());
+        r = lookUp(policiesFor(call), d, call.client(), call.method(), call.host(), call.port(), call.path());
+        call.destination = d;
+        call.destinationRemovals = removals;
         call.resolution = r;
         return r;
     }
@@ -100,8 +113,13 @@ public final class RetryEngine {
     /** {@link CallFacts.Builder#build(RetryEngine, HeaderLookup)}: the call's rule under the current policy. */
     CallFacts read(CallFacts.Builder call, HeaderLookup headers) {
         Resolution.Policies p = policies;
-        Resolution r = lookUp(p, call.client, call.method, call.scheme, call.host, call.port, call.path);
-        return call.build(r, p.policy, headers);
+        int removals = destinations.removals();
+        Destination d = destinations.find(call.scheme, call.host, call.port);
+        Resolution r = lookUp(p, d, call.client, call.method, call.host, call.port, call.path);
+        CallFacts facts = call.build(r, p.policy, headers);
+        facts.destination = d;
+        facts.destinationRemovals = removals;
+        return facts;
     }
 
     /** The policy to answer a call under: the one its facts were read under, or else the current one. */
@@ -124,9 +142,8 @@ public final class RetryEngine {
      * the same client, method, host, port and path under the same policy. Destinations are only found
      * here, never added, so that calls the agent leaves alone leave no trace.
      */
-    private Resolution lookUp(Resolution.Policies p, String client, String method, String scheme, String host,
+    private Resolution lookUp(Resolution.Policies p, Destination d, String client, String method, String host,
                               int port, String path) {
-        Destination d = destinations.find(scheme, host, port);
         if (d == null) {
             return p.resolve(client, method, host, port, path);
         }
@@ -169,7 +186,7 @@ public final class RetryEngine {
         return r.settings.retriesFailure(kind) && mayRetry(r, call);
     }
 
-    private static boolean mayRetry(Resolution r, CallFacts call) {
+    static boolean mayRetry(Resolution r, CallFacts call) {
         RetrySettings settings = r.settings;
         return r.mode == Mode.ENFORCE
                 && settings.maxAttempts() > 1
@@ -205,7 +222,7 @@ public final class RetryEngine {
         if (resolve(call).mode == Mode.OFF) {
             return;
         }
-        Destination destination = destinations.get(call.scheme(), call.host(), call.port());
+        Destination destination = destinations.of(call);
         destination.countersFor(call.client()).calls.increment();
         destination.budget.recordFirstAttempt(now);
     }
@@ -221,24 +238,62 @@ public final class RetryEngine {
     RetryDecision decideAt(CallFacts call, int attempt, Outcome outcome, long elapsedMillis,
                            long previousWaitMillis, long now, boolean firstAtDestination) {
         Resolution r = resolve(call);
-        Mode mode = r.mode;
-        if (mode == Mode.OFF) {
+        if (r.mode == Mode.OFF) {
             return RetryDecision.done();
         }
-        RetrySettings settings = r.settings;
-        Destination destination = destinations.get(call.scheme(), call.host(), call.port());
+        Destination destination = destinations.of(call);
         RetryCounters counters = destination.countersFor(call.client());
         if (firstAtDestination) {
             counters.calls.increment();
             destination.budget.recordFirstAttempt(now);
         }
+        if (!isRetryable(r.settings, outcome)) {
+            return done(counters, attempt, outcome);
+        }
+        return decideRetry(r, destination, counters, call, attempt, outcome, elapsedMillis, previousWaitMillis, now);
+    }
 
-        if (!isRetryable(settings, outcome)) {
-            if (attempt > 1 && !outcome.isFailure() && outcome.status() < 400) {
-                counters.successesAfterRetry.increment();
-            }
+    /**
+     * As {@link #decideAt(CallFacts, int, Outcome, long, long, long, boolean)}, for the loops: the call started at
+     * {@code startNanos} on {@code loopClock}, which is read only when the time matters. A first attempt is counted
+     * in the budget at the call's start, when it went out; the elapsed time (for the deadline) and the budget's
+     * "now" are read only for an outcome that may be retried. So the common case, a first attempt that succeeds,
+     * costs the one clock read the loop made at the start of the call.
+     */
+    RetryDecision decideSince(CallFacts call, int attempt, Outcome outcome, long startNanos, long previousWaitMillis,
+                              Clock loopClock, boolean firstAtDestination) {
+        Resolution r = resolve(call);
+        if (r.mode == Mode.OFF) {
             return RetryDecision.done();
         }
+        Destination destination = destinations.of(call);
+        RetryCounters counters = destination.countersFor(call.client());
+        if (firstAtDestination) {
+            counters.calls.increment();
+            destination.budget.recordFirstAttempt(attempt == 1 ? startNanos : loopClock.nanoTime());
+        }
+        if (!isRetryable(r.settings, outcome)) {
+            return done(counters, attempt, outcome);
+        }
+        long now = loopClock.nanoTime();
+        return decideRetry(r, destination, counters, call, attempt, outcome, (now - startNanos) / 1_000_000L,
+                previousWaitMillis, now);
+    }
+
+    /** The call is done: its outcome is not one to retry (a success, counted when it came after a retry). */
+    private static RetryDecision done(RetryCounters counters, int attempt, Outcome outcome) {
+        if (attempt > 1 && !outcome.isFailure() && outcome.status() < 400) {
+            counters.successesAfterRetry.increment();
+        }
+        return RetryDecision.done();
+    }
+
+    /** The rest of a decision about an outcome that may be retried: the checks in the contract's order. */
+    private RetryDecision decideRetry(Resolution r, Destination destination, RetryCounters counters, CallFacts call,
+                                      int attempt, Outcome outcome, long elapsedMillis, long previousWaitMillis,
+                                      long now) {
+        Mode mode = r.mode;
+        RetrySettings settings = r.settings;
         int max = settings.maxAttempts();
         if (call.nested()) {
             return giveUp(counters, GiveUpReason.NESTED, attempt, max);

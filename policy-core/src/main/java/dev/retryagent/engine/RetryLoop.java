@@ -31,27 +31,37 @@ public final class RetryLoop {
      * no scope, and the calls made inside it may be retried themselves.
      */
     public <R> R execute(CallFacts call, Exchange<R> exchange) throws IOException {
-        CallRun run = CallRun.start(engine, clock, call, "retry-loop.start");
-        if (run == null) {
+        int[] scopeOfThread = AttemptScope.ofThisThread();
+        int enclosing = scopeOfThread[0];
+        CallFacts facts = CallRun.begin(call, enclosing);
+        int how = CallRun.settle(engine, facts, enclosing, "retry-loop.start");
+        if (how == CallRun.OFF) {
             return exchange.send(1, null);
         }
+        // The run's values, in locals (see CallRun): nothing is allocated for a call whose first attempt succeeds.
+        String marker = CallRun.marker(engine, facts, how);
+        boolean scoped = (how & CallRun.SCOPED) != 0;
+        long startNanos = clock.nanoTime();
         long previousWaitMillis = 0;
         for (int attempt = 1; ; attempt++) {
             R response = null;
             IOException failure = null;
-            int scope = run.scope(attempt);
-            int outer = scope > 0 ? AttemptScope.enter(scope) : 0;
+            int scope = CallRun.scope(scoped, enclosing, attempt);
+            int outer = scopeOfThread[0];
+            if (scope > 0) {
+                scopeOfThread[0] = scope; // AttemptScope.enter
+            }
             try {
-                response = exchange.send(attempt, run.markerValue(attempt));
+                response = exchange.send(attempt, CallRun.markerValue(marker, enclosing, attempt));
             } catch (IOException e) {
                 failure = e;
             } finally {
                 if (scope > 0) {
-                    AttemptScope.exit(outer);
+                    scopeOfThread[0] = outer; // AttemptScope.exit
                 }
             }
-            RetryDecision decision = run.decide(engine, clock, exchange, attempt, response, failure, previousWaitMillis,
-                    false, "retry-loop.decide");
+            RetryDecision decision = CallRun.decide(engine, clock, exchange, facts, startNanos, attempt, response,
+                    failure, previousWaitMillis, false, "retry-loop.decide");
             if (!decision.shouldRetry()) {
                 if (failure != null) {
                     throw failure;

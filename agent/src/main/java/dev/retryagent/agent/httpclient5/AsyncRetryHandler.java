@@ -41,6 +41,18 @@ public final class AsyncRetryHandler implements AsyncExecChainHandler {
     }
 
     /**
+     * The loop is done with the call of {@code scope}: no attempt of it starts any more. Its entry goes now rather
+     * than when the scope is collected: a map that only loses entries at garbage collection grows between
+     * collections by one entry per call and keeps resizing. Before the result reaches the rest of the chain, which
+     * may proceed with the same scope again (a redirect), and so put it back.
+     */
+    static void finished(AsyncExecChain.Scope scope) {
+        if (scope != null) {
+            HANDLED.remove(scope);
+        }
+    }
+
+    /**
      * {@code AsyncProtocolExec.execute(...)} of a client whose chain has no retry handler (built before the agent
      * started): true when the handler ran the call here, where it would have sat, each attempt being that
      * {@code AsyncProtocolExec} again; false to let the body run (the handler is in the chain already, this is one

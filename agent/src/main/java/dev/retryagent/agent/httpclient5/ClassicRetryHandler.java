@@ -52,11 +52,8 @@ public final class ClassicRetryHandler implements ExecChainHandler {
         try {
             return retried(request, scope, chain);
         } finally {
-            if (outer == null) {
-                HANDLING.remove();
-            } else {
-                HANDLING.set(outer);
-            }
+            // Set back, null included, rather than removed: a removed entry is made anew by the next call's set.
+            HANDLING.set(outer);
         }
     }
 

@@ -260,11 +260,13 @@ final class HttpClient5AsyncExchange implements AsyncExchange<HttpClient5AsyncEx
     final class Delivery implements AttemptCallback<Head> {
         @Override
         public void onResponse(Head head) {
+            AsyncRetryHandler.finished(scope);
             head.attempt.deliver(head);
         }
 
         @Override
         public void onFailure(IOException failure) {
+            AsyncRetryHandler.finished(scope);
             application.failed(NotIoFailure.unwrap(failure));
         }
     }

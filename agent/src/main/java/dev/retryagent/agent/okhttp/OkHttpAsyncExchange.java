@@ -109,11 +109,13 @@ final class OkHttpAsyncExchange implements AsyncExchange<Response> {
 
         @Override
         public void onFailure(Call attemptCall, IOException e) {
+            OkHttpCalls.attemptDone(attemptCall);
             target.onFailure(e);
         }
 
         @Override
         public void onResponse(Call attemptCall, Response response) {
+            OkHttpCalls.attemptDone(attemptCall);
             // An IOException of the application's callback passes through unchanged (see Delivery), and
             // OkHttp reports it as it would have without the agent.
             target.onResponse(response);

@@ -215,12 +215,29 @@ final class OkHttpCalls {
     // ---- the async registry ----
 
     static void markAttempt(Call call, AttemptMarker attempt) {
+        anyMarked = true; // before the entry: whoever finds the entry then sees the flag too
         ATTEMPTS.put(call, attempt);
+    }
+
+    /**
+     * True once any call was marked: until then every call is a sync one and {@link #attemptOf} answers without
+     * the map's lock, which every interceptor run on every thread would take.
+     */
+    private static volatile boolean anyMarked;
+
+    /**
+     * The attempt {@code call} ran (its interceptor run is over: OkHttp calls back after it): its entry goes now
+     * rather than when the call is collected, so that the map, which only loses entries at garbage collection
+     * otherwise, does not grow by one entry per call between collections and keep resizing. A call runs once: a
+     * second {@code enqueue} of it is OkHttp's "Already Executed", whether it is marked or not.
+     */
+    static void attemptDone(Call call) {
+        ATTEMPTS.remove(call);
     }
 
     /** The marker of {@code call} if it is an attempt of the async loop, else null. */
     static AttemptMarker attemptOf(Call call) {
-        return ATTEMPTS.get(call);
+        return anyMarked ? ATTEMPTS.get(call) : null;
     }
 
     static void running(Call applicationCall, OkHttpAsyncExchange exchange) {

@@ -56,8 +56,13 @@ final class HttpUrlConnectionCalls {
                     /** A marker the agent set on the connection for its streaming head is not the application's. */
                     @Override
                     public boolean hasMarker(String name) {
+                        // The JDK keeps every header the application sets in the request headers too: a header
+                        // absent there was not set by the application (the common case, answered without reflection).
+                        if (!has(name)) {
+                            return false;
+                        }
                         Boolean userSet = state == null ? null : state.userSetHeader(conn, name);
-                        return userSet != null ? userSet : has(name);
+                        return userSet == null || userSet;
                     }
                 });
     }

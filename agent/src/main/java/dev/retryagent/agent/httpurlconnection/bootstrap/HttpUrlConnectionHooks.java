@@ -82,6 +82,12 @@ public final class HttpUrlConnectionHooks implements Hooks.Handler {
         if (state == null) {
             return Hooks.PROCEED;
         }
+        if (state.hasResult(conn)) {
+            // The application's next read of a call made already: the JDK's method takes the connection's lock
+            // and returns or rethrows the result, so no lock here. (A result is only taken away again under
+            // that lock, by the loop of this connection's call, which a read without the result then waits for.)
+            return Hooks.PROCEED;
+        }
         ReentrantLock lock = state.lockOf(conn);
         if (lock != null) {
             lock.lock();
