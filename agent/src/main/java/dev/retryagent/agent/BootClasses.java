@@ -5,8 +5,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.lang.instrument.Instrumentation;
 import java.lang.reflect.Method;
-import java.nio.charset.StandardCharsets;
-import java.security.ProtectionDomain;
 import java.util.Collections;
 import java.util.Map;
 import java.util.Set;
@@ -17,8 +15,8 @@ import java.util.zip.ZipFile;
  * Defines the bootstrap classes directly in the boot loader, without appending a jar to the boot loader's search
  * path: an append makes the JVM print "Sharing is only supported for boot loader classes because bootstrap classpath
  * has been appended" and stop serving the application's classes from a CDS archive. The route is
- * {@code jdk.internal.misc.Unsafe.defineClass} with a null loader, which {@code java.base} exports to the agent's
- * module through {@code Instrumentation.redefineModule} (Java 9 and later; the Module API is called reflectively
+ * {@code jdk.internal.misc.Unsafe.defineClass} with a null loader, which {@code java.base} exports through
+ * {@code Instrumentation.redefineModule} to {@link BootDefiner} alone, in a class loader of its own (Java 9 and later; the Module API is called reflectively
  * because this class compiles for Java 8). On Java 8 {@link #defineCore} returns false and {@link RetryAgent}
  * appends the nested bootstrap jar instead.
  *
@@ -39,12 +37,14 @@ final class BootClasses {
     static final String CORE = "META-INF/retry-agent/boot-core.classes";
     /** The pack of the classes only the policy file parser needs. */
     static final String PARSER = "META-INF/retry-agent/boot-parser.classes";
+    /** The class that defines them, read from the agent jar into a loader of its own. */
+    private static final String DEFINER = "dev/retryagent/agent/BootDefiner.class";
 
     /** The agent jar, while the parser pack may still be defined; and what defining it takes. */
     private static File agentJar;
     private static Instrumentation instrumentation;
-    private static Object unsafe;
-    private static Method defineClass;
+    /** {@link BootDefiner#definePack}, in the class loader {@code java.base} exports {@code jdk.internal.misc} to. */
+    private static Method definePack;
 
     private BootClasses() {
     }
@@ -56,10 +56,10 @@ final class BootClasses {
      * classes still missing.
      */
     static synchronized boolean defineCore(Instrumentation inst, File jar) throws Exception {
-        if (!openUnsafe(inst)) {
+        if (!openUnsafe(inst, jar)) {
             return false;
         }
-        definePack(jar, CORE, unsafe, defineClass);
+        definePack(jar, CORE, definePack);
         agentJar = jar;
         instrumentation = inst;
         return true;
@@ -72,14 +72,13 @@ final class BootClasses {
     static synchronized void defineParser() throws Exception {
         File jar = agentJar;
         Instrumentation inst = instrumentation;
-        Object u = unsafe;
-        Method define = defineClass;
+        Method define = definePack;
         release();
         if (jar == null) {
             return;
         }
         try {
-            definePack(jar, PARSER, u, define);
+            definePack(jar, PARSER, define);
         } catch (Exception e) {
             RetryAgent.bootDefineFailed(e);
             RetryAgent.appendBootstrapJar(inst);
@@ -90,33 +89,23 @@ final class BootClasses {
     static synchronized void release() {
         agentJar = null;
         instrumentation = null;
-        unsafe = null;
-        defineClass = null;
+        definePack = null;
     }
 
-    private static void definePack(File jar, String pack, Object u, Method define) throws Exception {
-        byte[] packed;
+    private static void definePack(File jar, String pack, Method define) throws Exception {
+        define.invoke(null, (Object) readEntry(jar, pack));
+    }
+
+    private static byte[] readEntry(File jar, String name) throws IOException {
         ZipFile zip = new ZipFile(jar);
         try {
-            ZipEntry entry = zip.getEntry(pack);
+            ZipEntry entry = zip.getEntry(name);
             if (entry == null) {
-                throw new IOException(pack + " is missing from " + jar);
+                throw new IOException(name + " is missing from " + jar);
             }
-            packed = readFully(zip.getInputStream(entry), (int) entry.getSize());
+            return readFully(zip.getInputStream(entry), (int) entry.getSize());
         } finally {
             zip.close();
-        }
-        // Records (see BootClassPack): u2 name length, the binary name (ASCII), u4 class file length, the class file.
-        int at = 0;
-        while (at < packed.length) {
-            int nameLength = ((packed[at] & 0xff) << 8) | (packed[at + 1] & 0xff);
-            String name = new String(packed, at + 2, nameLength, StandardCharsets.ISO_8859_1);
-            at += 2 + nameLength;
-            int length = ((packed[at] & 0xff) << 24) | ((packed[at + 1] & 0xff) << 16)
-                    | ((packed[at + 2] & 0xff) << 8) | (packed[at + 3] & 0xff);
-            at += 4;
-            define.invoke(u, name, packed, at, length, null, null);
-            at += length;
         }
     }
 
@@ -137,28 +126,41 @@ final class BootClasses {
         }
     }
 
-    private static boolean openUnsafe(Instrumentation inst) throws Exception {
+    private static boolean openUnsafe(Instrumentation inst, File jar) throws Exception {
         Method getModule;
-        Class<?> unsafeClass;
         try {
             getModule = Class.class.getMethod("getModule");
-            unsafeClass = Class.forName("jdk.internal.misc.Unsafe");
+            Class.forName("jdk.internal.misc.Unsafe");
         } catch (NoSuchMethodException e) {
             return false; // Java 8
         } catch (ClassNotFoundException e) {
             return false;
         }
+        Class<?> definer = new DefinerLoader(readEntry(jar, DEFINER)).definer();
         Object javaBase = getModule.invoke(Object.class);
-        Object agentModule = getModule.invoke(BootClasses.class);
-        // Exports (not opens) only the package, only to the agent's module: public members, no deep reflection.
-        Map<String, Set<Object>> exports = Collections.singletonMap("jdk.internal.misc", Collections.singleton(agentModule));
+        // Exports (not opens) only the package, only to the definer's own loader: public members, no deep
+        // reflection, and nothing for the application's classes, which live in other loaders.
+        Map<String, Set<Object>> exports = Collections.singletonMap("jdk.internal.misc",
+                Collections.singleton(getModule.invoke(definer)));
         Method redefineModule = Instrumentation.class.getMethod("redefineModule", getModule.getReturnType(), Set.class,
                 Map.class, Map.class, Set.class, Map.class);
         redefineModule.invoke(inst, javaBase, Collections.emptySet(), exports, Collections.emptyMap(),
                 Collections.emptySet(), Collections.emptyMap());
-        unsafe = unsafeClass.getMethod("getUnsafe").invoke(null);
-        defineClass = unsafeClass.getMethod("defineClass", String.class, byte[].class, int.class, int.class,
-                ClassLoader.class, ProtectionDomain.class);
+        definePack = definer.getMethod("definePack", byte[].class);
         return true;
+    }
+
+    /** A loader of one class, {@link BootDefiner}, whose parent is the boot loader: it sees the JDK only. */
+    private static final class DefinerLoader extends ClassLoader {
+        private final byte[] definerClass;
+
+        DefinerLoader(byte[] definerClass) {
+            super(null);
+            this.definerClass = definerClass;
+        }
+
+        Class<?> definer() {
+            return defineClass(BootDefiner.class.getName(), definerClass, 0, definerClass.length);
+        }
     }
 }
