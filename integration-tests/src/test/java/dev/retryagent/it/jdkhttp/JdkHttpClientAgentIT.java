@@ -17,10 +17,13 @@ import dev.retryagent.it.harness.Step;
 import dev.retryagent.it.harness.TlsMaterial;
 import dev.retryagent.it.httpurlconnection.Jdks;
 import java.net.URISyntaxException;
+import java.util.ArrayList;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.List;
 import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The agent on the JDK's {@code java.net.http.HttpClient}, {@code send} and {@code sendAsync}, in forked JVMs on Java
@@ -187,6 +190,45 @@ class JdkHttpClientAgentIT extends ClientContract<JdkHttpClientAgentIT.Jvm> {
             List<RecordedRequest> gets = b.server(m + "-getDropReused").requests();
             assertEquals(List.of("1", "1", "2"), markers(gets), "the first call, then the dropped GET and its retry");
         }
+    }
+
+    /**
+     * HTTP/2 over TLS (ALPN) on loopback, sync and async, GET and a PUT with a replayable body: every attempt is an
+     * HTTP/2 stream, retried and marked as over HTTP/1.1; the caller gets the HTTP/2 response.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jdks")
+    void http2OverTls(Jdks.Jdk jdk) throws Exception {
+        try (H2Server server = new H2Server(2)) {
+            List<String> args = new ArrayList<>();
+            for (String m : MODES) {
+                args.addAll(List.of("--call", "id=" + m + "-h2-get;url=" + server.url("/h2/get/" + m) + ";mode=" + m
+                        + ";client=h2"));
+                args.addAll(List.of("--call", "id=" + m + "-h2-put;url=" + server.url("/h2/put/" + m) + ";mode=" + m
+                        + ";client=h2;method=PUT;body=same;header=Idempotency-Key: k-9"));
+            }
+            ForkedApp.Result run = app(jdk, "h2").policy(POLICY).agentArg("log", "debug").args(args).run()
+                    .assertExitCode(0);
+            for (String m : MODES) {
+                for (String kind : List.of("get", "put")) {
+                    ReportLine r = result(run, m + "-h2-" + kind);
+                    assertEquals(200, r.getInt("status"), run.describe());
+                    assertEquals("fine", r.get("body"));
+                    assertEquals("HTTP_2", r.get("version"), r.toString());
+                    List<H2Server.Seen> seen = server.seen("/h2/" + kind + "/" + m);
+                    assertEquals(List.of("1", "2", "3"), seen.stream().map(H2Server.Seen::marker).toList(), m + kind);
+                    assertTrue(seen.stream().allMatch(s -> s.protocol().equals("HTTP/2.0")), seen.toString());
+                    if (kind.equals("put")) {
+                        assertEquals(List.of("same", "same", "same"), seen.stream().map(H2Server.Seen::body).toList());
+                    }
+                }
+            }
+            assertFalse(run.stderr().contains("internal-error"), run.describe());
+        }
+    }
+
+    static Stream<Jdks.Jdk> jdks() {
+        return Jdks.both().stream();
     }
 
     static ForkedApp app(Jdks.Jdk jdk, String name) {
