@@ -3,6 +3,7 @@ package dev.retryagent.agent.jdkhttp;
 import dev.retryagent.agent.bootstrap.Failures;
 import dev.retryagent.agent.bootstrap.InjectedFaults;
 import dev.retryagent.engine.AsyncExchange;
+import dev.retryagent.engine.AttemptScope;
 import dev.retryagent.engine.AttemptCallback;
 import dev.retryagent.engine.Outcome;
 import dev.retryagent.policy.ClientNames;
@@ -73,13 +74,13 @@ final class JdkHttpCall implements AsyncExchange<JdkHttpCall.Head> {
         last = current;
         if (previous == null) {
             // The application's own call, on its thread: what the client throws at once is its own (Thrown).
-            start(current, marker);
+            start(current, scope, marker);
             return;
         }
-        previous.whenFinished(new StartRetry(current, marker));
+        previous.whenFinished(new StartRetry(current, scope, marker));
     }
 
-    private void start(Attempt current, String marker) {
+    private void start(Attempt current, int scope, String marker) {
         Object sent = request;
         if (markerHeader != null && marker != null) {
             try {
@@ -100,11 +101,17 @@ final class JdkHttpCall implements AsyncExchange<JdkHttpCall.Head> {
             return;
         }
         Object response;
+        // What runs on the caller's thread during the attempt (the client runs inline until it waits) is inside it.
+        int outer = scope > 0 ? AttemptScope.enter(scope) : 0;
         try {
             response = api.send(client, sent, handler);
         } catch (JdkHttp.Thrown e) {
             current.accept(null, e.getCause());
             return;
+        } finally {
+            if (scope > 0) {
+                AttemptScope.exit(outer);
+            }
         }
         current.accept(response, null);
     }
@@ -112,10 +119,12 @@ final class JdkHttpCall implements AsyncExchange<JdkHttpCall.Head> {
     /** Starts a retry, from the scheduler (or the caller's thread) or from the end of the attempt before. */
     private final class StartRetry implements Runnable {
         private final Attempt current;
+        private final int scope;
         private final String marker;
 
-        StartRetry(Attempt current, String marker) {
+        StartRetry(Attempt current, int scope, String marker) {
             this.current = current;
+            this.scope = scope;
             this.marker = marker;
         }
 
@@ -126,7 +135,7 @@ final class JdkHttpCall implements AsyncExchange<JdkHttpCall.Head> {
                 return;
             }
             try {
-                start(current, marker);
+                start(current, scope, marker);
             } catch (JdkHttp.Thrown e) {
                 current.accept(null, e.getCause());
             } catch (RuntimeException e) {

@@ -103,6 +103,13 @@ class JdkHttpClientAgentIT extends ClientContract<JdkHttpClientAgentIT.Jvm> {
         assertEquals("true", cancelled.get("cancelled"), cancelled.toString());
     }
 
+    /**
+     * The driver's own calls start 1.5 s after the contract's: the contract bounds the first attempts of its deadline
+     * calls (within 600 ms), and thirty more connections and TLS handshakes at the same moment on two loaded cores
+     * took longer than that.
+     */
+    static final String LATER = "startAfterMs=1500";
+
     @Override
     protected void addOwnCalls(Jvm jvm, Run kind, Batch b) {
         if (kind != Run.CONTRACT) {
@@ -110,28 +117,35 @@ class JdkHttpClientAgentIT extends ClientContract<JdkHttpClientAgentIT.Jvm> {
         }
         for (String m : MODES) {
             for (String h : HANDLERS) {
-                b.add(m + "-handler-" + h, "/handler/" + h, List.of("mode=" + m, "handler=" + h),
+                b.add(m + "-handler-" + h, "/handler/" + h, List.of(LATER, "mode=" + m, "handler=" + h),
                         Step.status(503).body("busy-" + h), Step.status(503).body("again-" + h),
                         Step.ok().body("fine-" + h));
             }
-            b.add(m + "-handler-discarding", "/handler/discarding", List.of("mode=" + m, "handler=discarding"),
+            b.add(m + "-handler-discarding", "/handler/discarding", List.of(LATER, "mode=" + m, "handler=discarding"),
                     Step.status(503).body("busy"), Step.ok().body("fine"));
             for (String p : REPLAYABLE) {
-                b.add(m + "-publisher-" + p, "/publisher/" + p, List.of("mode=" + m, "method=PUT", "body=same-" + p,
+                b.add(m + "-publisher-" + p, "/publisher/" + p, List.of(LATER, "mode=" + m, "method=PUT", "body=same-" + p,
                         "publisher=" + p), Step.status(503), Step.status(201).body("stored"));
             }
             for (String p : ONE_SHOT) {
-                b.add(m + "-publisher-" + p, "/publisher/" + p, List.of("mode=" + m, "method=PUT", "body=once-" + p,
+                b.add(m + "-publisher-" + p, "/publisher/" + p, List.of(LATER, "mode=" + m, "method=PUT", "body=once-" + p,
                         "publisher=" + p), Step.status(503).body("busy"), Step.ok());
             }
-            b.addTls(m + "-https", "/secure", List.of("mode=" + m), Step.status(503), Step.ok().body("secure"));
-            b.addTls(m + "-https-h2", "/secure/h2", List.of("mode=" + m, "client=h2"), Step.status(503),
+            b.addTls(m + "-https", "/secure", List.of(LATER, "mode=" + m), Step.status(503), Step.ok().body("secure"));
+            b.addTls(m + "-https-h2", "/secure/h2", List.of(LATER, "mode=" + m, "client=h2"), Step.status(503),
                     Step.ok().body("secure"));
-            b.add(m + "-h1", "/h1", List.of("mode=" + m, "client=h1"), Step.status(503), Step.ok().body("h1"));
+            b.add(m + "-h1", "/h1", List.of(LATER, "mode=" + m, "client=h1"), Step.status(503), Step.ok().body("h1"));
             // the same connection: the first call is answered, the second read and dropped without an answer
-            b.add(m + "-postDropReused", "/drop", List.of("mode=" + m, "client=h1", "method=POST", "body=once",
+            b.add(m + "-postDropReused", "/drop", List.of(LATER, "mode=" + m, "client=h1", "method=POST", "body=once",
                     "repeat=2"), Step.ok(), Step.dropAfterRequest(), Step.ok());
-            b.add(m + "-getDropReused", "/drop", List.of("mode=" + m, "client=h1", "repeat=2"), Step.ok(),
+            if (m.equals("async")) {
+                // one client executor thread: while one call waits 2 s to retry, another goes through at once
+                b.add("async-exec1-slow", "/limited", List.of(LATER, "mode=async", "client=exec1"),
+                        Step.status(429).retryAfterSeconds(2), Step.ok());
+                b.add("async-exec1-fast", "/fast", List.of("mode=async", "client=exec1", "startAfterMs=2000"),
+                        Step.ok().body("quick"));
+            }
+            b.add(m + "-getDropReused", "/drop", List.of(LATER, "mode=" + m, "client=h1", "repeat=2"), Step.ok(),
                     Step.dropAfterRequest(), Step.ok().body("recovered"));
         }
     }
@@ -144,6 +158,7 @@ class JdkHttpClientAgentIT extends ClientContract<JdkHttpClientAgentIT.Jvm> {
         }
         assertFalse(String.join(" ", run.command()).contains("--add-opens"), "no flag besides -javaagent");
         assertFalse(run.stderr().contains("internal-error"), run.describe());
+        assertTheExecutorIsNotHeld(b, run);
         for (String m : MODES) {
             // every BodyHandler gets the final response only: the discarded bodies never reach it
             for (String h : HANDLERS) {
@@ -229,6 +244,16 @@ class JdkHttpClientAgentIT extends ClientContract<JdkHttpClientAgentIT.Jvm> {
 
     static Stream<Jdks.Jdk> jdks() {
         return Jdks.both().stream();
+    }
+
+    static void assertTheExecutorIsNotHeld(Batch b, ForkedApp.Result run) {
+        List<RecordedRequest> slow = b.server("async-exec1-slow").awaitRequests(2, WAIT);
+        RecordedRequest fast = b.server("async-exec1-fast").awaitRequests(1, WAIT).get(0);
+        assertTrue(slow.get(1).millisAfter(slow.get(0)) >= 2000, slow.toString());
+        assertTrue(fast.arrivalNanos() < slow.get(1).arrivalNanos(), "the fast call was not held up");
+        assertTrue(result(run, "async-exec1-fast").getLong("elapsedMs") < Bounds.AT_ONCE_MS, run.describe());
+        assertEquals("quick", result(run, "async-exec1-fast").get("body"));
+        assertEquals(200, result(run, "async-exec1-slow").getInt("status"), run.describe());
     }
 
     static ForkedApp app(Jdks.Jdk jdk, String name) {

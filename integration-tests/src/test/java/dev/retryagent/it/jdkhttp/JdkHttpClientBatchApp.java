@@ -45,7 +45,9 @@ import java.util.stream.Stream;
  * --call "id=ID;url=URL;mode=sync|async;method=GET;body=TEXT;header=Name: value;
  *         publisher=string|bytes|file|inputstream|custom (how body is sent; default string);
  *         handler=string|bytes|stream|lines|discarding|file (the BodyHandler; default string);
- *         client=default|h1|h2 (newHttpClient(), HTTP/1.1 only, HTTP/2 preferred);
+ *         client=default|h1|h2|exec1 (newHttpClient(), HTTP/1.1 only, HTTP/2 preferred, HTTP/1.1 on an executor
+ *         of one thread named client-exec1);
+ *         startAfterMs=N (wait before calling);
  *         cancelAfterMs=N (async: future.cancel(true)); interruptAfterMs=N (sync: interrupt the caller);
  *         repeat=N (N calls one after the other on the same client; the last one is reported)"
  * </pre>
@@ -139,11 +141,25 @@ public final class JdkHttpClientBatchApp {
         return CLIENTS.computeIfAbsent(kind, k -> switch (k) {
             case "h1" -> HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
             case "h2" -> HttpClient.newBuilder().version(HttpClient.Version.HTTP_2).build();
+            case "exec1" -> HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                    .executor(Executors.newSingleThreadExecutor(r -> {
+                        Thread t = new Thread(r, "client-exec1");
+                        t.setDaemon(true);
+                        return t;
+                    })).build();
             default -> HttpClient.newHttpClient();
         });
     }
 
     private static void run(Map<String, List<String>> spec, String id) {
+        if (spec.containsKey("startAfterMs")) {
+            try {
+                Thread.sleep(Long.parseLong(one(spec, "startAfterMs", "0")));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
         int repeat = Integer.parseInt(one(spec, "repeat", "1"));
         for (int i = 1; i < repeat; i++) {
             call(spec, id, false);
