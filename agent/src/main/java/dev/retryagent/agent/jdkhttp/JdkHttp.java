@@ -50,6 +50,10 @@ final class JdkHttp {
     private final Method discarding;
     private final Method applyHandler;
     private final Class<?> multiExchange;
+    private final Class<?> clientImpl;
+    /** {@code HttpClientImpl.facade()}, or null until looked up or when it cannot be. */
+    private volatile Method facade;
+    private volatile boolean facadeMissing;
     private volatile Field exchangeHandler;
     private volatile Field retriedOnce;
 
@@ -99,6 +103,33 @@ final class JdkHttp {
         discarding = subscribers.getMethod("discarding");
         applyHandler = bodyHandler.getMethod("apply", responseInfo);
         multiExchange = Class.forName(JdkHttpClientInstrumentation.MULTI_EXCHANGE, false, loader);
+        clientImpl = Class.forName(JdkHttpClientInstrumentation.CLIENT_IMPL, false, loader);
+    }
+
+    /**
+     * The {@code HttpClient} the application holds for {@code impl}, or null when it cannot be had. The client shuts
+     * itself down once that object is unreachable and nothing is in flight: an async call whose application kept only
+     * the future would lose its client during a wait between attempts, when no exchange is pending.
+     */
+    Object facade(Object impl) {
+        if (facadeMissing) {
+            return null;
+        }
+        try {
+            Method m = facade;
+            if (m == null) {
+                m = clientImpl.getDeclaredMethod("facade");
+                m.setAccessible(true);
+                facade = m;
+            }
+            return m.invoke(impl);
+        } catch (Exception e) {
+            facadeMissing = true; // the calls go on; only a client dropped by its application may close under them
+            return null;
+        } catch (LinkageError e) {
+            facadeMissing = true;
+            return null;
+        }
     }
 
     /** The two fields of {@code MultiExchange}, opened to this module at start-up; looked up at first use. */

@@ -41,6 +41,9 @@ final class JdkHttpCall implements AsyncExchange<JdkHttpCall.Head> {
 
     private final JdkHttp api;
     private final Object client;
+    /** The application's {@code HttpClient}, held until the call ends ({@link JdkHttp#facade}). */
+    @SuppressWarnings("unused")
+    private final Object facade;
     private final Object request;
     private final Object applicationHandler;
     private final String markerHeader;
@@ -55,6 +58,7 @@ final class JdkHttpCall implements AsyncExchange<JdkHttpCall.Head> {
                 boolean async, boolean replacesBuiltInRetries) {
         this.api = api;
         this.client = client;
+        this.facade = async ? api.facade(client) : null;
         this.request = request;
         this.applicationHandler = applicationHandler;
         this.markerHeader = markerHeader;

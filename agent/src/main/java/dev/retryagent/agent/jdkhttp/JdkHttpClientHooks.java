@@ -8,6 +8,7 @@ import dev.retryagent.engine.CallFacts;
 import dev.retryagent.engine.Clock;
 import dev.retryagent.engine.HeaderLookup;
 import dev.retryagent.engine.RetryEngine;
+import dev.retryagent.engine.RetryLog;
 import dev.retryagent.policy.ClientNames;
 import dev.retryagent.policy.Mode;
 import java.io.IOException;
@@ -135,6 +136,10 @@ public final class JdkHttpClientHooks implements Hooks.Handler {
                     RetryRuntime.replacesBuiltInRetries(facts));
         } catch (JdkHttp.Thrown e) {
             // The request's own accessors threw: the client meets the same when it reads them.
+            return Hooks.PROCEED;
+        } catch (RuntimeException e) {
+            // Fail open: the call goes out as the client sends it, unmarked.
+            RetryLog.internalError(ClientNames.JDK_HTTPCLIENT + ".facts", e);
             return Hooks.PROCEED;
         }
         if (async) {

@@ -129,8 +129,14 @@ public final class JdkHttpClientBatchApp {
             URI uri = URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/warm-up");
             for (HttpClient client : CLIENTS.values()) {
                 client.send(HttpRequest.newBuilder(uri).build(), HttpResponse.BodyHandlers.ofString());
-                client.sendAsync(HttpRequest.newBuilder(uri).build(), HttpResponse.BodyHandlers.ofString())
-                        .get(30, TimeUnit.SECONDS);
+                // several at once, so that the client's executor has its threads when the calls start together
+                List<CompletableFuture<HttpResponse<String>>> warming = new ArrayList<>();
+                for (int i = 0; i < 8; i++) {
+                    warming.add(client.sendAsync(HttpRequest.newBuilder(uri).build(), HttpResponse.BodyHandlers.ofString()));
+                }
+                for (CompletableFuture<HttpResponse<String>> f : warming) {
+                    f.get(30, TimeUnit.SECONDS);
+                }
             }
         } finally {
             server.stop(0);
