@@ -6,6 +6,7 @@ import dev.retryagent.engine.AsyncExchange;
 import dev.retryagent.engine.AttemptScope;
 import dev.retryagent.engine.AttemptCallback;
 import dev.retryagent.engine.Outcome;
+import dev.retryagent.engine.RetryLog;
 import dev.retryagent.policy.ClientNames;
 import dev.retryagent.policy.FailureKind;
 import java.io.IOException;
@@ -91,7 +92,7 @@ final class JdkHttpCall implements AsyncExchange<JdkHttpCall.Head> {
                 sent = api.withHeader(request, markerHeader, marker);
             } catch (RuntimeException e) {
                 // Fail open: the request goes out as the application made it.
-                dev.retryagent.engine.RetryLog.internalError(ClientNames.JDK_HTTPCLIENT + ".marker", e);
+                RetryLog.internalError(ClientNames.JDK_HTTPCLIENT + ".marker", e);
             }
         }
         Object handler = api.bodyHandler(current);
@@ -270,10 +271,11 @@ final class JdkHttpCall implements AsyncExchange<JdkHttpCall.Head> {
                 head = new Head(this, info, api.statusCode(info), retryAfter(api.responseHeaders(info)));
             } catch (RuntimeException e) {
                 // Fail open: the application's handler takes this response, as without the agent.
-                dev.retryagent.engine.RetryLog.internalError(ClientNames.JDK_HTTPCLIENT + ".head", e);
+                RetryLog.internalError(ClientNames.JDK_HTTPCLIENT + ".head", e);
                 delivered = true;
                 return applyApplication(info);
             }
+            result.lastFailure = null; // an interrupt during the wait that may follow ends the call with no failure
             loop.onResponse(head); // the loop delivers the head or schedules a retry
             if (!delivered) {
                 return api.discarding();
