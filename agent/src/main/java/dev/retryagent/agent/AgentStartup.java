@@ -11,6 +11,7 @@ import dev.retryagent.agent.instrument.ClientAdapters;
 import dev.retryagent.agent.instrument.ClientInstrumentation;
 import dev.retryagent.agent.instrument.HookPoint;
 import dev.retryagent.agent.instrument.HookTransformer;
+import dev.retryagent.agent.jdkhttp.JdkHttpClientInstrumentation;
 import dev.retryagent.agent.metrics.Metrics;
 import dev.retryagent.agent.okhttp.OkHttpInstrumentation;
 import dev.retryagent.engine.RetryLog;
@@ -42,6 +43,7 @@ final class AgentStartup {
         clients.add(new HttpClient5Instrumentation());
         clients.add(new HttpClient4Instrumentation());
         clients.add(new HttpUrlConnectionInstrumentation());
+        clients.add(new JdkHttpClientInstrumentation());
         return Collections.unmodifiableList(clients);
     }
 

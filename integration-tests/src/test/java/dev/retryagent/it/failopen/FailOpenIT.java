@@ -13,6 +13,7 @@ import dev.retryagent.it.harness.RecordedRequest;
 import dev.retryagent.it.harness.ReportLine;
 import dev.retryagent.it.harness.ScriptedServer;
 import dev.retryagent.it.harness.Step;
+import dev.retryagent.it.jdkhttp.JdkHttpClientBatchApp;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -138,7 +139,9 @@ class FailOpenIT {
                                         "hook:httpurlconnection.write-requests"),
                                 "httpurlconnection.facts", Set.of("httpurlconnection.facts"),
                                 "httpurlconnection.outcome", Set.of("retry-loop.decide"),
-                                "httpurlconnection.classify", Set.of("retry-loop.decide"))));
+                                "httpurlconnection.classify", Set.of("retry-loop.decide"))),
+                jdkHttpClient("sync"),
+                jdkHttpClient("async"));
         List<Run> runs = new ArrayList<>();
         for (Client client : clients) {
             for (String fault : new TreeSet<>(client.expectedPlaces.keySet())) {
@@ -146,6 +149,23 @@ class FailOpenIT {
             }
         }
         return runs.stream();
+    }
+
+    private static final String JDK = "jdk-httpclient";
+
+    /** java.net.http: both send and sendAsync run in the async loop (a send's waits on the caller's thread). */
+    private static Client jdkHttpClient(String mode) {
+        return new Client(JDK + "-" + mode, JdkHttpClientBatchApp.class, ClientLibs.NONE, url -> {
+            List<String> args = new ArrayList<>(List.of("--sequential"));
+            for (int i = 0; i < CALLS; i++) {
+                args.addAll(List.of("--call", "id=c" + i + ";url=" + url + ";mode=" + mode + ";client=h1"));
+            }
+            return args;
+        // the application's warm-up makes a send and a sendAsync before its calls, whatever their mode
+        }, Map.of("all", Set.of("hook:" + JDK + ".send", "hook:" + JDK + ".send-async"),
+                JDK + ".facts", Set.of(JDK + ".facts"),
+                JDK + ".outcome", Set.of("async-retry-loop.decide"),
+                JDK + ".classify", Set.of("async-retry-loop.decide")));
     }
 
     private static Client httpClient5(String api, String kind, Map<String, Set<String>> expected) {
@@ -170,6 +190,7 @@ class FailOpenIT {
         boolean failing = run.fault.endsWith(".classify");
         try (ScriptedServer server = ScriptedServer.start(failing ? Step.dropAfterRequest() : Step.ok().body("fine"))) {
             ForkedApp.Result result = ForkedApp.of(client.main)
+                    .classpath(codeSource(client.main))
                     .name("failopen-" + client.name + "-" + run.fault)
                     .clientLibs(client.libs)
                     .withAgent()
@@ -382,6 +403,15 @@ class FailOpenIT {
                 assertEquals("third", results.get(1).get("body"), result.stdout());
             }
             return server.requestCount();
+        }
+    }
+
+    /** Where {@code main} was loaded from: target/classes, or target/test-classes for a test's own application. */
+    private static java.nio.file.Path codeSource(Class<?> main) {
+        try {
+            return java.nio.file.Paths.get(main.getProtectionDomain().getCodeSource().getLocation().toURI());
+        } catch (java.net.URISyntaxException e) {
+            throw new IllegalStateException(e);
         }
     }
 

@@ -13,6 +13,7 @@ import dev.retryagent.it.harness.ScriptedServer;
 import dev.retryagent.it.harness.Step;
 import dev.retryagent.it.httpurlconnection.HttpUrlConnectionBatchApp;
 import dev.retryagent.it.httpurlconnection.Jdks;
+import dev.retryagent.it.jdkhttp.JdkHttpClientBatchApp;
 import dev.retryagent.it.okhttp.OkHttpBatchApp;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -47,7 +48,12 @@ class HiddenRetriesIT {
     enum Mode { NONE, REPLACE, KEEP }
 
     /** One client as the test runs it: its application, libraries and JVM, and the modes to run. */
-    record Client(String name, String mainClass, ClientLibs libs, Path java, Path classpath, List<Mode> modes) {
+    record Client(String name, String mainClass, ClientLibs libs, Path java, Path classpath, List<Mode> modes,
+                  List<String> appArgs) {
+        Client(String name, String mainClass, ClientLibs libs, Path java, Path classpath, List<Mode> modes) {
+            this(name, mainClass, libs, java, classpath, modes, List.of());
+        }
+
         @Override
         public String toString() {
             return name;
@@ -73,6 +79,11 @@ class HiddenRetriesIT {
         for (Jdks.Jdk jdk : Jdks.both()) {
             clients.add(new Client("jdk-" + jdk, HttpUrlConnectionBatchApp.class.getName(), ClientLibs.NONE, jdk.java(),
                     batchApps, all));
+            // java.net.http over HTTP/1.1, alone as configured by default and with enableAllMethodRetry
+            clients.add(new Client("jdk-httpclient-" + jdk, JdkHttpClientBatchApp.class.getName(), ClientLibs.NONE,
+                    jdk.java(), batchApps, all, List.of("--call-parts", "client=h1")));
+            clients.add(new Client("jdk-httpclient-allmethods-" + jdk, JdkHttpClientBatchApp.class.getName(),
+                    ClientLibs.NONE, jdk.java(), batchApps, all, List.of("--all-method-retry", "--call-parts", "client=h1")));
         }
         return clients.stream();
     }
@@ -152,7 +163,7 @@ class HiddenRetriesIT {
 
     private static Measured run(Client client, Mode mode, Servers servers) {
         ForkedApp app = ForkedApp.of(client.mainClass()).name("hidden-" + client + "-" + mode).clientLibs(client.libs())
-                .java(client.java()).args(servers.args());
+                .java(client.java()).args(servers.args()).args(client.appArgs());
         if (client.classpath() != null) {
             app.classpath(client.classpath());
         }
@@ -195,7 +206,7 @@ class HiddenRetriesIT {
             assertTrue(logged(replace, "give up", "path=/postFresh", "reason=not-idempotent"), describe);
             List<RecordedRequest> reused = s.getReused.requests();
             assertEquals(reused.get(0).connectionId(), reused.get(1).connectionId(), "the second call reused the connection");
-            if (client.libs() == ClientLibs.NONE) {
+            if (client.mainClass().equals(HttpUrlConnectionBatchApp.class.getName())) {
                 // the JDK's resend after a kept-alive connection died while idle stays: the POST went out once
                 assertTrue(replace.ok("postStale2"), describe);
                 assertEquals(1, Measured.sends(s.postStale, true), s.postStale.requests().toString());

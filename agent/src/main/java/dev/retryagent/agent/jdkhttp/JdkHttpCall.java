@@ -1,0 +1,427 @@
+package dev.retryagent.agent.jdkhttp;
+
+import dev.retryagent.agent.bootstrap.Failures;
+import dev.retryagent.agent.bootstrap.InjectedFaults;
+import dev.retryagent.engine.AsyncExchange;
+import dev.retryagent.engine.AttemptScope;
+import dev.retryagent.engine.AttemptCallback;
+import dev.retryagent.engine.Outcome;
+import dev.retryagent.engine.RetryLog;
+import dev.retryagent.policy.ClientNames;
+import dev.retryagent.policy.FailureKind;
+import java.io.IOException;
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.Method;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BiConsumer;
+
+/**
+ * One {@code send} or {@code sendAsync} call as the async retry loop sees it. Each attempt is a whole
+ * {@code send}/{@code sendAsync} of the application's request (or of a copy carrying the marker header) with a
+ * {@code BodyHandler} of the agent's ({@link AttemptHandler}), which the client applies when the final response
+ * head of the attempt has arrived: that is where the attempt is reported to the loop, which decides at once whether
+ * the application's own handler gets this response (it then reads the body as it would without the agent) or the
+ * body is read to its end and dropped ({@code BodySubscribers.discarding()}: the connection goes back to the pool)
+ * while the next attempt waits. The next attempt starts only once the discarded one has finished.
+ *
+ * <p>{@code sendAsync}: the waits are scheduled on the agent's scheduler thread; later attempts are started from it
+ * with {@code sendAsync}, which hands the exchange to the client's executor at once. {@code send}: every attempt is a
+ * {@code send} on the caller's thread, and the waits are slept there too ({@link CallerThread}).
+ */
+final class JdkHttpCall implements AsyncExchange<JdkHttpCall.Head> {
+    /** The state of an attempt whose exchange is over. */
+    private static final Object FINISHED = new Object();
+
+    private final JdkHttp api;
+    private final Object client;
+    /** The application's {@code HttpClient}, held until the call ends ({@link JdkHttp#facade}). */
+    @SuppressWarnings("unused")
+    private final Object facade;
+    private final Object request;
+    private final Object applicationHandler;
+    private final String markerHeader;
+    private final boolean async;
+    /** Whether the client's own resend after an expired connection is off for this call's attempts. */
+    final boolean replacesBuiltInRetries;
+    /** What the application gets: completed once, with the delivered attempt's response or the last failure. */
+    final Result result = new Result();
+    private volatile Attempt last;
+
+    JdkHttpCall(JdkHttp api, Object client, Object request, Object applicationHandler, String markerHeader,
+                boolean async, boolean replacesBuiltInRetries) {
+        this.api = api;
+        this.client = client;
+        this.facade = async ? api.facade(client) : null;
+        this.request = request;
+        this.applicationHandler = applicationHandler;
+        this.markerHeader = markerHeader;
+        this.async = async;
+        this.replacesBuiltInRetries = replacesBuiltInRetries;
+    }
+
+    /** The loop's caller: completes {@link #result}. */
+    AttemptCallback<Head> delivery() {
+        return new Delivery();
+    }
+
+    @Override
+    public void send(int attempt, int scope, String marker, AttemptCallback<Head> callback) {
+        Attempt current = new Attempt(callback);
+        Attempt previous = last;
+        last = current;
+        if (previous == null) {
+            // The application's own call, on its thread: what the client throws at once is its own (Thrown).
+            start(current, scope, marker);
+            return;
+        }
+        previous.whenFinished(new StartRetry(current, scope, marker));
+    }
+
+    private void start(Attempt current, int scope, String marker) {
+        Object sent = request;
+        if (markerHeader != null && marker != null) {
+            try {
+                sent = api.withHeader(request, markerHeader, marker);
+            } catch (RuntimeException e) {
+                // Fail open: the request goes out as the application made it.
+                RetryLog.internalError(ClientNames.JDK_HTTPCLIENT + ".marker", e);
+            }
+        }
+        Object handler = api.bodyHandler(current);
+        if (async) {
+            CompletableFuture<?> future = api.sendAsync(client, sent, handler);
+            current.inFlight = future;
+            if (isCancelled()) {
+                future.cancel(true);
+            }
+            future.whenComplete(current);
+            return;
+        }
+        Object response;
+        // What runs on the caller's thread during the attempt (the client runs inline until it waits) is inside it.
+        int outer = scope > 0 ? AttemptScope.enter(scope) : 0;
+        try {
+            response = api.send(client, sent, handler);
+        } catch (JdkHttp.Thrown e) {
+            current.accept(null, e.getCause());
+            return;
+        } finally {
+            if (scope > 0) {
+                AttemptScope.exit(outer);
+            }
+        }
+        current.accept(response, null);
+    }
+
+    /** Starts a retry, from the scheduler (or the caller's thread) or from the end of the attempt before. */
+    private final class StartRetry implements Runnable {
+        private final Attempt current;
+        private final int scope;
+        private final String marker;
+
+        StartRetry(Attempt current, int scope, String marker) {
+            this.current = current;
+            this.scope = scope;
+            this.marker = marker;
+        }
+
+        @Override
+        public void run() {
+            if (isCancelled()) {
+                current.accept(null, new CancellationException("retry-agent: the call was cancelled"));
+                return;
+            }
+            try {
+                start(current, scope, marker);
+            } catch (JdkHttp.Thrown e) {
+                current.accept(null, e.getCause());
+            } catch (RuntimeException e) {
+                current.accept(null, e);
+            }
+        }
+    }
+
+    @Override
+    public Outcome outcome(Head head) {
+        InjectedFaults.at(ClientNames.JDK_HTTPCLIENT + ".outcome");
+        return Outcome.status(head.status, head.retryAfter);
+    }
+
+    @Override
+    public FailureKind classify(IOException failure) {
+        InjectedFaults.at(ClientNames.JDK_HTTPCLIENT + ".classify");
+        if (isCancelled() || failure instanceof Carried) {
+            return FailureKind.OTHER;
+        }
+        return classifyFailure(failure);
+    }
+
+    /**
+     * The JDK types first ({@code ConnectException}, {@code EOFException}, ...); then the client's own: its request
+     * and connect timeouts ({@code HttpConnectTimeoutException} is a connect failure, any other
+     * {@code HttpTimeoutException} a timeout), and the plain {@code IOException}s it makes of a connection closed
+     * under it ("connection closed locally", "EOF reached while reading", a wrapped reset). A {@code send} rewraps
+     * the failure in an exception of the same kind, with the original as its cause.
+     */
+    static FailureKind classifyFailure(IOException failure) {
+        FailureKind kind = Failures.byJdkType(failure);
+        if (kind != null && kind != FailureKind.OTHER) {
+            return kind;
+        }
+        if (isA(failure, "java.net.http.HttpTimeoutException")) {
+            return isA(failure, "java.net.http.HttpConnectTimeoutException") ? FailureKind.CONNECT : FailureKind.TIMEOUT;
+        }
+        if (kind != null) {
+            return kind;
+        }
+        Throwable cause = failure.getCause();
+        if (cause instanceof IOException && cause != failure) {
+            FailureKind inner = classifyFailure((IOException) cause);
+            if (inner != FailureKind.OTHER) {
+                return inner;
+            }
+        }
+        String message = failure.getMessage();
+        if (message != null) {
+            String m = message.toLowerCase(Locale.ROOT);
+            if (m.contains("connection closed") || m.contains("eof reached") || m.contains("connection reset")
+                    || m.contains("closed locally") || m.contains("broken pipe")) {
+                return FailureKind.RESET;
+            }
+        }
+        return FailureKind.OTHER;
+    }
+
+    /**
+     * Nothing to do here: an attempt whose head is not delivered got a discarding subscriber when its head arrived
+     * ({@link Attempt#invoke}), which reads the body to its end and so gives the connection back.
+     */
+    @Override
+    public void discard(Head head) {
+    }
+
+    @Override
+    public boolean isCancelled() {
+        return result.isCancelled();
+    }
+
+    /** A response head as the loop sees it: the status and Retry-After; the body is still to come. */
+    static final class Head {
+        final Attempt attempt;
+        final Object info;
+        final int status;
+        final String retryAfter;
+
+        Head(Attempt attempt, Object info, int status, String retryAfter) {
+            this.attempt = attempt;
+            this.info = info;
+            this.status = status;
+            this.retryAfter = retryAfter;
+        }
+    }
+
+    /**
+     * One attempt: its {@code BodyHandler} (a proxy's invocation handler: {@code apply(ResponseInfo)} is the only
+     * abstract method) and its end (the attempt's future, or the return of its {@code send}).
+     */
+    final class Attempt implements InvocationHandler, BiConsumer<Object, Throwable> {
+        private final AttemptCallback<Head> loop;
+        private final AtomicBoolean reported = new AtomicBoolean();
+        /** null while the exchange runs, then {@link #FINISHED}, or the retry that waits for it to finish. */
+        private final AtomicReference<Object> next = new AtomicReference<Object>();
+        private volatile boolean delivered;
+        volatile CompletableFuture<?> inFlight;
+
+        Attempt(AttemptCallback<Head> loop) {
+            this.loop = loop;
+        }
+
+        JdkHttpCall call() {
+            return JdkHttpCall.this;
+        }
+
+        @Override
+        public Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
+            if (method.getDeclaringClass() == Object.class) {
+                if ("equals".equals(method.getName())) {
+                    return proxy == args[0];
+                }
+                if ("hashCode".equals(method.getName())) {
+                    return System.identityHashCode(proxy);
+                }
+                return "retry-agent BodyHandler of " + applicationHandler;
+            }
+            if (!"apply".equals(method.getName()) || args == null || args.length != 1) {
+                throw new UnsupportedOperationException(method.toString()); // BodyHandler has no other method
+            }
+            Object info = args[0];
+            if (!reported.compareAndSet(false, true)) {
+                return api.discarding();
+            }
+            Head head;
+            try {
+                head = new Head(this, info, api.statusCode(info), retryAfter(api.responseHeaders(info)));
+            } catch (RuntimeException e) {
+                // Fail open: the application's handler takes this response, as without the agent.
+                RetryLog.internalError(ClientNames.JDK_HTTPCLIENT + ".head", e);
+                delivered = true;
+                return applyApplication(info);
+            }
+            result.lastFailure = null; // an interrupt during the wait that may follow ends the call with no failure
+            loop.onResponse(head); // the loop delivers the head or schedules a retry
+            if (!delivered) {
+                return api.discarding();
+            }
+            return applyApplication(info);
+        }
+
+        private Object applyApplication(Object info) throws Throwable {
+            try {
+                return api.apply(applicationHandler, info);
+            } catch (JdkHttp.Thrown e) {
+                throw e.getCause(); // the application's handler threw: the client handles it as without the agent
+            }
+        }
+
+        /** The attempt has ended: its response (delivered or drained) or its failure. */
+        @Override
+        public void accept(Object response, Throwable failure) {
+            Throwable cause = unwrap(failure);
+            if (delivered) {
+                result.finish(response, cause);
+                return;
+            }
+            boolean first = reported.compareAndSet(false, true);
+            finished();
+            if (first) {
+                if (cause == null) {
+                    // A response the handler was never applied to (not seen from the JDK): it is the application's.
+                    delivered = true;
+                    result.finish(response, null);
+                    return;
+                }
+                result.lastFailure = cause;
+                loop.onFailure(cause instanceof IOException ? (IOException) cause : new Carried(cause));
+            }
+            // else: the body of a discarded response failed or ended; the retry already scheduled goes ahead
+        }
+
+        void deliver() {
+            delivered = true;
+        }
+
+        private void finished() {
+            Object waiting = next.getAndSet(FINISHED);
+            if (waiting instanceof Runnable) {
+                ((Runnable) waiting).run();
+            }
+        }
+
+        /** Runs {@code start} once this attempt's exchange is over: now, or when it finishes. */
+        void whenFinished(Runnable start) {
+            if (!next.compareAndSet(null, start)) {
+                start.run();
+            }
+        }
+    }
+
+    /** Whether {@code t}'s class is {@code className} or a subclass of it (the adapter names no java.net.http type). */
+    private static boolean isA(Throwable t, String className) {
+        for (Class<?> c = t.getClass(); c != null; c = c.getSuperclass()) {
+            if (c.getName().equals(className)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static Throwable unwrap(Throwable failure) {
+        Throwable t = failure;
+        while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t;
+    }
+
+    private static String retryAfter(Map<String, List<String>> headers) {
+        for (Map.Entry<String, List<String>> h : headers.entrySet()) {
+            if ("Retry-After".equalsIgnoreCase(h.getKey()) && !h.getValue().isEmpty()) {
+                return h.getValue().get(0);
+            }
+        }
+        return null;
+    }
+
+    /** A failure that is not an {@link IOException}, carried through the loop (never retried) and then unwrapped. */
+    static final class Carried extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        Carried(Throwable cause) {
+            super(cause);
+        }
+    }
+
+    /** Delivers the call's final response or failure to {@link #result}. */
+    private final class Delivery implements AttemptCallback<Head> {
+        @Override
+        public void onResponse(Head head) {
+            head.attempt.deliver(); // the attempt's end completes the result with the application's response
+        }
+
+        @Override
+        public void onFailure(IOException failure) {
+            result.finish(null, failure instanceof Carried ? failure.getCause() : failure);
+        }
+    }
+
+    /**
+     * The future the application gets from {@code sendAsync} (and {@code send} waits for): cancelling it stops
+     * further attempts and cancels the one in flight, as cancelling the client's own future aborts its exchange.
+     */
+    final class Result extends CompletableFuture<Object> {
+        volatile Throwable lastFailure;
+        private volatile Runnable onDone;
+
+        void finish(Object response, Throwable failure) {
+            if (failure != null) {
+                completeExceptionally(failure);
+            } else {
+                complete(response);
+            }
+            Runnable r = onDone;
+            if (r != null) {
+                r.run();
+            }
+        }
+
+        void onDone(Runnable r) {
+            onDone = r;
+            if (isDone()) {
+                r.run();
+            }
+        }
+
+        @Override
+        public boolean cancel(boolean mayInterruptIfRunning) {
+            boolean cancelled = super.cancel(mayInterruptIfRunning);
+            Attempt a = last;
+            CompletableFuture<?> f = a == null ? null : a.inFlight;
+            if (f != null) {
+                f.cancel(mayInterruptIfRunning);
+            }
+            Runnable r = onDone;
+            if (r != null) {
+                r.run();
+            }
+            return cancelled;
+        }
+    }
+}

@@ -1,0 +1,232 @@
+package dev.retryagent.agent.jdkhttp;
+
+import dev.retryagent.agent.bootstrap.Hooks;
+import dev.retryagent.agent.bootstrap.InjectedFaults;
+import dev.retryagent.agent.bootstrap.RetryRuntime;
+import dev.retryagent.engine.AsyncRetryLoop;
+import dev.retryagent.engine.CallFacts;
+import dev.retryagent.engine.Clock;
+import dev.retryagent.engine.HeaderLookup;
+import dev.retryagent.engine.RetryEngine;
+import dev.retryagent.engine.RetryLog;
+import dev.retryagent.policy.ClientNames;
+import dev.retryagent.policy.Mode;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.Proxy;
+import java.net.URI;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+
+/**
+ * The handler of the {@code java.net.http} hooks (see {@link JdkHttpClientInstrumentation}). Loaded in the agent
+ * jar's class loader, which sees {@code java.net.http} through the platform loader; uses only JDK types of
+ * {@code java.base} and reflection ({@link JdkHttp}).
+ */
+public final class JdkHttpClientHooks implements Hooks.Handler {
+    static final String SEND = "jdk-httpclient.send";
+    static final String SEND_ASYNC = "jdk-httpclient.send-async";
+    static final String RESEND = "jdk-httpclient.resend";
+
+    /** The request class of the client's own WebSocket opening handshake: left alone. */
+    private static final String INTERNAL_REQUEST = "jdk.internal.net.http.HttpRequestImpl";
+    private static final String CONNECTION_EXPIRED = "jdk.internal.net.http.common.ConnectionExpiredException";
+    /** The body publishers that send the same bytes each time they are subscribed to. */
+    private static final String[] REPLAYABLE_PUBLISHERS = {
+            "jdk.internal.net.http.RequestPublishers$ByteArrayPublisher",
+            "jdk.internal.net.http.RequestPublishers$StringPublisher",
+            "jdk.internal.net.http.RequestPublishers$EmptyPublisher",
+            "jdk.internal.net.http.RequestPublishers$FilePublisher"};
+
+    static {
+        Hooks.register(JdkHttpClientHooks.class, new JdkHttpClientHooks());
+    }
+
+    public JdkHttpClientHooks() {
+    }
+
+    @Override
+    public boolean onEnter(String hook, Object self, Object[] args) {
+        if (RESEND.equals(hook) && self != null) {
+            try {
+                switchOffResend(self, args[0]);
+            } catch (IllegalAccessException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        return false;
+    }
+
+    @Override
+    public void onExit(String hook, Object self, Object[] args) {
+    }
+
+    @Override
+    public Object onEnterMayReplace(String hook, Object self, Object[] args) {
+        if (self == null) {
+            return Hooks.PROCEED;
+        }
+        if (SEND.equals(hook)) {
+            return run(self, args[0], args[1], false);
+        }
+        if (SEND_ASYNC.equals(hook)) {
+            if (args[2] != null) {
+                return Hooks.PROCEED; // a push promise handler would hear of every attempt's pushes: left alone
+            }
+            return run(self, args[0], args[1], true);
+        }
+        return Hooks.PROCEED;
+    }
+
+    /**
+     * Under {@code builtInRetries: replace}, an attempt the agent runs is not resent by the client after an expired
+     * connection (a pooled connection that failed before the first byte of the answer): the client is told it has
+     * resent once already, so it fails with the cause, as it does after its own one resend. Its resend after a
+     * refused connection (the request never left) and of a request the peer says it did not process stay.
+     */
+    private static void switchOffResend(Object multiExchange, Object failure) throws IllegalAccessException {
+        Throwable t = failure instanceof Throwable ? (Throwable) failure : null;
+        if ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
+            t = t.getCause();
+        }
+        if (t == null || !CONNECTION_EXPIRED.equals(t.getClass().getName())) {
+            return;
+        }
+        JdkHttp api = JdkHttp.of(multiExchange.getClass());
+        Object handler = api.exchangeHandler(multiExchange);
+        if (handler == null || !Proxy.isProxyClass(handler.getClass())) {
+            return;
+        }
+        InvocationHandler attempt = Proxy.getInvocationHandler(handler);
+        if (attempt instanceof JdkHttpCall.Attempt && ((JdkHttpCall.Attempt) attempt).call().replacesBuiltInRetries) {
+            api.markRetriedOnce(multiExchange);
+        }
+    }
+
+    /** A {@code send} or {@code sendAsync} of the application's: run in the retry loop, or left alone (PROCEED). */
+    private static Object run(Object client, Object request, Object handler, boolean async) {
+        if (request == null || handler == null) {
+            return Hooks.PROCEED; // the client throws its NullPointerException, as without the agent
+        }
+        if (Proxy.isProxyClass(handler.getClass()) && Proxy.getInvocationHandler(handler) instanceof JdkHttpCall.Attempt) {
+            return Hooks.PROCEED; // one of the agent's own attempts
+        }
+        if (INTERNAL_REQUEST.equals(request.getClass().getName())) {
+            return Hooks.PROCEED;
+        }
+        RetryEngine engine = RetryRuntime.engine();
+        AsyncRetryLoop shared = RetryRuntime.asyncLoop();
+        if (engine == null || shared == null) {
+            return Hooks.PROCEED;
+        }
+        JdkHttp api;
+        CallFacts facts;
+        JdkHttpCall call;
+        try {
+            api = JdkHttp.of(client.getClass());
+            facts = facts(api, request, engine);
+            if (facts == null || engine.modeFor(facts) == Mode.OFF) {
+                return Hooks.PROCEED;
+            }
+            call = new JdkHttpCall(api, client, request, handler, facts.policy().markerHeader(), async,
+                    RetryRuntime.replacesBuiltInRetries(facts));
+        } catch (JdkHttp.Thrown e) {
+            // The request's own accessors threw: the client meets the same when it reads them.
+            return Hooks.PROCEED;
+        } catch (RuntimeException e) {
+            // Fail open: the call goes out as the client sends it, unmarked.
+            RetryLog.internalError(ClientNames.JDK_HTTPCLIENT + ".facts", e);
+            return Hooks.PROCEED;
+        }
+        if (async) {
+            try {
+                shared.execute(facts, call, call.delivery());
+            } catch (JdkHttp.Thrown e) {
+                // The first sendAsync threw at once (an unsupported method, a closed client ...), as without the agent.
+                throw new Hooks.Propagate(e.getCause());
+            }
+            return call.result;
+        }
+        return sendOnCallerThread(engine, facts, call);
+    }
+
+    /**
+     * {@code send}: the same loop, with its waits and attempts on the caller's thread ({@link CallerThread}). What the
+     * caller gets is exactly what the last attempt's {@code send} returned or threw.
+     */
+    private static Object sendOnCallerThread(RetryEngine engine, CallFacts facts, JdkHttpCall call) {
+        CallerThread waits = new CallerThread();
+        call.result.onDone(waits);
+        new AsyncRetryLoop(engine, Clock.SYSTEM, waits).execute(facts, call, call.delivery());
+        while (!call.result.isDone()) {
+            Runnable next;
+            try {
+                next = waits.awaitDue(call.result);
+            } catch (InterruptedException e) {
+                call.result.cancel(false);
+                Thread.currentThread().interrupt();
+                Throwable last = call.result.lastFailure;
+                if (last instanceof IOException) {
+                    throw new Hooks.Propagate(last);
+                }
+                InterruptedIOException interrupted = new InterruptedIOException(
+                        "retry-agent: interrupted while waiting to retry; the last response was released");
+                interrupted.initCause(e);
+                throw new Hooks.Propagate(interrupted);
+            }
+            if (next != null) {
+                next.run();
+            }
+        }
+        try {
+            return call.result.get();
+        } catch (ExecutionException e) {
+            throw new Hooks.Propagate(e.getCause());
+        } catch (InterruptedException e) {
+            throw new Hooks.Propagate(e); // not reached: the result is done
+        } catch (java.util.concurrent.CancellationException e) {
+            throw new Hooks.Propagate(e);
+        }
+    }
+
+    /** The call's facts, or null for a request the agent cannot place (no host). */
+    static CallFacts facts(final JdkHttp api, Object request, RetryEngine engine) {
+        InjectedFaults.at(ClientNames.JDK_HTTPCLIENT + ".facts");
+        URI uri = api.uri(request);
+        String host = uri == null ? null : uri.getHost();
+        if (host == null) {
+            return null;
+        }
+        String scheme = uri.getScheme() == null ? "http" : uri.getScheme().toLowerCase(Locale.ROOT);
+        int port = uri.getPort() >= 0 ? uri.getPort() : "https".equals(scheme) ? 443 : 80;
+        String path = uri.getRawPath() == null || uri.getRawPath().isEmpty() ? "/" : uri.getRawPath();
+        final Map<String, List<String>> headers = api.headers(request); // case-insensitive, as the client keeps them
+        return CallFacts.builder(ClientNames.JDK_HTTPCLIENT, api.method(request), scheme, host, port, path)
+                .bodyReplayable(replayable(api.bodyPublisher(request)))
+                .build(engine, new HeaderLookup() {
+                    @Override
+                    public boolean has(String name) {
+                        List<String> values = headers.get(name);
+                        return values != null && !values.isEmpty();
+                    }
+                });
+    }
+
+    /** No body, or one of the JDK's publishers that send the same bytes at every subscription. */
+    static boolean replayable(Object publisher) {
+        if (publisher == null) {
+            return true;
+        }
+        String name = publisher.getClass().getName();
+        for (String replayable : REPLAYABLE_PUBLISHERS) {
+            if (replayable.equals(name)) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

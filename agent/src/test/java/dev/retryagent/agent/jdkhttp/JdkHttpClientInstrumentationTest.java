@@ -1,0 +1,183 @@
+package dev.retryagent.agent.jdkhttp;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.retryagent.agent.instrument.HookPoint;
+import dev.retryagent.agent.instrument.HookWeaver;
+import dev.retryagent.policy.FailureKind;
+import java.io.EOFException;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.URI;
+import java.net.http.HttpConnectTimeoutException;
+import java.net.http.HttpRequest;
+import java.net.http.HttpTimeoutException;
+import java.nio.ByteBuffer;
+import java.nio.file.FileSystem;
+import java.nio.file.FileSystems;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Flow;
+import net.bytebuddy.jar.asm.ClassReader;
+import net.bytebuddy.jar.asm.ClassVisitor;
+import net.bytebuddy.jar.asm.FieldVisitor;
+import net.bytebuddy.jar.asm.MethodVisitor;
+import net.bytebuddy.jar.asm.Opcodes;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The java.net.http hook points and the internal state the adapter touches, against the class files of the running
+ * JDK and of Java 17 and 25 when installed; the adapter's reflective request copy, publisher and failure rules. The
+ * forked-JVM integration tests (JdkHttpClientAgentIT) run the real thing on both JDKs.
+ */
+class JdkHttpClientInstrumentationTest {
+    private static final List<Path> HOMES = List.of(
+            Paths.get(System.getProperty("retry.agent.test.jdk17", "/usr/lib/jvm/java-17-openjdk-amd64")),
+            Paths.get(System.getProperty("retry.agent.test.jdk25", "/usr/lib/jvm/temurin-25-jdk-amd64")));
+
+    private final JdkHttpClientInstrumentation instrumentation = new JdkHttpClientInstrumentation();
+
+    @Test
+    void describesTheClient() {
+        assertEquals("jdk-httpclient", instrumentation.name());
+        assertEquals(JdkHttpClientHooks.class.getName(), instrumentation.handlerClass());
+        assertEquals(4, instrumentation.hookPoints().size());
+    }
+
+    @Test
+    void everyHookPointNamesAConcreteMethodOnEveryJdk() {
+        Map<String, byte[]> impl = classFiles(JdkHttpClientInstrumentation.CLIENT_IMPL);
+        Map<String, byte[]> mex = classFiles(JdkHttpClientInstrumentation.MULTI_EXCHANGE);
+        assertTrue(impl.size() >= 2, "the running JDK and at least one more: " + impl.keySet());
+        List<HookPoint> points = instrumentation.hookPoints();
+        for (HookPoint point : points.subList(0, 2)) {
+            impl.forEach((jdk, bytes) -> {
+                assertTrue(members(bytes, false).contains(point.methodName() + point.descriptor()), point + " on " + jdk);
+                assertNotNull(HookWeaver.weave(bytes, List.of(point)), point + " weaves on " + jdk);
+            });
+        }
+        // the resend decision: one of its two descriptors on each JDK (Java 17 updates differ)
+        mex.forEach((jdk, bytes) -> assertNotNull(HookWeaver.weave(bytes, points.subList(2, 4)), "resend hook on " + jdk));
+        mex.forEach((jdk, bytes) -> {
+            List<String> fields = members(bytes, true);
+            assertTrue(fields.contains("responseHandler Ljava/net/http/HttpResponse$BodyHandler;"), jdk + " " + fields);
+            assertTrue(fields.contains("retriedOnce Z") || fields.contains("expiredOnce Z"), jdk + " " + fields);
+        });
+    }
+
+    /** The publishers taken as replayable exist under these names on every JDK. */
+    @Test
+    void theReplayablePublishersAreTheJdksOwn() throws Exception {
+        for (String name : List.of("ByteArrayPublisher", "StringPublisher", "EmptyPublisher", "FilePublisher")) {
+            Map<String, byte[]> files = classFiles("jdk.internal.net.http.RequestPublishers$" + name);
+            assertTrue(files.size() >= 2, name);
+        }
+        Path file = Files.createTempFile("publisher", ".txt");
+        try {
+            assertTrue(JdkHttpClientHooks.replayable(HttpRequest.BodyPublishers.ofString("a")));
+            assertTrue(JdkHttpClientHooks.replayable(HttpRequest.BodyPublishers.ofByteArray(new byte[1])));
+            assertTrue(JdkHttpClientHooks.replayable(HttpRequest.BodyPublishers.noBody()));
+            assertTrue(JdkHttpClientHooks.replayable(HttpRequest.BodyPublishers.ofFile(file)));
+            assertTrue(JdkHttpClientHooks.replayable(null));
+            assertFalse(JdkHttpClientHooks.replayable(HttpRequest.BodyPublishers.ofInputStream(() -> null)));
+            assertFalse(JdkHttpClientHooks.replayable(HttpRequest.BodyPublishers.fromPublisher(
+                    (Flow.Subscriber<? super ByteBuffer> s) -> { })));
+            assertFalse(JdkHttpClientHooks.replayable(HttpRequest.BodyPublishers.ofByteArrays(List.of())));
+        } finally {
+            Files.delete(file);
+        }
+    }
+
+    /** The marked copy is the request with one header more: method, body, timeout, version and headers kept. */
+    @Test
+    void theMarkedCopyKeepsEverythingElse() {
+        JdkHttp api = JdkHttp.of(HttpRequest.class);
+        HttpRequest.BodyPublisher body = HttpRequest.BodyPublishers.ofString("payload");
+        HttpRequest original = HttpRequest.newBuilder(URI.create("http://127.0.0.1:1/a?q=1"))
+                .header("X-Multi", "1").header("X-Multi", "2").timeout(Duration.ofSeconds(7)).expectContinue(true)
+                .version(java.net.http.HttpClient.Version.HTTP_1_1).method("PATCH", body).build();
+        HttpRequest copy = (HttpRequest) api.withHeader(original, "Retry-Attempt", "2");
+        assertEquals(original.uri(), copy.uri());
+        assertEquals("PATCH", copy.method());
+        assertTrue(copy.bodyPublisher().orElseThrow() == body);
+        assertEquals(original.timeout(), copy.timeout());
+        assertEquals(original.version(), copy.version());
+        assertTrue(copy.expectContinue());
+        assertEquals(List.of("1", "2"), copy.headers().allValues("x-multi"));
+        assertEquals(List.of("2"), copy.headers().allValues("Retry-Attempt"));
+        HttpRequest get = HttpRequest.newBuilder(URI.create("http://127.0.0.1:1/")).GET().build();
+        HttpRequest getCopy = (HttpRequest) api.withHeader(get, "Retry-Attempt", "1");
+        assertEquals("GET", getCopy.method());
+        assertTrue(getCopy.bodyPublisher().isEmpty(), "a GET without body stays without");
+    }
+
+    @Test
+    void failuresAreClassifiedByTheirJdkTypes() {
+        assertEquals(FailureKind.CONNECT, JdkHttpCall.classifyFailure(new ConnectException("refused")));
+        assertEquals(FailureKind.CONNECT, JdkHttpCall.classifyFailure(new HttpConnectTimeoutException("connect")));
+        assertEquals(FailureKind.TIMEOUT, JdkHttpCall.classifyFailure(new HttpTimeoutException("request timed out")));
+        assertEquals(FailureKind.RESET, JdkHttpCall.classifyFailure(new EOFException("EOF reached while reading")));
+        assertEquals(FailureKind.RESET, JdkHttpCall.classifyFailure(
+                new IOException("EOF reached while reading", new EOFException())));
+        assertEquals(FailureKind.RESET, JdkHttpCall.classifyFailure(new IOException("HTTP/1.1 header parser received no bytes",
+                new IOException("connection closed locally"))));
+        assertEquals(FailureKind.OTHER, JdkHttpCall.classifyFailure(new IOException("Invalid Http response")));
+        assertEquals(FailureKind.OTHER, JdkHttpCall.classifyFailure(new java.net.UnknownHostException("nowhere")));
+    }
+
+    /** Class file bytes of {@code binaryName} (in java.net.http) per JDK: the running one, then each home found. */
+    static Map<String, byte[]> classFiles(String binaryName) {
+        Map<String, byte[]> files = new LinkedHashMap<>();
+        String resource = "/modules/java.net.http/" + binaryName.replace('.', '/') + ".class";
+        try {
+            // the running JDK's own jrt file system is shared and must not be closed
+            files.put("running", Files.readAllBytes(FileSystems.getFileSystem(URI.create("jrt:/")).getPath(resource)));
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+        for (Path home : HOMES) {
+            if (!Files.isRegularFile(home.resolve("lib").resolve("modules"))) {
+                continue;
+            }
+            try (FileSystem jrt = FileSystems.newFileSystem(URI.create("jrt:/"), Map.of("java.home", home.toString()))) {
+                files.put(home.toString(), Files.readAllBytes(jrt.getPath(resource)));
+            } catch (IOException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        return files;
+    }
+
+    /** Concrete methods as {@code name+descriptor}, or fields as {@code name descriptor}. */
+    static List<String> members(byte[] classFile, boolean fields) {
+        List<String> members = new ArrayList<>();
+        new ClassReader(classFile).accept(new ClassVisitor(Opcodes.ASM9) {
+            @Override
+            public FieldVisitor visitField(int access, String name, String descriptor, String signature, Object value) {
+                if (fields) {
+                    members.add(name + " " + descriptor);
+                }
+                return null;
+            }
+
+            @Override
+            public MethodVisitor visitMethod(int access, String name, String descriptor, String signature,
+                                             String[] exceptions) {
+                if (!fields && (access & (Opcodes.ACC_ABSTRACT | Opcodes.ACC_NATIVE)) == 0) {
+                    members.add(name + descriptor);
+                }
+                return null;
+            }
+        }, ClassReader.SKIP_CODE);
+        return members;
+    }
+}

@@ -1,0 +1,302 @@
+package dev.retryagent.it.jdkhttp;
+
+import static dev.retryagent.it.harness.CallSpec.one;
+import static dev.retryagent.it.harness.CallSpec.parse;
+
+import dev.retryagent.it.apps.Report;
+import java.io.BufferedReader;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Flow;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+/**
+ * A plain application using the JDK's {@code java.net.http.HttpClient} (no agent code) that makes several independent
+ * calls at once, one thread each.
+ *
+ * <pre>
+ * --await-go   print READY, then wait for a line on stdin before calling
+ * --sequential one call after the other (default: all at once)
+ * --call-parts "k=v;..."   parts added to every call that has none of those keys
+ * --all-method-retry   sets jdk.httpclient.enableAllMethodRetry=true before the client is made (the client then
+ *              resends any method, POST included, after a pooled connection failed)
+ * --call "id=ID;url=URL;mode=sync|async;method=GET;body=TEXT;header=Name: value;
+ *         publisher=string|bytes|file|inputstream|custom (how body is sent; default string);
+ *         handler=string|bytes|stream|lines|discarding|file (the BodyHandler; default string);
+ *         client=default|h1|h2|exec1 (newHttpClient(), HTTP/1.1 only, HTTP/2 preferred, HTTP/1.1 on an executor
+ *         of one thread named client-exec1);
+ *         startAfterMs=N (wait before calling);
+ *         cancelAfterMs=N (async: future.cancel(true)); interruptAfterMs=N (sync: interrupt the caller);
+ *         repeat=N (N calls one after the other on the same client; the last one is reported)"
+ * </pre>
+ * Per call {@code RESULT id=.. status=.. body=.. h.Retry-After=.. version=.. elapsedMs=.. interrupted=..
+ * sinceInterruptUs=.. thread=..}, or {@code RESULT id=.. failure=CLASS message=.. cancelled=..}; then {@code DONE}.
+ */
+public final class JdkHttpClientBatchApp {
+    private static final ScheduledExecutorService TIMERS = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "batch-timer");
+        t.setDaemon(true);
+        return t;
+    });
+    private static final Map<String, HttpClient> CLIENTS = new ConcurrentHashMap<>();
+    private static final Map<String, Long> INTERRUPTED_AT = new ConcurrentHashMap<>();
+
+    private JdkHttpClientBatchApp() {
+    }
+
+    public static void main(String[] argv) throws Exception {
+        boolean awaitGo = false;
+        boolean sequential = false;
+        Map<String, List<String>> common = new java.util.LinkedHashMap<>();
+        List<Map<String, List<String>>> calls = new ArrayList<>();
+        for (int i = 0; i < argv.length; i++) {
+            switch (argv[i]) {
+                case "--await-go" -> awaitGo = true;
+                case "--sequential" -> sequential = true;
+                case "--all-method-retry" -> System.setProperty("jdk.httpclient.enableAllMethodRetry", "true");
+                case "--call" -> calls.add(parse(argv[++i]));
+                case "--call-parts" -> common.putAll(parse(argv[++i]));
+                default -> throw new IllegalArgumentException("unknown argument " + argv[i]);
+            }
+        }
+        for (Map<String, List<String>> call : calls) {
+            common.forEach(call::putIfAbsent);
+        }
+        Report.line("APP", "client", "jdk-httpclient", "java", System.getProperty("java.version"));
+        for (Map<String, List<String>> call : calls) {
+            client(one(call, "client", "default"));
+        }
+        warmUp();
+        if (awaitGo) {
+            Report.line("READY");
+            new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();
+        }
+        List<Thread> threads = new ArrayList<>();
+        for (Map<String, List<String>> call : calls) {
+            String id = one(call, "id", "call" + threads.size());
+            Thread t = new Thread(() -> run(call, id), "call-" + id);
+            threads.add(t);
+            t.start();
+            if (sequential) {
+                t.join(60_000);
+            }
+        }
+        for (Thread t : threads) {
+            t.join(60_000);
+        }
+        Report.line("DONE");
+        System.exit(0);
+    }
+
+    /**
+     * One sync and one async call through each client to a loopback server of the app's own, before the calls: the
+     * client's first exchange loads most of java.net.http (hundreds of ms on a loaded machine), which the contract's
+     * time bounds are not about. A service that has been up for a while has done that long ago.
+     */
+    private static void warmUp() throws Exception {
+        com.sun.net.httpserver.HttpServer server = com.sun.net.httpserver.HttpServer.create(
+                new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0), 0);
+        server.createContext("/", exchange -> {
+            exchange.getRequestBody().readAllBytes();
+            exchange.sendResponseHeaders(200, 2);
+            exchange.getResponseBody().write("ok".getBytes(StandardCharsets.UTF_8));
+            exchange.close();
+        });
+        server.start();
+        try {
+            URI uri = URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/warm-up");
+            for (HttpClient client : CLIENTS.values()) {
+                client.send(HttpRequest.newBuilder(uri).build(), HttpResponse.BodyHandlers.ofString());
+                // several at once, so that the client's executor has its threads when the calls start together
+                List<CompletableFuture<HttpResponse<String>>> warming = new ArrayList<>();
+                for (int i = 0; i < 8; i++) {
+                    warming.add(client.sendAsync(HttpRequest.newBuilder(uri).build(), HttpResponse.BodyHandlers.ofString()));
+                }
+                for (CompletableFuture<HttpResponse<String>> f : warming) {
+                    f.get(30, TimeUnit.SECONDS);
+                }
+            }
+        } finally {
+            server.stop(0);
+        }
+    }
+
+    static HttpClient client(String kind) {
+        return CLIENTS.computeIfAbsent(kind, k -> switch (k) {
+            case "h1" -> HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+            case "h2" -> HttpClient.newBuilder().version(HttpClient.Version.HTTP_2).build();
+            case "exec1" -> HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                    .executor(Executors.newSingleThreadExecutor(r -> {
+                        Thread t = new Thread(r, "client-exec1");
+                        t.setDaemon(true);
+                        return t;
+                    })).build();
+            default -> HttpClient.newHttpClient();
+        });
+    }
+
+    private static void run(Map<String, List<String>> spec, String id) {
+        if (spec.containsKey("startAfterMs")) {
+            try {
+                Thread.sleep(Long.parseLong(one(spec, "startAfterMs", "0")));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+        int repeat = Integer.parseInt(one(spec, "repeat", "1"));
+        for (int i = 1; i < repeat; i++) {
+            call(spec, id, false);
+        }
+        call(spec, id, true);
+    }
+
+    private static void call(Map<String, List<String>> spec, String id, boolean report) {
+        long start = System.nanoTime();
+        HttpClient client = client(one(spec, "client", "default"));
+        try {
+            HttpRequest request = request(spec);
+            String handlerKind = one(spec, "handler", "string");
+            Path file = handlerKind.equals("file") ? Files.createTempFile("jdkhttp-body", ".txt") : null;
+            HttpResponse.BodyHandler<?> handler = switch (handlerKind) {
+                case "bytes" -> HttpResponse.BodyHandlers.ofByteArray();
+                case "stream" -> HttpResponse.BodyHandlers.ofInputStream();
+                case "lines" -> HttpResponse.BodyHandlers.ofLines();
+                case "discarding" -> HttpResponse.BodyHandlers.discarding();
+                case "file" -> HttpResponse.BodyHandlers.ofFile(file);
+                default -> HttpResponse.BodyHandlers.ofString();
+            };
+            HttpResponse<?> response;
+            if (one(spec, "mode", "sync").equals("async")) {
+                CompletableFuture<? extends HttpResponse<?>> future = client.sendAsync(request, handler);
+                if (spec.containsKey("cancelAfterMs")) {
+                    TIMERS.schedule(() -> future.cancel(true), Long.parseLong(one(spec, "cancelAfterMs", "0")),
+                            TimeUnit.MILLISECONDS);
+                }
+                try {
+                    response = future.get(60, TimeUnit.SECONDS);
+                } catch (ExecutionException e) {
+                    throw e.getCause();
+                }
+            } else {
+                if (spec.containsKey("interruptAfterMs")) {
+                    Thread caller = Thread.currentThread();
+                    TIMERS.schedule(() -> {
+                        INTERRUPTED_AT.put(id, System.nanoTime());
+                        caller.interrupt();
+                    }, Long.parseLong(one(spec, "interruptAfterMs", "0")), TimeUnit.MILLISECONDS);
+                }
+                response = client.send(request, handler);
+            }
+            String body = body(response.body(), file);
+            if (report) {
+                Report.line("RESULT", "id", id, "status", response.statusCode(), "body", body,
+                        "h.Retry-After", response.headers().firstValue("Retry-After").orElse(null),
+                        "version", response.version(), "elapsedMs", elapsed(start),
+                        "interrupted", Thread.currentThread().isInterrupted(), "sinceInterruptUs", sinceInterruptUs(id),
+                        "thread", Thread.currentThread().getName());
+            }
+        } catch (Throwable e) {
+            if (report) {
+                Report.line("RESULT", "id", id, "failure", e.getClass().getName(), "message", e.getMessage(),
+                        "cancelled", e instanceof CancellationException, "elapsedMs", elapsed(start),
+                        "interrupted", Thread.currentThread().isInterrupted(), "sinceInterruptUs", sinceInterruptUs(id));
+            }
+        }
+    }
+
+    private static HttpRequest request(Map<String, List<String>> spec) throws IOException {
+        HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create(one(spec, "url", null)))
+                .timeout(Duration.ofSeconds(30));
+        for (String header : spec.getOrDefault("header", List.of())) {
+            int colon = header.indexOf(':');
+            builder.header(header.substring(0, colon).trim(), header.substring(colon + 1).trim());
+        }
+        String method = one(spec, "method", "GET");
+        String text = one(spec, "body", null);
+        if (text == null) {
+            return (method.equals("GET") ? builder.GET() : builder.method(method, HttpRequest.BodyPublishers.noBody()))
+                    .build();
+        }
+        byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+        HttpRequest.BodyPublisher publisher = switch (one(spec, "publisher", "string")) {
+            case "bytes" -> HttpRequest.BodyPublishers.ofByteArray(bytes);
+            case "file" -> {
+                Path file = Files.createTempFile("jdkhttp-request", ".txt");
+                Files.write(file, bytes);
+                yield HttpRequest.BodyPublishers.ofFile(file);
+            }
+            case "inputstream" -> HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(bytes));
+            case "custom" -> new OneBuffer(bytes);
+            default -> HttpRequest.BodyPublishers.ofString(text);
+        };
+        return builder.header("Content-Type", "text/plain; charset=utf-8").method(method, publisher).build();
+    }
+
+    /** A publisher of the application's own: the agent cannot know whether it sends the same bytes twice. */
+    private record OneBuffer(byte[] bytes) implements HttpRequest.BodyPublisher {
+        @Override
+        public long contentLength() {
+            return bytes.length;
+        }
+
+        @Override
+        public void subscribe(Flow.Subscriber<? super ByteBuffer> subscriber) {
+            HttpRequest.BodyPublishers.ofByteArray(bytes).subscribe(subscriber);
+        }
+    }
+
+    private static String body(Object body, Path file) throws IOException {
+        if (body == null) {
+            return file != null ? null : "null";
+        }
+        if (body instanceof byte[] b) {
+            return new String(b, StandardCharsets.UTF_8);
+        }
+        if (body instanceof InputStream in) {
+            try (InputStream input = in) {
+                return new String(input.readAllBytes(), StandardCharsets.UTF_8);
+            }
+        }
+        if (body instanceof Stream<?> lines) {
+            try (Stream<?> l = lines) {
+                return l.map(String::valueOf).collect(Collectors.joining("\n"));
+            }
+        }
+        if (body instanceof Path path) {
+            return Files.readString(path);
+        }
+        return body.toString();
+    }
+
+    private static Long sinceInterruptUs(String id) {
+        Long at = INTERRUPTED_AT.get(id);
+        return at == null ? null : TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - at);
+    }
+
+    private static long elapsed(long start) {
+        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+    }
+}
