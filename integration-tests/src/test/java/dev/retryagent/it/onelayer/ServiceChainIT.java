@@ -13,6 +13,7 @@ import dev.retryagent.it.harness.ReportLine;
 import dev.retryagent.it.harness.ScriptedServer;
 import dev.retryagent.it.harness.Step;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Timeout;
@@ -27,7 +28,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * the backend always answers 503. With the marker, the gateway and the service see it on the request they forward
  * and send it once: the backend sees 3 requests.
  * With the marker disabled ({@code marker: { enabled: false }}), every layer retries: 3 x 3 x 3 = 27. Each run
- * prints one {@code CHAIN} line with the requests each hop received.
+ * prints one {@code CHAIN} line with the requests each hop received. A chain of five hops uses every client once.
  */
 @Timeout(180)
 class ServiceChainIT {
@@ -160,6 +161,61 @@ class ServiceChainIT {
                         "the service, the last hop, retries: " + service.describe());
             }
         }
+    }
+
+    /**
+     * Every client once: the JDK's HttpURLConnection calls a chain of four forwarders (OkHttp, HttpClient 5,
+     * HttpClient 4, the JDK's java.net.http), the last of which calls the backend, which always answers 503; every
+     * JVM has the agent with {@code maxAttempts: 3}. With the marker, whichever client sends it, each forwarder sees
+     * it on the incoming request and sends its own call once: the backend sees 3 requests. Without it, every hop
+     * retries: 3^5 = 243.
+     */
+    @ParameterizedTest(name = "five clients, marker {0}")
+    @MethodSource("markerOnOff")
+    void fiveHopsOfFiveClientsRetryOnce(boolean marker) {
+        String policy = Policies.threeAttempts(marker ? "" : "marker: { enabled: false }");
+        List<String> hops = List.of("okhttp", "httpclient5", "httpclient4", "jdk-httpclient");
+        try (ScriptedServer backend = ScriptedServer.start(Step.status(503).body("busy"))) {
+            List<ForkedApp.Running> forwarders = new ArrayList<>();
+            List<ForkedApp.Result> results = new ArrayList<>();
+            ForkedApp.Result client;
+            try {
+                String upstream = backend.url("");
+                for (int i = hops.size() - 1; i >= 0; i--) {
+                    ForkedApp.Running hop = forwarder("hop" + (i + 2), hops.get(i), upstream, policy);
+                    forwarders.add(0, hop);
+                    upstream = baseUrl(hop);
+                }
+                client = ForkedApp.of(HttpUrlConnectionScenario.class).name("chain5-client-marker-" + marker)
+                        .policy(policy).agentArg("log", "debug")
+                        .args("--url", upstream + "/orders?id=7").run().assertExitCode(0);
+                for (ForkedApp.Running hop : forwarders) {
+                    results.add(hop.await());
+                }
+            } finally {
+                forwarders.forEach(ForkedApp.Running::close);
+            }
+            assertEquals(503, client.result().getInt("status"), client.describe());
+            assertEquals("busy", client.result().get("body"), "the backend's answer came all the way back");
+            List<Integer> received = results.stream().map(r -> r.lines("FORWARDED").size()).toList();
+            System.out.println("CHAIN5 httpurlconnection>" + String.join(">", hops) + " marker=" + (marker ? "on" : "off")
+                    + " requests at hops 2-5=" + received + " backend=" + backend.requestCount());
+            for (ForkedApp.Result run : results) {
+                assertFalse(run.stderr().contains("internal-error"), run.describe());
+            }
+            if (marker) {
+                assertEquals(List.of(3, 3, 3, 3), received, "each hop forwards each attempt once");
+                assertEquals(3, backend.requestCount(), "one layer of retries: " + backend.requests());
+                assertEquals(List.of("1", "2", "3"), markers(backend, "Retry-Attempt"));
+            } else {
+                assertEquals(List.of(3, 9, 27, 81), received, "every hop retries without the marker");
+                assertEquals(243, backend.requestCount(), "3^5 without the marker");
+            }
+        }
+    }
+
+    static Stream<Boolean> markerOnOff() {
+        return Stream.of(true, false);
     }
 
     static Stream<Arguments> hopAttempts() {
