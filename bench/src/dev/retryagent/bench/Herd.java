@@ -47,6 +47,9 @@ public final class Herd {
     }
 
     public static void main(String[] args) throws Exception {
+        // the JDK server writes a response's head and body separately: without TCP_NODELAY each response waits for
+        // the client's delayed ACK (about 40 ms)
+        System.setProperty("sun.net.httpserver.nodelay", "true");
         String java = args[0];
         String agentJar = args[1];
         String classpath = args[2];

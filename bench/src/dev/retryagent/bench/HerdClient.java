@@ -23,6 +23,9 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class HerdClient {
     public static void main(String[] args) throws Exception {
+        // the JDK server writes a response's head and body separately: without TCP_NODELAY each response waits for
+        // the client's delayed ACK (about 40 ms)
+        System.setProperty("sun.net.httpserver.nodelay", "true");
         URL url = new URL(args[0]);
         int calls = Integer.parseInt(args[1]);
         HttpServer warm = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 1024);
