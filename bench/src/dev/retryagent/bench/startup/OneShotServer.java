@@ -1,0 +1,71 @@
+package dev.retryagent.bench.startup;
+
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Paths;
+
+/**
+ * The loopback server of the start-up apps: a plain socket that answers one request with {@code 200 ok} and closes,
+ * so that the server itself loads almost nothing beyond what the client under test loads.
+ */
+public final class OneShotServer {
+    private OneShotServer() {
+    }
+
+    /** Starts serving one request on a daemon thread; answers the port. */
+    public static int start() throws Exception {
+        final ServerSocket server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        Thread thread = new Thread(() -> {
+            try (Socket socket = server.accept()) {
+                InputStream in = socket.getInputStream();
+                byte[] buffer = new byte[8192];
+                int total = 0;
+                // a GET has no body: the request ends with its head
+                while (total < buffer.length) {
+                    int n = in.read(buffer, total, buffer.length - total);
+                    if (n < 0) {
+                        break;
+                    }
+                    total += n;
+                    if (new String(buffer, 0, total, StandardCharsets.ISO_8859_1).contains("\r\n\r\n")) {
+                        break;
+                    }
+                }
+                OutputStream out = socket.getOutputStream();
+                out.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok"
+                        .getBytes(StandardCharsets.ISO_8859_1));
+                out.flush();
+            } catch (Exception e) {
+                e.printStackTrace();
+            }
+        }, "loopback-server");
+        thread.setDaemon(true);
+        thread.start();
+        return server.getLocalPort();
+    }
+
+    /**
+     * Prints the outcome and the process's peak resident set so far (VmHWM, Linux; -1 elsewhere), then exits: the
+     * bench script reads both from this line.
+     */
+    public static void finish(int status, String body) {
+        long peakKb = -1;
+        try {
+            for (String line : Files.readAllLines(Paths.get("/proc/self/status"))) {
+                if (line.startsWith("VmHWM:")) {
+                    peakKb = Long.parseLong(line.replaceAll("[^0-9]", ""));
+                }
+            }
+        } catch (Exception e) {
+            // not Linux: the peak is reported as unknown
+        }
+        System.out.println("status=" + status + " body=" + body + " vmhwm_kb=" + peakKb);
+        System.out.flush();
+        System.exit(0);
+    }
+}
