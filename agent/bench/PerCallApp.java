@@ -18,7 +18,8 @@ import java.util.concurrent.TimeUnit;
  * -javaagent. Each client's code is in its own nested class, so that only the chosen client's jars are needed.
  *
  * <pre>java -cp CLASSES:CLIENT-JARS PerCallApp CLIENT STYLE WARMUP_MS ROUNDS CALLS</pre>
- * CLIENT: okhttp, httpclient5, huc; STYLE: sync or async (httpclient5: classic or async; huc: sync only).
+ * CLIENT: okhttp, httpclient5, httpclient4, huc, jdkhttp; STYLE: sync or async (httpclient5 and httpclient4: classic
+ * or async; huc: sync only; jdkhttp: send or async).
  * Prints {@code per-call ns=MEDIAN min=MIN cpu_ns=MEAN thread_cpu_ns=MEAN alloc_bytes=MEDIAN rounds=R calls=N
  * connections=C} (per call: wall time, process CPU time, CPU time of the Java threads, bytes allocated by them); exits non-zero on any failed call (status, body or
  * exception).
@@ -137,8 +138,18 @@ public final class PerCallApp {
                 return new HttpClient5ClassicDriver(url);
             case "httpclient5:async":
                 return new HttpClient5AsyncDriver(url);
+            case "httpclient4:classic":
+            case "httpclient4:sync":
+                return new HttpClient4ClassicDriver(url);
+            case "httpclient4:async":
+                return new HttpClient4AsyncDriver(url);
             case "huc:sync":
                 return new HucDriver(url);
+            case "jdkhttp:send":
+            case "jdkhttp:sync":
+                return new JdkHttpDriver(url, false);
+            case "jdkhttp:async":
+                return new JdkHttpDriver(url, true);
             default:
                 throw new IllegalArgumentException("unknown client/style " + client + ":" + style);
         }
@@ -321,6 +332,77 @@ public final class PerCallApp {
                 }
             }
             check(status, new String(body.toByteArray(), StandardCharsets.ISO_8859_1));
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    static final class HttpClient4ClassicDriver implements Driver {
+        private final org.apache.http.impl.client.CloseableHttpClient client =
+                org.apache.http.impl.client.HttpClients.createDefault();
+        private final String url;
+
+        HttpClient4ClassicDriver(String url) {
+            this.url = url;
+        }
+
+        @Override
+        public void call() throws Exception {
+            client.execute(new org.apache.http.client.methods.HttpGet(url), response -> {
+                check(response.getStatusLine().getStatusCode(),
+                        org.apache.http.util.EntityUtils.toString(response.getEntity()));
+                return null;
+            });
+        }
+
+        @Override
+        public void close() throws Exception {
+            client.close();
+        }
+    }
+
+    static final class HttpClient4AsyncDriver implements Driver {
+        private final org.apache.http.impl.nio.client.CloseableHttpAsyncClient client =
+                org.apache.http.impl.nio.client.HttpAsyncClients.createDefault();
+        private final String url;
+
+        HttpClient4AsyncDriver(String url) {
+            this.url = url;
+            client.start();
+        }
+
+        @Override
+        public void call() throws Exception {
+            org.apache.http.HttpResponse response = client.execute(new org.apache.http.client.methods.HttpGet(url), null)
+                    .get(30, TimeUnit.SECONDS);
+            check(response.getStatusLine().getStatusCode(), org.apache.http.util.EntityUtils.toString(response.getEntity()));
+        }
+
+        @Override
+        public void close() throws Exception {
+            client.close();
+        }
+    }
+
+    static final class JdkHttpDriver implements Driver {
+        private final java.net.http.HttpClient client = java.net.http.HttpClient.newBuilder()
+                .version(java.net.http.HttpClient.Version.HTTP_1_1).build();
+        private final java.net.http.HttpRequest request;
+        private final boolean async;
+
+        JdkHttpDriver(String url, boolean async) {
+            this.request = java.net.http.HttpRequest.newBuilder(java.net.URI.create(url)).build();
+            this.async = async;
+        }
+
+        @Override
+        public void call() throws Exception {
+            java.net.http.HttpResponse<String> response = async
+                    ? client.sendAsync(request, java.net.http.HttpResponse.BodyHandlers.ofString()).get(30, TimeUnit.SECONDS)
+                    : client.send(request, java.net.http.HttpResponse.BodyHandlers.ofString());
+            check(response.statusCode(), response.body());
         }
 
         @Override

@@ -16,7 +16,7 @@
 #                                                             # PER-CALL-BASELINE lines, to compare two builds fairly
 #
 # CLIENTS: LIBSET:STYLE words; LIBSET is a directory under LIBS (integration-tests/target/client-libs) or "huc" (the
-# JDK's HttpURLConnection). Each run: WARMUP_MS of calls, then ROUNDS rounds of CALLS calls. The machine's load
+# JDK's HttpURLConnection) or "jdk" (the JDK's java.net.http client, styles send and async). Each run: WARMUP_MS of calls, then ROUNDS rounds of CALLS calls. The machine's load
 # (uptime) is printed first and last: figures from a shared machine are noisy, compare medians of alternating runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,7 +25,7 @@ WARMUP_MS=${WARMUP_MS:-3000}
 ROUNDS=${ROUNDS:-5}
 CALLS=${CALLS:-4000}
 MODES=${MODES:-enforce observe}
-CLIENTS=${CLIENTS:-okhttp-4.12:sync okhttp-4.12:async okhttp-5:sync okhttp-5:async httpclient5-5.6:classic httpclient5-5.6:async huc:sync}
+CLIENTS=${CLIENTS:-okhttp-4.12:sync okhttp-4.12:async okhttp-5:sync okhttp-5:async httpclient5-5.6:classic httpclient5-5.6:async httpclient4-4.5.14:classic httpclient4-4.5.14:async huc:sync jdk:send jdk:async}
 JAVA=${JAVA:-java}
 JAVAC=${JAVAC:-javac}
 JVM_OPTS=${JVM_OPTS:--Xms64m -Xmx256m}
@@ -35,14 +35,14 @@ BASELINE_JAR=${BASELINE_JAR:-}
 LIBS=${LIBS:-../integration-tests/target/client-libs}
 
 [ -f "$AGENT_JAR" ] || { echo "no agent jar at $AGENT_JAR: run mvn -B package first" >&2; exit 1; }
-for set in okhttp-4.12 httpclient5-5.6; do
+for set in okhttp-4.12 httpclient5-5.6 httpclient4-4.5.14; do
   [ -d "$LIBS/$set" ] || { echo "no client jars at $LIBS/$set: run mvn -B verify -pl integration-tests -am -Dit.test=none -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false" >&2; exit 1; }
 done
 jars() { ls "$LIBS/$1"/*.jar | tr '\n' ':'; }
 
 OUT=target/bench-per-call
 mkdir -p "$OUT/classes"
-"$JAVAC" -nowarn -d "$OUT/classes" -cp "$(jars okhttp-4.12)$(jars httpclient5-5.6)" bench/PerCallApp.java
+"$JAVAC" -nowarn -d "$OUT/classes" -cp "$(jars okhttp-4.12)$(jars httpclient5-5.6)$(jars httpclient4-4.5.14)" bench/PerCallApp.java
 
 # one run: prints its median ns/call; fails (with the app's output) if a call failed
 run_ns() { # CP CLIENT STYLE [JVM ARGS...]
@@ -61,6 +61,8 @@ for spec in $CLIENTS; do
   set_name=${spec%%:*}; style=${spec#*:}
   if [ "$set_name" = huc ]; then
     client=huc; label=httpurlconnection; cp="$OUT/classes"
+  elif [ "$set_name" = jdk ]; then
+    client=jdkhttp; label=java.net.http; cp="$OUT/classes"
   else
     client=${set_name%%-*}; label=$set_name; cp="$OUT/classes:$(jars "$set_name")"
   fi
