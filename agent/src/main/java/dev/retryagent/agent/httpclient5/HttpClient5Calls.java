@@ -8,12 +8,8 @@ import dev.retryagent.engine.CallFacts;
 import dev.retryagent.engine.HeaderLookup;
 import dev.retryagent.engine.Outcome;
 import dev.retryagent.engine.RetryEngine;
-import dev.retryagent.policy.BuiltInRetries;
 import dev.retryagent.policy.ClientNames;
 import dev.retryagent.policy.FailureKind;
-import dev.retryagent.policy.Mode;
-import dev.retryagent.policy.Policy;
-import dev.retryagent.policy.Rule;
 import java.io.IOException;
 import java.util.Locale;
 import org.apache.hc.client5.http.HttpRoute;
@@ -70,39 +66,7 @@ final class HttpClient5Calls {
         if (route == null || route.getTargetHost() == null) {
             return RetryRuntime.replacesBuiltInRetries();
         }
-        Policy policy = engine.policy();
-        Boolean forEveryCall = policy == null ? null : replacesForEveryCall(policy);
-        if (forEveryCall != null) {
-            return forEveryCall; // asked on every call (HttpRequestRetryExec): no facts, no rule lookup needed
-        }
         return RetryRuntime.replacesBuiltInRetries(facts(request, route.getTargetHost(), true, engine));
-    }
-
-    /** The last policy {@link #replacesForEveryCall} worked its answer out for, and that answer. */
-    private static volatile Object[] lastAnswer;
-
-    /**
-     * {@link RetryRuntime#replacesBuiltInRetries(CallFacts)} for any call under {@code policy} when no rule has a
-     * mode of its own that differs (then every call has the policy's mode), else null: it depends on the call's rule.
-     */
-    static Boolean replacesForEveryCall(Policy policy) {
-        Object[] last = lastAnswer;
-        if (last != null && last[0] == policy) {
-            return (Boolean) last[1];
-        }
-        Mode mode = policy.effectiveMode(policy.defaults());
-        Boolean answer = policy.builtInRetries() == BuiltInRetries.REPLACE ? Boolean.valueOf(mode == Mode.ENFORCE)
-                : Boolean.FALSE;
-        if (policy.builtInRetries() == BuiltInRetries.REPLACE) {
-            for (Rule rule : policy.rules()) {
-                if (policy.effectiveMode(rule.settings()) != mode) {
-                    answer = null;
-                    break;
-                }
-            }
-        }
-        lastAnswer = new Object[] {policy, answer};
-        return answer;
     }
 
     /** The path of a request target, without query or fragment (SPEC 5: logs never carry a query). */
