@@ -1,5 +1,10 @@
 package dev.retryagent.it.apps;
 
+import static dev.retryagent.it.apps.BatchCalls.TIMERS;
+import static dev.retryagent.it.apps.BatchCalls.one;
+import static dev.retryagent.it.apps.BatchCalls.parse;
+
+import dev.retryagent.it.apps.BatchCalls.Seen;
 import java.io.BufferedReader;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -7,16 +12,11 @@ import java.io.InputStreamReader;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.apache.http.Header;
 import org.apache.http.HttpHost;
@@ -81,17 +81,11 @@ import org.apache.http.util.VersionInfo;
  * available=.. max=..}, and {@code DONE}.
  */
 public final class HttpClient4Scenario {
-    private static final ScheduledExecutorService TIMERS = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "scenario-timer");
-        t.setDaemon(true);
-        return t;
-    });
     private static final Map<String, CloseableHttpClient> CLASSIC = new ConcurrentHashMap<>();
     private static final Map<String, CloseableHttpAsyncClient> ASYNC = new ConcurrentHashMap<>();
     private static final Map<String, PoolingHttpClientConnectionManager> CLASSIC_POOLS = new ConcurrentHashMap<>();
     private static final Map<String, PoolingNHttpClientConnectionManager> ASYNC_POOLS = new ConcurrentHashMap<>();
     private static final Map<String, List<String>> CALLBACKS = new ConcurrentHashMap<>();
-    private static final Map<String, Long> INTERRUPTED_AT = new ConcurrentHashMap<>();
     private static final long QUIET_MS = 300;
 
     private HttpClient4Scenario() {
@@ -131,7 +125,7 @@ public final class HttpClient4Scenario {
         List<Thread> threads = new ArrayList<>();
         for (Map<String, List<String>> call : calls) {
             String id = one(call, "id", "call" + threads.size());
-            Thread t = new Thread(() -> run(call, id), "call-" + id);
+            Thread t = new Thread(() -> BatchCalls.run(call, id, HttpClient4Scenario::once), "call-" + id);
             threads.add(t);
             t.start();
             if (sequential) {
@@ -218,67 +212,6 @@ public final class HttpClient4Scenario {
     }
 
     // ---- calls ----
-
-    private record Seen(int status, String body, String retryAfter) {
-    }
-
-    private static void run(Map<String, List<String>> spec, String id) {
-        try {
-            long startAfter = Long.parseLong(one(spec, "startAfterMs", "0"));
-            if (startAfter > 0) {
-                Thread.sleep(startAfter);
-            }
-            int repeat = Integer.parseInt(one(spec, "repeat", "1"));
-            if (repeat > 1) {
-                repeated(spec, id, repeat);
-                return;
-            }
-            if (spec.containsKey("interruptAfterMs")) {
-                Thread caller = Thread.currentThread();
-                TIMERS.schedule(() -> {
-                    INTERRUPTED_AT.put(id, System.nanoTime());
-                    caller.interrupt();
-                }, Long.parseLong(one(spec, "interruptAfterMs", "0")), TimeUnit.MILLISECONDS);
-            }
-            long start = System.nanoTime();
-            try {
-                Seen seen = once(spec, id);
-                Report.line("RESULT", "id", id, "status", seen.status(), "body", seen.body(),
-                        "retryAfter", seen.retryAfter(), "elapsedMs", elapsedMs(start),
-                        "thread", Thread.currentThread().getName(), "interrupted", Thread.currentThread().isInterrupted(),
-                        "sinceInterruptUs", sinceInterruptUs(id));
-            } catch (Exception e) {
-                failure(id, e, start);
-            }
-        } catch (Throwable t) {
-            System.err.println("call " + id + " failed unexpectedly:");
-            t.printStackTrace();
-        }
-    }
-
-    private static void repeated(Map<String, List<String>> spec, String id, int repeat) {
-        long start = System.nanoTime();
-        int ok = 0;
-        int failures = 0;
-        String firstFailure = null;
-        for (int i = 0; i < repeat; i++) {
-            try {
-                Seen seen = once(spec, id);
-                if (seen.status() == 200) {
-                    ok++;
-                } else if (firstFailure == null) {
-                    firstFailure = "status " + seen.status() + " at call " + i;
-                }
-            } catch (Exception e) {
-                failures++;
-                if (firstFailure == null) {
-                    firstFailure = e.getClass().getName() + ": " + e.getMessage() + " at call " + i;
-                }
-            }
-        }
-        Report.line("RESULT", "id", id, "calls", repeat, "ok", ok, "failures", failures, "firstFailure", firstFailure,
-                "elapsedMs", elapsedMs(start));
-    }
 
     private static Seen once(Map<String, List<String>> spec, String id) throws Exception {
         return switch (one(spec, "api", "classic")) {
@@ -400,44 +333,6 @@ public final class HttpClient4Scenario {
         HttpResponse response = future.get(60, TimeUnit.SECONDS);
         // the body is buffered by the consumer: reading it here is not on the I/O thread
         return read(response);
-    }
-
-    private static Long sinceInterruptUs(String id) {
-        long now = System.nanoTime();
-        Long at = INTERRUPTED_AT.get(id);
-        return at == null ? null : TimeUnit.NANOSECONDS.toMicros(now - at);
-    }
-
-    private static void failure(String id, Exception e, long start) {
-        Long since = sinceInterruptUs(id);
-        Throwable reported = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
-        Throwable cause = reported.getCause();
-        Report.line("RESULT", "id", id, "failure", reported.getClass().getName(), "message", reported.getMessage(),
-                "cause", cause == null ? null : cause.getClass().getName(),
-                "cancelled", e instanceof CancellationException, "elapsedMs", elapsedMs(start),
-                "thread", Thread.currentThread().getName(), "interrupted", Thread.currentThread().isInterrupted(),
-                "sinceInterruptUs", since);
-    }
-
-    private static long elapsedMs(long start) {
-        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-    }
-
-    private static Map<String, List<String>> parse(String spec) {
-        Map<String, List<String>> map = new LinkedHashMap<>();
-        for (String part : spec.split(";")) {
-            int eq = part.indexOf('=');
-            if (eq <= 0) {
-                throw new IllegalArgumentException("key=value expected, got " + part);
-            }
-            map.computeIfAbsent(part.substring(0, eq), k -> new ArrayList<>()).add(part.substring(eq + 1));
-        }
-        return map;
-    }
-
-    private static String one(Map<String, List<String>> spec, String key, String fallback) {
-        List<String> values = spec.get(key);
-        return values == null ? fallback : values.get(values.size() - 1);
     }
 
 }
