@@ -15,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -108,8 +109,20 @@ public final class RedirectsApp {
             }
             Thread.sleep(50);
         }
+        // The totals count a call at once; a destination's MBean is registered by the agent's next housekeeping
+        // tick (once a second): read them once a tick has passed without a new one.
+        ObjectName destinations = new ObjectName("retry-agent:type=destination,*");
+        Set<ObjectName> names = server.queryNames(destinations, null);
+        while (System.nanoTime() < deadline) {
+            Thread.sleep(1_100);
+            Set<ObjectName> now = server.queryNames(destinations, null);
+            if (now.equals(names)) {
+                break;
+            }
+            names = now;
+        }
         Report.line("WAITED", "totalCalls", seen);
-        for (ObjectName name : new TreeSet<>(server.queryNames(new ObjectName("retry-agent:type=destination,*"), null))) {
+        for (ObjectName name : new TreeSet<>(server.queryNames(destinations, null))) {
             List<Object> kv = new ArrayList<>(List.of("name", name.toString()));
             for (MBeanAttributeInfo info : server.getMBeanInfo(name).getAttributes()) {
                 Object value = server.getAttribute(name, info.getName());
