@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.Deque;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -192,6 +193,40 @@ public final class ScriptedServer implements AutoCloseable {
     public int requestCount() {
         synchronized (lock) {
             return recorded.size();
+        }
+    }
+
+    /**
+     * Checks what a bounded pool does with the requests this server received: never more than {@code poolSize}
+     * connections in use at the same time (a connection is in use from its first request to its last, in the order
+     * they arrived; a pool may close one and open another over a long run), and at least 90% of the requests on a
+     * reused connection (a response kept or closed instead of handed back would take its connection with it).
+     */
+    public void assertPoolBound(int poolSize) {
+        List<RecordedRequest> seen = requests();
+        Map<Integer, Integer> first = new HashMap<>();
+        Map<Integer, Integer> last = new HashMap<>();
+        for (RecordedRequest request : seen) {
+            first.putIfAbsent(request.connectionId(), request.sequence());
+            last.put(request.connectionId(), request.sequence());
+        }
+        int most = 0;
+        for (RecordedRequest request : seen) {
+            int inUse = 0;
+            for (Map.Entry<Integer, Integer> connection : first.entrySet()) {
+                if (connection.getValue() <= request.sequence() && last.get(connection.getKey()) >= request.sequence()) {
+                    inUse++;
+                }
+            }
+            most = Math.max(most, inUse);
+        }
+        if (most > poolSize) {
+            throw new AssertionError("at most " + poolSize + " connections in use at once, saw " + most);
+        }
+        long reused = seen.stream().filter(r -> r.indexOnConnection() > 0).count();
+        if (reused < seen.size() * 9L / 10) {
+            throw new AssertionError("connections handed back to the pool: only " + reused + " of " + seen.size()
+                    + " requests on a reused connection");
         }
     }
 

@@ -19,9 +19,7 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -347,13 +345,8 @@ class HttpClient4AgentIT extends ClientContract<HttpClient4AgentIT.Jvm> {
                 assertTrue(pool.getInt("available") <= 5, pool.toString());
             }
             for (ScriptedServer server : List.of(classic, async)) {
-                List<RecordedRequest> seen = server.requests();
-                assertEquals(2 * callCount, seen.size());
-                Set<Integer> connections = new HashSet<>();
-                for (RecordedRequest request : seen) {
-                    connections.add(request.connectionId());
-                }
-                assertTrue(connections.size() <= 5, "at most 5 connections, reused: " + connections.size());
+                assertEquals(2 * callCount, server.requestCount());
+                server.assertPoolBound(5);
             }
         }
     }

@@ -5,15 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.retryagent.it.harness.ClientLibs;
 import dev.retryagent.it.harness.ForkedApp;
-import dev.retryagent.it.harness.RecordedRequest;
 import dev.retryagent.it.harness.ReportLine;
 import dev.retryagent.it.harness.Runs;
 import dev.retryagent.it.harness.ScriptedServer;
 import dev.retryagent.it.harness.Step;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -60,13 +57,8 @@ class HttpClient5PoolIT {
                 assertTrue(pool.getInt("available") <= 5, pool.toString());
             }
             for (ScriptedServer server : List.of(classic, async)) {
-                List<RecordedRequest> seen = server.requests();
-                assertEquals(2 * CALLS, seen.size());
-                Set<Integer> connections = new HashSet<>();
-                for (RecordedRequest request : seen) {
-                    connections.add(request.connectionId());
-                }
-                assertTrue(connections.size() <= 5, "at most 5 connections, reused: " + connections.size());
+                assertEquals(2 * CALLS, server.requestCount());
+                server.assertPoolBound(5);
             }
         }
     }
