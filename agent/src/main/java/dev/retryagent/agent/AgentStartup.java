@@ -134,9 +134,23 @@ final class AgentStartup {
         if (modeOverride != null) {
             policy = policy.withModeOverride(modeOverride);
         }
-        PolicyWatcher.publish("(built-in)", "(built-in)");
+        publishPolicy("(built-in)", "(built-in)");
         RetryLog.agent(Level.INFO, "policy-loaded file=(built-in) rules=0 mode=" + policy.mode().configName()
                 + " builtInRetries=" + policy.builtInRetries().configName());
         return policy;
+    }
+
+    /**
+     * Puts the running policy's file and hash where an operator can read them from a live JVM without its logs
+     * ({@code jcmd PID VM.system_properties}): logs rotate, and a service may log to nowhere. Here, not in
+     * {@link PolicyWatcher}, so that a start on the built-in policy loads none of the watcher's classes.
+     */
+    static void publishPolicy(String file, String hash) {
+        try {
+            System.setProperty(PolicyWatcher.POLICY_FILE_PROPERTY, file);
+            System.setProperty(PolicyWatcher.POLICY_HASH_PROPERTY, hash);
+        } catch (RuntimeException e) {
+            // A security manager that refuses: the log line still says it.
+        }
     }
 }
