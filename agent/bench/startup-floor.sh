@@ -73,10 +73,13 @@ run() { # out-prefix classpath main variant [extra JVM options...]: prints "wall
   shift 4
   local TIMEFORMAT='%3R %3U %3S'
   # shellcheck disable=SC2046
-  { time "$JAVA" $(options "$variant") "$@" -cp "$cp" "$main" > "$prefix.out" 2> "$prefix.err"; } 2> "$prefix.time" \
-    || { cat "$prefix.out" "$prefix.err" >&2; exit 1; }
+  { time "$JAVA" $(options "$variant") -Dbench.threadCpu=true "$@" -cp "$cp" "$main" > "$prefix.out" 2> "$prefix.err"; } \
+    2> "$prefix.time" || { cat "$prefix.out" "$prefix.err" >&2; exit 1; }
   grep -q 'status=200' "$prefix.out" || { echo "$main ($variant) failed:" >&2; cat "$prefix.out" "$prefix.err" >&2; exit 1; }
-  tail -1 "$prefix.time" | awk '{printf "%d %d\n", $1 * 1000, ($2 + $3) * 1000}'
+  # wall, CPU, and of the CPU the main thread's and the JIT compilers' (bench OneShotServer's thread_cpu_us)
+  local threads
+  threads=$(sed -n 's/.*thread_cpu_us=main:\([0-9]*\),jit:\([0-9]*\).*/\1 \2/p' "$prefix.out")
+  tail -1 "$prefix.time" | awk -v t="${threads:-0 0}" '{split(t, m, " "); printf "%d %d %d %d\n", $1 * 1000, ($2 + $3) * 1000, m[1] / 1000, m[2] / 1000}'
 }
 
 classes() { # class+load log -> "all shared agent"
@@ -91,8 +94,8 @@ classes() { # class+load log -> "all shared agent"
 LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "JDK: $("$JAVA" -version 2>&1 | head -1); $(nproc) cores; load average before: $LOAD_BEFORE; $RUNS alternating runs"
 echo
-echo "| app | variant | wall ms | CPU ms | wall vs none | CPU vs none | classes loaded (from CDS; agent's) |"
-echo "|---|---|---|---|---|---|---|"
+echo "| app | variant | wall ms | CPU ms | wall vs none | CPU vs none | CPU main thread / JIT ms | classes loaded (from CDS; agent's) |"
+echo "|---|---|---|---|---|---|---|---|"
 SUMMARY=""
 for app in $APPS; do
   main=dev.retryagent.bench.startup.${app}Startup
@@ -115,10 +118,11 @@ for app in $APPS; do
   w0=$(awk '{print $1}' "$W/runs/$app-none.txt" | median); c0=$(awk '{print $2}' "$W/runs/$app-none.txt" | median)
   for v in "${VARIANTS[@]}"; do
     w=$(awk '{print $1}' "$W/runs/$app-$v.txt" | median); c=$(awk '{print $2}' "$W/runs/$app-$v.txt" | median)
+    cm=$(awk '{print $3}' "$W/runs/$app-$v.txt" | median); cj=$(awk '{print $4}' "$W/runs/$app-$v.txt" | median)
     read -r all shared agent <<< "$(classes "$W/runs/$app-$v-classes.log")"
     eval "W_${v//-/_}=$w C_${v//-/_}=$c"
-    awk -v a="$app" -v v="$v" -v w="$w" -v c="$c" -v w0="$w0" -v c0="$c0" -v all="$all" -v sh="$shared" -v ag="$agent" 'BEGIN {
-      printf "| %s | %s | %d | %d | %+d ms (%.2fx) | %+d ms (%.2fx) | %d (%d; %d) |\n", a, v, w, c, w-w0, w/w0, c-c0, c/c0, all, sh, ag }'
+    awk -v a="$app" -v v="$v" -v w="$w" -v c="$c" -v w0="$w0" -v c0="$c0" -v cm="$cm" -v cj="$cj" -v all="$all" -v sh="$shared" -v ag="$agent" 'BEGIN {
+      printf "| %s | %s | %d | %d | %+d ms (%.2fx) | %+d ms (%.2fx) | %d / %d | %d (%d; %d) |\n", a, v, w, c, w-w0, w/w0, c-c0, c/c0, cm, cj, all, sh, ag }'
   done
   SUMMARY="$SUMMARY$(awk -v a="$app" -v w0="$w0" -v c0="$c0" -v we="$W_empty" -v ce="$C_empty" -v wo="$W_empty_ours" \
     -v co="$C_empty_ours" -v wt="$W_transformer" -v ct="$C_transformer" -v wa="$W_agent" -v ca="$C_agent" 'BEGIN {
