@@ -1,5 +1,6 @@
 package dev.retryagent.bench.startup;
 
+import java.io.File;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
@@ -64,8 +65,42 @@ public final class OneShotServer {
         } catch (Exception e) {
             // not Linux: the peak is reported as unknown
         }
-        System.out.println("status=" + status + " body=" + body + " vmhwm_kb=" + peakKb);
+        String threads = Boolean.getBoolean("bench.threadCpu") ? " thread_cpu_us=" + threadCpu() : "";
+        System.out.println("status=" + status + " body=" + body + " vmhwm_kb=" + peakKb + threads);
         System.out.flush();
         System.exit(0);
+    }
+
+    /**
+     * With -Dbench.threadCpu=true (agent/bench/startup-floor.sh): the CPU time of the threads so far, summed by kind
+     * ({@code main}, {@code jit}: the compilers, {@code vm}: GC and VM threads, {@code other}), in microseconds, from
+     * /proc/self/task/N/schedstat (Linux; empty elsewhere). Read at exit, when the other threads are idle and their
+     * figures exact. Off by default, so that the start-up table's runs pay nothing for it.
+     */
+    static String threadCpu() {
+        long main = 0;
+        long jit = 0;
+        long vm = 0;
+        long other = 0;
+        File[] tasks = new File("/proc/self/task").listFiles();
+        for (File task : tasks == null ? new File[0] : tasks) {
+            try {
+                String name = new String(Files.readAllBytes(new File(task, "comm").toPath()), StandardCharsets.UTF_8).trim();
+                String stat = new String(Files.readAllBytes(new File(task, "schedstat").toPath()), StandardCharsets.UTF_8);
+                long us = Long.parseLong(stat.substring(0, stat.indexOf(' '))) / 1000;
+                if (name.equals("java")) {
+                    main += us; // the launcher's name for the thread that runs main (and premain)
+                } else if (name.startsWith("C1 ") || name.startsWith("C2 ")) {
+                    jit += us;
+                } else if (name.startsWith("GC ") || name.startsWith("G1 ") || name.startsWith("VM ")) {
+                    vm += us;
+                } else {
+                    other += us;
+                }
+            } catch (Exception e) {
+                // a thread that ended meanwhile
+            }
+        }
+        return "main:" + main + ",jit:" + jit + ",vm:" + vm + ",other:" + other;
     }
 }

@@ -9,24 +9,30 @@ import java.util.logging.Logger;
 
 /**
  * Sends the {@code retry-agent} logger to stderr, one line per event, each starting with {@code retry-agent}
- * (SPEC 5), and nowhere else: the application's own logging configuration neither receives nor reformats it.
+ * (SPEC 5), and nowhere else: the application's own logging configuration neither receives nor reformats it. The
+ * logger is set up when the agent writes its first line ({@link RetryLog#createWhenWritten}): a start at {@code warn}
+ * that has nothing to say leaves {@code java.util.logging} to the application.
  */
 final class AgentLogging {
     private AgentLogging() {
     }
 
-    static void install(Level level) {
-        Logger logger = RetryLog.logger();
-        logger.setUseParentHandlers(false);
-        for (Handler handler : logger.getHandlers()) {
-            if (handler instanceof OneLineStderrHandler) {
-                logger.removeHandler(handler);
+    static void install(final Level level) {
+        RetryLog.createWhenWritten(level, new RetryLog.Setup() {
+            @Override
+            public void configure(Logger logger) {
+                logger.setUseParentHandlers(false);
+                for (Handler handler : logger.getHandlers()) {
+                    if (handler instanceof OneLineStderrHandler) {
+                        logger.removeHandler(handler);
+                    }
+                }
+                Handler handler = new OneLineStderrHandler();
+                handler.setLevel(Level.ALL);
+                logger.addHandler(handler);
+                logger.setLevel(level);
             }
-        }
-        Handler handler = new OneLineStderrHandler();
-        handler.setLevel(Level.ALL);
-        logger.addHandler(handler);
-        logger.setLevel(level);
+        });
     }
 
     /** Formats a record as exactly one line; a throwable adds its type and top frames, never a message. */

@@ -9,7 +9,6 @@ import dev.retryagent.agent.httpclient5.HttpClient5Instrumentation;
 import dev.retryagent.agent.httpurlconnection.HttpUrlConnectionInstrumentation;
 import dev.retryagent.agent.instrument.ClientAdapters;
 import dev.retryagent.agent.instrument.ClientInstrumentation;
-import dev.retryagent.agent.instrument.HookPoint;
 import dev.retryagent.agent.instrument.HookTransformer;
 import dev.retryagent.agent.jdkhttp.JdkHttpClientInstrumentation;
 import dev.retryagent.agent.metrics.Metrics;
@@ -47,36 +46,21 @@ final class AgentStartup {
         return Collections.unmodifiableList(clients);
     }
 
-    /** The clients whose {@link ClientInstrumentation#prepare} succeeds; the others are left out (fail open). */
-    static List<ClientInstrumentation> prepared(List<ClientInstrumentation> clients, Instrumentation inst) {
-        List<ClientInstrumentation> ready = new ArrayList<ClientInstrumentation>();
-        for (ClientInstrumentation client : clients) {
-            try {
-                if (client.prepare(inst)) {
-                    ready.add(client);
-                }
-            } catch (Throwable t) {
-                if (t instanceof VirtualMachineError) {
-                    throw (VirtualMachineError) t;
-                }
-                RetryLog.internalError("prepare:" + client.name(), t);
-            }
-        }
-        return Collections.unmodifiableList(ready);
-    }
-
     static void start(String agentArgs, Instrumentation inst, boolean attached) throws Exception {
-        List<ClientInstrumentation> clients = prepared(clients(), inst);
-        List<HookPoint> points = new ArrayList<HookPoint>();
+        List<ClientInstrumentation> clients = clients();
+        RetryAgent.mark("clients");
         StringBuilder names = new StringBuilder();
         for (ClientInstrumentation client : clients) {
-            points.addAll(client.hookPoints());
             names.append(names.length() == 0 ? "" : ",").append(client.name());
         }
-        HookTransformer transformer = new HookTransformer(points);
+        // Each client is prepared (its module edges) when its first class is woven (HookTransformer).
+        HookTransformer transformer = new HookTransformer(clients, inst);
+        RetryAgent.mark("transformer");
 
         AgentConfig config = AgentConfig.resolve(agentArgs, System.getProperties(), System.getenv());
+        RetryAgent.mark("config");
         AgentLogging.install(config.logLevel());
+        RetryAgent.mark("logging");
         for (String warning : config.warnings()) {
             RetryLog.agent(Level.WARNING, warning);
         }
@@ -94,19 +78,24 @@ final class AgentStartup {
             watcher = watcher(config.policy(), config.mode());
             policy = watcher != null ? watcher.start() : Policy.builtIn().withModeOverride(Mode.OFF);
         }
+        RetryAgent.mark("policy");
         RetryRuntime.install(policy);
+        RetryAgent.mark("runtime");
 
         Hooks.install(new ClientAdapters(clients, inst, AgentStartup.class.getClassLoader()));
         inst.addTransformer(transformer, true);
+        RetryAgent.mark("hooks");
         int retransformed = transformer.retransformLoaded(inst);
+        RetryAgent.mark("retransform");
         Metrics.start();
         if (watcher != null) {
             Housekeeping.every("policy-reload", PolicyWatcher.PERIOD_MILLIS, watcher);
         }
+        RetryAgent.mark("housekeeping");
 
         // Attached: the line the target's operator reads to know the attach took effect (at start-up, debug only).
         Level startedLevel = attached ? Level.INFO : Level.FINE;
-        if (RetryLog.logger().isLoggable(startedLevel)) {
+        if (RetryLog.isLoggable(startedLevel)) {
             RetryLog.agent(startedLevel, "started policy=" + policy.source()
                     + " mode=" + policy.mode().configName()
                     + " builtInRetries=" + policy.builtInRetries().configName()
@@ -145,9 +134,23 @@ final class AgentStartup {
         if (modeOverride != null) {
             policy = policy.withModeOverride(modeOverride);
         }
-        PolicyWatcher.publish("(built-in)", "(built-in)");
+        publishPolicy("(built-in)", "(built-in)");
         RetryLog.agent(Level.INFO, "policy-loaded file=(built-in) rules=0 mode=" + policy.mode().configName()
                 + " builtInRetries=" + policy.builtInRetries().configName());
         return policy;
+    }
+
+    /**
+     * Puts the running policy's file and hash where an operator can read them from a live JVM without its logs
+     * ({@code jcmd PID VM.system_properties}): logs rotate, and a service may log to nowhere. Here, not in
+     * {@link PolicyWatcher}, so that a start on the built-in policy loads none of the watcher's classes.
+     */
+    static void publishPolicy(String file, String hash) {
+        try {
+            System.setProperty(PolicyWatcher.POLICY_FILE_PROPERTY, file);
+            System.setProperty(PolicyWatcher.POLICY_HASH_PROPERTY, hash);
+        } catch (RuntimeException e) {
+            // A security manager that refuses: the log line still says it.
+        }
     }
 }

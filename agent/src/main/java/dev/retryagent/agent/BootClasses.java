@@ -59,7 +59,9 @@ final class BootClasses {
         if (!openUnsafe(inst, jar)) {
             return false;
         }
+        RetryAgent.mark("open-unsafe");
         definePack(jar, CORE, definePack);
+        RetryAgent.mark("define-core");
         agentJar = jar;
         instrumentation = inst;
         return true;
@@ -79,6 +81,7 @@ final class BootClasses {
         }
         try {
             definePack(jar, PARSER, define);
+            RetryAgent.mark("define-parser");
         } catch (Exception e) {
             RetryAgent.bootDefineFailed(e);
             RetryAgent.appendBootstrapJar(inst);

@@ -273,24 +273,11 @@ final class PolicyWatcher implements Runnable {
     }
 
     private void logLoaded(Policy policy, String hash) {
-        publish(file.toString(), hash);
+        AgentStartup.publishPolicy(file.toString(), hash);
         RetryLog.agent(Level.INFO, "policy-loaded file=" + file + " hash=" + hash
                 + " rules=" + policy.rules().size()
                 + " mode=" + policy.mode().configName()
                 + " builtInRetries=" + policy.builtInRetries().configName());
-    }
-
-    /**
-     * Puts the running policy's file and hash where an operator can read them from a live JVM without its logs
-     * ({@code jcmd PID VM.system_properties}): logs rotate, and a service may log to nowhere.
-     */
-    static void publish(String file, String hash) {
-        try {
-            System.setProperty(POLICY_FILE_PROPERTY, file);
-            System.setProperty(POLICY_HASH_PROPERTY, hash);
-        } catch (RuntimeException e) {
-            // A security manager that refuses: the log line still says it.
-        }
     }
 
     /** One line per distinct problem: the first error with its file:line: key, and what keeps running. */

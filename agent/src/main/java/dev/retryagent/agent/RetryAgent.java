@@ -1,6 +1,7 @@
 package dev.retryagent.agent;
 
 import java.io.File;
+import java.io.FileInputStream;
 import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -28,7 +29,19 @@ public final class RetryAgent {
     /** A class of the bootstrap jar: once the boot loader finds it, the agent has started here. */
     private static final String BOOTSTRAP_MARKER = "dev.retryagent.agent.bootstrap.Hooks";
 
+    /**
+     * For the start-up benchmark (agent/bench/startup-floor.sh): when set to {@code true}, premain writes one line to
+     * stderr with the time each of its phases took on its thread.
+     */
+    static final String TIMES_PROPERTY = "retry.agent.test.startupTimes";
+
     private static boolean started;
+    /** The line of {@link #TIMES_PROPERTY}, null unless it is set; the time of the last mark. Premain's thread only. */
+    private static StringBuilder times;
+    private static long firstMark;
+    private static long lastMark;
+    private static long firstCpu;
+    private static long lastCpu;
 
     private RetryAgent() {
     }
@@ -47,6 +60,13 @@ public final class RetryAgent {
             return;
         }
         started = true;
+        if (Boolean.getBoolean(TIMES_PROPERTY)) {
+            times = new StringBuilder("retry-agent startup-times");
+            firstCpu = threadCpuNanos();
+            lastCpu = firstCpu;
+            firstMark = System.nanoTime();
+            lastMark = firstMark;
+        }
         System.setProperty(STARTED_PROPERTY, attached ? "attach" : "premain");
         try {
             loadBootstrapClasses(inst);
@@ -54,6 +74,52 @@ public final class RetryAgent {
         } catch (Throwable t) {
             System.err.println("retry-agent start-failed error=" + t.getClass().getName()
                     + " message=" + t.getMessage() + "; the application runs without retries");
+        }
+        if (times != null) {
+            mark("rest");
+            System.err.println(times.append(" total=").append((lastMark - firstMark) / 1000).append('/')
+                    .append((lastCpu - firstCpu) / 1000));
+            times = null;
+        }
+    }
+
+    /**
+     * Ends the phase {@code name} of {@link #TIMES_PROPERTY}'s line: its wall and its thread's CPU time, in
+     * microseconds ({@code wall/cpu}). Nothing unless the property is set.
+     */
+    static void mark(String name) {
+        StringBuilder line = times;
+        if (line != null) {
+            long now = System.nanoTime();
+            long cpu = threadCpuNanos();
+            line.append(' ').append(name).append('=').append((now - lastMark) / 1000).append('/')
+                    .append((cpu - lastCpu) / 1000);
+            lastMark = now;
+            lastCpu = cpu;
+        }
+    }
+
+    /**
+     * The CPU time of the calling thread (Linux: the first field of {@code /proc/thread-self/schedstat}), so that the
+     * phases' figures hold on a loaded machine; 0 where that cannot be read. Not through {@code ThreadMXBean}: JMX
+     * would cost the start-up more than it measures.
+     */
+    private static long threadCpuNanos() {
+        try {
+            FileInputStream in = new FileInputStream("/proc/thread-self/schedstat");
+            try {
+                byte[] bytes = new byte[64];
+                int n = in.read(bytes);
+                long nanos = 0;
+                for (int i = 0; i < n && bytes[i] >= '0' && bytes[i] <= '9'; i++) {
+                    nanos = nanos * 10 + (bytes[i] - '0');
+                }
+                return nanos;
+            } finally {
+                in.close();
+            }
+        } catch (IOException e) {
+            return 0;
         }
     }
 

@@ -49,6 +49,7 @@ public final class LogWindows {
     private final RetryEngine engine;
     private final Clock clock;
     private final long windowNanos;
+    /** Null: {@link RetryLog#logger()}, asked when a line is written, so that it exists only once one is. */
     private final Logger logger;
     private final Runnable firstWindowOpened;
     private final AtomicBoolean anyWindowOpened = new AtomicBoolean();
@@ -62,7 +63,7 @@ public final class LogWindows {
      * starts calling {@link #flush()} then, so that a service whose calls never fail never pays for it.
      */
     public LogWindows(RetryEngine engine, Clock clock, Runnable firstWindowOpened) {
-        this(engine, clock, TimeUnit.SECONDS.toNanos(WINDOW_SECONDS), RetryLog.logger(), firstWindowOpened);
+        this(engine, clock, TimeUnit.SECONDS.toNanos(WINDOW_SECONDS), null, firstWindowOpened);
     }
 
     LogWindows(RetryEngine engine, Clock clock, long windowNanos, Logger logger, Runnable firstWindowOpened) {
@@ -124,10 +125,10 @@ public final class LogWindows {
             break;
         }
         if (summary != null) {
-            logger.log(Level.INFO, summary);
+            write(summary);
         }
         if (first) {
-            logger.log(Level.INFO, RetryLog.line(call, outcome, decision));
+            write(RetryLog.line(call, outcome, decision));
         }
     }
 
@@ -153,9 +154,13 @@ public final class LogWindows {
                 }
             }
             if (summary != null) {
-                logger.log(Level.INFO, summary);
+                write(summary);
             }
         }
+    }
+
+    private void write(String line) {
+        (logger != null ? logger : RetryLog.logger()).log(Level.INFO, line);
     }
 
     /**

@@ -10,18 +10,77 @@ import java.util.logging.Logger;
  * The log lines of SPEC 5, through java.util.logging's {@code retry-agent} logger: one line per event,
  * {@code key=value}, at {@code info} thinned out per destination by {@link LogWindows}. Only client, method, host
  * and path (never a query, header value or body) appear.
+ *
+ * <p>The agent has the logger created when the first line is written ({@link #createWhenWritten}): the first
+ * {@code java.util.logging} logger of a JVM initialises its {@code LogManager} (its configuration, the system
+ * logger finder), about 10 ms of CPU that an application which never logs through it would pay at every start.
  */
 public final class RetryLog {
     public static final String LOGGER_NAME = "retry-agent";
-    private static final Logger LOGGER = Logger.getLogger(LOGGER_NAME);
+    private static final int OFF = Level.OFF.intValue();
+    /** Null until created: {@link #logger()}. */
+    private static volatile Logger logger;
+    /** Set by {@link #createWhenWritten}; null: {@link #isLoggable} creates the logger to ask it. */
+    private static volatile Setup setup;
+    /** While the logger does not exist, and {@link #setup} is set: the level from which lines are written. */
+    private static volatile int levelValue = Level.INFO.intValue();
     private static final ConcurrentHashMap<String, Boolean> REPORTED_FAILURES = new ConcurrentHashMap<String, Boolean>();
     private static volatile LogWindows windows;
 
     private RetryLog() {
     }
 
+    /** What the agent does to the logger once it is created (its handler and level). */
+    public interface Setup {
+        void configure(Logger logger);
+    }
+
+    /** The logger, created (and configured, see {@link #createWhenWritten}) at the first call. */
     public static Logger logger() {
-        return LOGGER;
+        Logger l = logger;
+        if (l == null) {
+            synchronized (RetryLog.class) {
+                l = logger;
+                if (l == null) {
+                    l = Logger.getLogger(LOGGER_NAME);
+                    Setup s = setup;
+                    if (s != null) {
+                        s.configure(l);
+                    }
+                    logger = l;
+                }
+            }
+        }
+        return l;
+    }
+
+    /**
+     * Until a line is written at {@code level} or above, the logger is not created: {@link #isLoggable} answers from
+     * {@code level} (as the logger would with that level), and {@code configure} runs on the logger when it is. A
+     * logger that exists already is configured now.
+     */
+    public static void createWhenWritten(Level level, Setup configure) {
+        synchronized (RetryLog.class) {
+            levelValue = level.intValue();
+            setup = configure;
+            Logger l = logger;
+            if (l != null) {
+                configure.configure(l);
+            }
+        }
+    }
+
+    /** As {@link Logger#isLoggable} of the logger, without creating it while {@link #createWhenWritten} holds. */
+    public static boolean isLoggable(Level level) {
+        Logger l = logger;
+        if (l != null) {
+            return l.isLoggable(level);
+        }
+        if (setup == null) {
+            return logger().isLoggable(level);
+        }
+        int threshold = levelValue;
+        return level.intValue() >= threshold && threshold != OFF;
     }
 
     /**
@@ -31,19 +90,19 @@ public final class RetryLog {
      */
     public static void decision(CallFacts call, Outcome outcome, RetryDecision decision) {
         if (decision.action() == RetryDecision.Action.DONE) {
-            if (LOGGER.isLoggable(Level.FINE)) {
-                LOGGER.fine(LOGGER_NAME + " done " + call + " cause=" + outcome.cause());
+            if (isLoggable(Level.FINE)) {
+                logger().fine(LOGGER_NAME + " done " + call + " cause=" + outcome.cause());
             }
             return;
         }
-        if (!LOGGER.isLoggable(Level.INFO)) {
+        if (!isLoggable(Level.INFO)) {
             return;
         }
         LogWindows w = windows;
-        if (w != null && !LOGGER.isLoggable(Level.FINE)) {
+        if (w != null && !isLoggable(Level.FINE)) {
             w.event(call, outcome, decision);
         } else {
-            LOGGER.log(Level.INFO, line(call, outcome, decision));
+            logger().log(Level.INFO, line(call, outcome, decision));
         }
     }
 
@@ -100,14 +159,16 @@ public final class RetryLog {
      * follows from the error in {@code consequence}.
      */
     public static void internalError(String where, Throwable error, String consequence) {
-        if (REPORTED_FAILURES.putIfAbsent(where, Boolean.TRUE) == null) {
-            LOGGER.log(Level.WARNING, LOGGER_NAME + " internal-error where=" + where
+        if (REPORTED_FAILURES.putIfAbsent(where, Boolean.TRUE) == null && isLoggable(Level.WARNING)) {
+            logger().log(Level.WARNING, LOGGER_NAME + " internal-error where=" + where
                     + " error=" + error.getClass().getName() + "; " + consequence, error);
         }
     }
 
     /** A message about the agent itself (start-up, policy). */
     public static void agent(Level level, String message) {
-        LOGGER.log(level, LOGGER_NAME + " " + message);
+        if (isLoggable(level)) {
+            logger().log(level, LOGGER_NAME + " " + message);
+        }
     }
 }

@@ -72,7 +72,7 @@ final class ClassInjector {
         if (handler == null) {
             throw new IllegalStateException(client.handlerClass() + " is not among the adapter classes of " + client.name());
         }
-        if (RetryLog.logger().isLoggable(Level.FINE)) {
+        if (RetryLog.isLoggable(Level.FINE)) {
             RetryLog.agent(Level.FINE, "adapter client=" + client.name() + " defined-in=" + loader.getClass().getName());
         }
         return handler;

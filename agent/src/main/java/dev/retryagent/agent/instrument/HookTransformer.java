@@ -20,6 +20,11 @@ import java.util.logging.Level;
  * its start-up budget. Hooked classes loaded before the transformer was added are retransformed
  * ({@link #retransformLoaded}).
  *
+ * <p>Built from the clients ({@link #HookTransformer(List, Instrumentation)}), it readies each client
+ * ({@link ClientInstrumentation#prepare}: the module edges its woven code needs) right before the first of its classes
+ * is woven, not at start-up: an application pays for the clients it uses only (on Java 25 each costs milliseconds
+ * of reflection on the Module API). A client whose preparation fails is left out: its classes load unchanged.
+ *
  * <p>Tried and dropped: weaving the hooked classes ahead on a background thread. On two cores start-up is
  * CPU-bound; the thread saved the application's thread ~5 ms of weaving and cost ~35 ms of CPU (~12 ms of wall
  * time) reading the class files a second time.
@@ -29,8 +34,29 @@ public final class HookTransformer implements ClassFileTransformer {
     private final Map<String, List<HookPoint>> byClass;
     /** Binary names of the hooked classes. */
     private final Set<String> binaryNames;
+    /** The client of each hooked class (internal name), to prepare; empty when built from hook points alone. */
+    private final Map<String, ClientInstrumentation> clientByClass = new HashMap<String, ClientInstrumentation>();
+    /** What {@link ClientInstrumentation#prepare} answered, per client; guarded by the map. */
+    private final Map<ClientInstrumentation, Boolean> prepared = new HashMap<ClientInstrumentation, Boolean>();
+    private final Instrumentation instrumentation;
 
+    /** Weaves the hook points of {@code clients}, each client prepared before its first class is woven. */
+    public HookTransformer(List<ClientInstrumentation> clients, Instrumentation inst) {
+        this(inst, hookPoints(clients));
+        for (ClientInstrumentation client : clients) {
+            for (HookPoint point : client.hookPoints()) {
+                clientByClass.put(point.internalName(), client);
+            }
+        }
+    }
+
+    /** Weaves {@code points}, with nothing to prepare. */
     public HookTransformer(List<HookPoint> points) {
+        this(null, points);
+    }
+
+    private HookTransformer(Instrumentation inst, List<HookPoint> points) {
+        this.instrumentation = inst;
         Map<String, List<HookPoint>> map = new HashMap<String, List<HookPoint>>();
         Set<String> names = new HashSet<String>();
         for (HookPoint point : points) {
@@ -61,12 +87,12 @@ public final class HookTransformer implements ClassFileTransformer {
             return null;
         }
         List<HookPoint> points = byClass.get(className);
-        if (points == null) {
+        if (points == null || !prepare(clientByClass.get(className))) {
             return null;
         }
         try {
             byte[] woven = HookWeaver.weave(classfileBuffer, points);
-            if (woven != null && RetryLog.logger().isLoggable(Level.FINE)) {
+            if (woven != null && RetryLog.isLoggable(Level.FINE)) {
                 RetryLog.agent(Level.FINE, "instrumented class=" + className.replace('/', '.')
                         + (classBeingRedefined != null ? " retransformed=true" : ""));
             }
@@ -75,6 +101,37 @@ public final class HookTransformer implements ClassFileTransformer {
             // The class loads unchanged: its calls are not retried, the application runs on.
             RetryLog.internalError("weave:" + className, t);
             return null;
+        }
+    }
+
+    private static List<HookPoint> hookPoints(List<ClientInstrumentation> clients) {
+        List<HookPoint> points = new ArrayList<HookPoint>();
+        for (ClientInstrumentation client : clients) {
+            points.addAll(client.hookPoints());
+        }
+        return points;
+    }
+
+    /** True when {@code client} (null: none to prepare) is ready for its classes to be woven; prepares it once. */
+    private boolean prepare(ClientInstrumentation client) {
+        if (client == null) {
+            return true;
+        }
+        synchronized (prepared) {
+            Boolean ready = prepared.get(client);
+            if (ready == null) {
+                ready = Boolean.FALSE;
+                try {
+                    ready = client.prepare(instrumentation);
+                } catch (Throwable t) {
+                    if (t instanceof VirtualMachineError) {
+                        throw (VirtualMachineError) t;
+                    }
+                    RetryLog.internalError("prepare:" + client.name(), t);
+                }
+                prepared.put(client, ready);
+            }
+            return ready;
         }
     }
 
