@@ -3,13 +3,13 @@
 # start-up cost, and does the JVM warn?
 #
 # For each JDK (JAVAS, default: `java` on the PATH and Temurin 25 if installed), with the app of startup.sh
-# (bench/StartupApp: one OkHttp call to its own loopback server) packed into a jar (CDS archives classes from jars
+# (bench/src's OkHttpStartup: one OkHttp call to its own loopback server) packed into a jar (CDS archives classes from jars
 # only), and for each archive kind:
 #   static:  a class list from a training run (-XX:DumpLoadedClassList), then -Xshare:dump into static.jsa
 #   dynamic: a training run with -XX:ArchiveClassesAtExit=dynamic.jsa
 # both trained without the agent (a dynamic dump refuses agents unless -XX:+AllowArchivingWithJavaAgent), it
 # prints, without and with -javaagent, under the same archive:
-#   classes: where the application's classes (okhttp3, okio, kotlin, StartupApp) came from -- the archive
+#   classes: where the application's classes (okhttp3, okio, kotlin, the app's own) came from -- the archive
 #            ("shared objects file" in -Xlog:class+load) or their jar -- and how many classes the JVM took from the
 #            archive in all; the agent's classes as "agent-boot" (defined in the boot loader, never archived) and
 #            "agent-jar"
@@ -51,7 +51,8 @@ OUT=$(pwd)/target/bench-cds
 rm -rf "$OUT"
 mkdir -p "$OUT/classes"
 JAVAC=${JAVAC:-javac}
-"$JAVAC" -nowarn --release 11 -d "$OUT/classes" -cp "$CP" bench/StartupApp.java
+APP_SRC=../bench/src/dev/retryagent/bench/startup
+"$JAVAC" -nowarn --release 11 -d "$OUT/classes" -cp "$CP" "$APP_SRC/OkHttpStartup.java" "$APP_SRC/OneShotServer.java"
 JAR_TOOL=${JAR_TOOL:-jar}
 "$JAR_TOOL" cf "$OUT/app.jar" -C "$OUT/classes" .
 CP="$OUT/app.jar:$CP"
@@ -62,7 +63,7 @@ run() { # run <out prefix> <java> <options...>: one run, stdout/stderr/time kept
   shift 2
   local start end
   start=$(date +%s%N)
-  "$TIME" -f "%U %S" -o "$prefix.time" "$java" "$@" -cp "$CP" StartupApp > "$prefix.out" 2> "$prefix.err" \
+  "$TIME" -f "%U %S" -o "$prefix.time" "$java" "$@" -cp "$CP" dev.retryagent.bench.startup.OkHttpStartup > "$prefix.out" 2> "$prefix.err" \
     || { cat "$prefix.out" "$prefix.err" >&2; exit 1; }
   end=$(date +%s%N)
   grep -q "status=200" "$prefix.out" || { echo "unexpected output:" >&2; cat "$prefix.out" "$prefix.err" >&2; exit 1; }
@@ -75,7 +76,7 @@ classes() { # classes <class+load log>: "app shared/total, all shared, agent-boo
       # the decorations ([0.1s][info][class,load]) are padded with spaces once a longer tag set has been logged
       line = $0; sub(/^(\[[^]]*\] *)+/, "", line); split(line, f, " ")
       name = f[1]; shared = ($0 ~ /source: shared objects file/)
-      app = (name ~ /^(okhttp3|okio|kotlin)\./ || name ~ /^StartupApp/)
+      app = (name ~ /^(okhttp3|okio|kotlin)\./ || name ~ /^dev\.retryagent\.bench\./)
       if (app) { apps++; if (shared) appShared++ }
       if (shared) allShared++
       if ($0 ~ /__JVM_DefineClass__/ && name ~ /^dev\.retryagent\./) boot++
