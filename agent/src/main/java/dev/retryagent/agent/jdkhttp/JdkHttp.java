@@ -133,7 +133,13 @@ final class JdkHttp {
     }
 
     /** The two fields of {@code MultiExchange}, opened to this module at start-up; looked up at first use. */
-    private synchronized void internals() throws IllegalAccessException {
+    private void internals() throws IllegalAccessException {
+        if (retriedOnce == null) {
+            lookUpInternals(); // without a lock once done: every exchange reads its handler (LastHop)
+        }
+    }
+
+    private synchronized void lookUpInternals() throws IllegalAccessException {
         if (retriedOnce != null) {
             return;
         }

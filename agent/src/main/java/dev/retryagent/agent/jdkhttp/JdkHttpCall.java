@@ -5,6 +5,7 @@ import dev.retryagent.agent.bootstrap.InjectedFaults;
 import dev.retryagent.engine.AsyncExchange;
 import dev.retryagent.engine.AttemptScope;
 import dev.retryagent.engine.AttemptCallback;
+import dev.retryagent.engine.CallFacts;
 import dev.retryagent.engine.Outcome;
 import dev.retryagent.engine.RetryLog;
 import dev.retryagent.policy.ClientNames;
@@ -200,6 +201,12 @@ final class JdkHttpCall implements AsyncExchange<JdkHttpCall.Head> {
         return FailureKind.OTHER;
     }
 
+    /** The client follows redirects inside an attempt: the rule is that of the last hop ({@link LastHop}). */
+    @Override
+    public CallFacts decidedUnder(CallFacts call, Head head) {
+        return LastHop.decidedUnder(api, call, head.attempt.exchange);
+    }
+
     /**
      * Nothing to do here: an attempt whose head is not delivered got a discarding subscriber when its head arrived
      * ({@link Attempt#invoke}), which reads the body to its end and so gives the connection back.
@@ -239,6 +246,8 @@ final class JdkHttpCall implements AsyncExchange<JdkHttpCall.Head> {
         private final AtomicReference<Object> next = new AtomicReference<Object>();
         private volatile boolean delivered;
         volatile CompletableFuture<?> inFlight;
+        /** The client's {@code MultiExchange} of this attempt, once it started ({@link LastHop}). */
+        volatile Object exchange;
 
         Attempt(AttemptCallback<Head> loop) {
             this.loop = loop;

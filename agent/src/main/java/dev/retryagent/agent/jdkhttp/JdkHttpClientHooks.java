@@ -13,7 +13,6 @@ import dev.retryagent.policy.ClientNames;
 import dev.retryagent.policy.Mode;
 import java.io.IOException;
 import java.io.InterruptedIOException;
-import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Proxy;
 import java.net.URI;
 import java.util.List;
@@ -31,6 +30,7 @@ public final class JdkHttpClientHooks implements Hooks.Handler {
     static final String SEND = "jdk-httpclient.send";
     static final String SEND_ASYNC = "jdk-httpclient.send-async";
     static final String RESEND = "jdk-httpclient.resend";
+    static final String EXCHANGE = "jdk-httpclient.exchange";
 
     /** The request class of the client's own WebSocket opening handshake: left alone. */
     private static final String INTERNAL_REQUEST = "jdk.internal.net.http.HttpRequestImpl";
@@ -51,12 +51,17 @@ public final class JdkHttpClientHooks implements Hooks.Handler {
 
     @Override
     public boolean onEnter(String hook, Object self, Object[] args) {
-        if (RESEND.equals(hook) && self != null) {
-            try {
+        if (self == null) {
+            return false;
+        }
+        try {
+            if (RESEND.equals(hook)) {
                 switchOffResend(self, args[0]);
-            } catch (IllegalAccessException e) {
-                throw new IllegalStateException(e);
+            } else if (EXCHANGE.equals(hook)) {
+                LastHop.exchangeStarts(self);
             }
+        } catch (IllegalAccessException e) {
+            throw new IllegalStateException(e);
         }
         return false;
     }
@@ -96,14 +101,9 @@ public final class JdkHttpClientHooks implements Hooks.Handler {
         if (t == null || !CONNECTION_EXPIRED.equals(t.getClass().getName())) {
             return;
         }
-        JdkHttp api = JdkHttp.of(multiExchange.getClass());
-        Object handler = api.exchangeHandler(multiExchange);
-        if (handler == null || !Proxy.isProxyClass(handler.getClass())) {
-            return;
-        }
-        InvocationHandler attempt = Proxy.getInvocationHandler(handler);
-        if (attempt instanceof JdkHttpCall.Attempt && ((JdkHttpCall.Attempt) attempt).call().replacesBuiltInRetries) {
-            api.markRetriedOnce(multiExchange);
+        JdkHttpCall.Attempt attempt = LastHop.attemptOf(multiExchange);
+        if (attempt != null && attempt.call().replacesBuiltInRetries) {
+            JdkHttp.of(multiExchange.getClass()).markRetriedOnce(multiExchange);
         }
     }
 

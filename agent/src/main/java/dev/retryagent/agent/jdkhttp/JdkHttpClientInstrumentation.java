@@ -28,16 +28,18 @@ import java.util.logging.Level;
  *       earlier Java 17 updates), where the client
  *       decides on its own resends: under {@code builtInRetries: replace} its resend after a
  *       {@code ConnectionExpiredException} (a pooled connection that failed before a byte of the answer, often after
- *       the server had read the request) is switched off for the attempts the agent runs.</li>
+ *       the server had read the request) is switched off for the attempts the agent runs;</li>
+ *   <li>entry of {@code MultiExchange.responseAsync(Executor)}: an attempt of the agent's learns its exchange, whose
+ *       current request, after the redirects the client followed, says where the response went ({@link LastHop}).</li>
  * </ul>
  *
  * The module {@code java.net.http} is defined to the platform class loader. Its woven code calls {@code Hooks} on
  * the bootstrap path, so {@link #prepare} gives it a read edge to the bootstrap loader's unnamed module, and opens
  * {@code jdk.internal.net.http} to the handler's module (the agent jar's loader, which sees {@code java.net.http}
- * through its parents), for the two fields of {@code MultiExchange} the resend switch reads and writes. The adapter
- * is compiled for Java 8 like the rest of the agent: it reaches {@code java.net.http}'s public types by reflection
- * and implements {@code BodyHandler} with a {@link java.lang.reflect.Proxy} ({@link JdkHttp}), so no class file of
- * the jar needs Java 11 and nothing of it loads on a JVM without the module.
+ * through its parents), for the fields of {@code MultiExchange} that the resend switch and {@link LastHop} use. The
+ * adapter is compiled for Java 8 like the rest of the agent: it reaches {@code java.net.http}'s public types by
+ * reflection and implements {@code BodyHandler} with a {@link java.lang.reflect.Proxy} ({@link JdkHttp}), so no class
+ * file of the jar needs Java 11 and nothing of it loads on a JVM without the module.
  *
  * <p>This class names no {@code java.net.http} type and loads on Java 8, where {@link #prepare} does nothing.
  */
@@ -53,6 +55,8 @@ public final class JdkHttpClientInstrumentation extends ClientInstrumentation {
             + "Ljava/util/concurrent/CompletableFuture;";
     /** {@code getExceptionalCF(Throwable)}: earlier Java 17 updates (17.0.15 has it). */
     static final String EXCEPTIONAL_DESCRIPTOR_17 = "(Ljava/lang/Throwable;)Ljava/util/concurrent/CompletableFuture;";
+    /** {@code MultiExchange.responseAsync(Executor)}, where the exchange of every {@code send} starts. */
+    static final String RESPONSE_ASYNC_DESCRIPTOR = "(Ljava/util/concurrent/Executor;)Ljava/util/concurrent/CompletableFuture;";
     static final String INTERNAL_PACKAGE = "jdk.internal.net.http";
 
     public JdkHttpClientInstrumentation() {
@@ -60,7 +64,8 @@ public final class JdkHttpClientInstrumentation extends ClientInstrumentation {
                 HookPoint.entryMayReplace(JdkHttpClientHooks.SEND, CLIENT_IMPL, "send", SEND_DESCRIPTOR),
                 HookPoint.entryMayReplace(JdkHttpClientHooks.SEND_ASYNC, CLIENT_IMPL, "sendAsync", SEND_ASYNC_DESCRIPTOR),
                 HookPoint.entry(JdkHttpClientHooks.RESEND, MULTI_EXCHANGE, "getExceptionalCF", EXCEPTIONAL_DESCRIPTOR),
-                HookPoint.entry(JdkHttpClientHooks.RESEND, MULTI_EXCHANGE, "getExceptionalCF", EXCEPTIONAL_DESCRIPTOR_17));
+                HookPoint.entry(JdkHttpClientHooks.RESEND, MULTI_EXCHANGE, "getExceptionalCF", EXCEPTIONAL_DESCRIPTOR_17),
+                HookPoint.entry(JdkHttpClientHooks.EXCHANGE, MULTI_EXCHANGE, "responseAsync", RESPONSE_ASYNC_DESCRIPTOR));
     }
 
     @Override

@@ -50,7 +50,7 @@ class JdkHttpClientInstrumentationTest {
     void describesTheClient() {
         assertEquals("jdk-httpclient", instrumentation.name());
         assertEquals(JdkHttpClientHooks.class.getName(), instrumentation.handlerClass());
-        assertEquals(4, instrumentation.hookPoints().size());
+        assertEquals(5, instrumentation.hookPoints().size());
     }
 
     @Test
@@ -67,10 +67,14 @@ class JdkHttpClientInstrumentationTest {
         }
         // the resend decision: one of its two descriptors on each JDK (Java 17 updates differ)
         mex.forEach((jdk, bytes) -> assertNotNull(HookWeaver.weave(bytes, points.subList(2, 4)), "resend hook on " + jdk));
+        HookPoint exchange = points.get(4);
         mex.forEach((jdk, bytes) -> {
+            assertTrue(members(bytes, false).contains(exchange.methodName() + exchange.descriptor()), exchange + " on " + jdk);
+            assertNotNull(HookWeaver.weave(bytes, List.of(exchange)), exchange + " weaves on " + jdk);
             List<String> fields = members(bytes, true);
             assertTrue(fields.contains("responseHandler Ljava/net/http/HttpResponse$BodyHandler;"), jdk + " " + fields);
             assertTrue(fields.contains("retriedOnce Z") || fields.contains("expiredOnce Z"), jdk + " " + fields);
+            assertTrue(fields.contains("currentreq Ljdk/internal/net/http/HttpRequestImpl;"), jdk + " " + fields);
         });
     }
 

@@ -1,20 +1,28 @@
 package dev.retryagent.it.apps;
 
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * What the batch apps of the Apache clients share around one call of a {@code --call} spec: its start delay, its
- * {@code repeat}, the interrupt of the caller's thread ({@code interruptAfterMs}), and the {@code RESULT} line it
- * reports. How a call is made is the app's ({@link Call}).
+ * What the batch apps of the Apache clients share: their options ({@link Options}), the threads their calls run on
+ * ({@link #runAll}), around one call of a {@code --call} spec its start delay, its {@code repeat}, the interrupt of
+ * the caller's thread ({@code interruptAfterMs}), the cancel of an async future ({@link #cancelAfter}) and the
+ * {@code RESULT} line it reports, and the {@code CALLBACKS} ({@link Callbacks}) and {@code POOL} lines ({@link #pool}).
+ * How a call is made is the app's ({@link Call}).
  */
 public final class BatchCalls {
     /** The apps' timers (interrupts, cancels): one daemon thread. */
@@ -35,7 +43,115 @@ public final class BatchCalls {
         Seen make(Map<String, List<String>> spec, String id) throws Exception;
     }
 
+    /** A batch app's options: {@code --await-go}, {@code --sequential} and {@code --call SPEC} (repeatable). */
+    public record Options(boolean awaitGo, boolean sequential, List<Map<String, List<String>>> calls) {
+        /** The options of {@code argv}; an unknown one ends the app with exit code 2. */
+        public static Options parse(String[] argv) {
+            boolean awaitGo = false;
+            boolean sequential = false;
+            List<Map<String, List<String>>> calls = new ArrayList<>();
+            for (int i = 0; i < argv.length; i++) {
+                switch (argv[i]) {
+                    case "--await-go" -> awaitGo = true;
+                    case "--sequential" -> sequential = true;
+                    case "--call" -> calls.add(BatchCalls.parse(argv[++i]));
+                    default -> {
+                        System.err.println("usage error: unknown argument " + argv[i]);
+                        System.exit(2);
+                    }
+                }
+            }
+            return new Options(awaitGo, sequential, calls);
+        }
+    }
+
+    /**
+     * What an async call was called back with ({@code completed:STATUS@THREAD}, {@code failed:EXCEPTION},
+     * {@code cancelled}), per call id: a call must be called back exactly once.
+     */
+    public static final class Callbacks {
+        private static final Map<String, Callbacks> BY_ID = new ConcurrentHashMap<>();
+        /** How long after the first callbacks a second one, if there were one, is given to show. */
+        private static final long QUIET_MS = 300;
+        private final List<String> kinds = new CopyOnWriteArrayList<>();
+
+        private Callbacks() {
+        }
+
+        /** The record of the async call {@code id}, whose callbacks are to come. */
+        public static Callbacks of(String id) {
+            Callbacks callbacks = new Callbacks();
+            BY_ID.put(id, callbacks);
+            return callbacks;
+        }
+
+        public void completed(int status) {
+            kinds.add("completed:" + status + "@" + Thread.currentThread().getName());
+        }
+
+        public void failed(Exception ex) {
+            kinds.add("failed:" + ex.getClass().getSimpleName());
+        }
+
+        public void cancelled() {
+            kinds.add("cancelled");
+        }
+
+        /**
+         * Prints {@code CALLBACKS id=.. count=.. kinds=..} per async call. A callback may run after {@code get()}
+         * returned: this waits (up to 5 s) for every first one. A second callback is what must not happen, so it
+         * cannot be waited for; a quiet period after the first ones gives a late one time to show.
+         */
+        public static void report() throws InterruptedException {
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (BY_ID.values().stream().anyMatch(c -> c.kinds.isEmpty()) && System.nanoTime() < end) {
+                Thread.sleep(5);
+            }
+            Thread.sleep(QUIET_MS);
+            BY_ID.forEach((id, c) -> Report.line("CALLBACKS", "id", id, "count", c.kinds.size(),
+                    "kinds", String.join(",", c.kinds)));
+        }
+    }
+
     private BatchCalls() {
+    }
+
+    /**
+     * Prints READY and waits for a line on stdin under {@code --await-go}; then runs every call on a thread of its own
+     * ({@code call-ID}), all at once or one after the other under {@code --sequential}, and waits for them.
+     */
+    public static void runAll(Options options, Call call) throws IOException, InterruptedException {
+        if (options.awaitGo()) {
+            Report.line("READY");
+            new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();
+        }
+        List<Thread> threads = new ArrayList<>();
+        for (Map<String, List<String>> spec : options.calls()) {
+            String id = one(spec, "id", "call" + threads.size());
+            Thread t = new Thread(() -> run(spec, id, call), "call-" + id);
+            threads.add(t);
+            t.start();
+            if (options.sequential()) {
+                t.join(120_000);
+            }
+        }
+        for (Thread t : threads) {
+            t.join(120_000);
+        }
+    }
+
+    /** Cancels {@code future} ({@code cancel(true)}) after the spec's {@code cancelAfterMs}, if it has one. */
+    public static void cancelAfter(Map<String, List<String>> spec, Future<?> future) {
+        if (spec.containsKey("cancelAfterMs")) {
+            TIMERS.schedule(() -> future.cancel(true), Long.parseLong(one(spec, "cancelAfterMs", "0")),
+                    TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** Prints {@code POOL api=.. client=.. leased=.. available=.. pending=.. max=..} for a pool of the app's. */
+    public static void pool(String api, String kind, int leased, int available, int pending, int max) {
+        Report.line("POOL", "api", api, "client", kind, "leased", leased, "available", available, "pending", pending,
+                "max", max);
     }
 
     /** Makes the call of {@code spec} (or its repeats) on this thread and reports it. */

@@ -1,21 +1,15 @@
 package dev.retryagent.it.apps;
 
-import static dev.retryagent.it.apps.BatchCalls.TIMERS;
 import static dev.retryagent.it.apps.BatchCalls.one;
-import static dev.retryagent.it.apps.BatchCalls.parse;
 
 import dev.retryagent.it.apps.BatchCalls.Seen;
-import java.io.BufferedReader;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.apache.http.Header;
@@ -85,63 +79,26 @@ public final class HttpClient4Scenario {
     private static final Map<String, CloseableHttpAsyncClient> ASYNC = new ConcurrentHashMap<>();
     private static final Map<String, PoolingHttpClientConnectionManager> CLASSIC_POOLS = new ConcurrentHashMap<>();
     private static final Map<String, PoolingNHttpClientConnectionManager> ASYNC_POOLS = new ConcurrentHashMap<>();
-    private static final Map<String, List<String>> CALLBACKS = new ConcurrentHashMap<>();
-    private static final long QUIET_MS = 300;
 
     private HttpClient4Scenario() {
     }
 
     public static void main(String[] argv) throws Exception {
-        boolean awaitGo = false;
-        boolean sequential = false;
-        List<Map<String, List<String>>> calls = new ArrayList<>();
-        for (int i = 0; i < argv.length; i++) {
-            switch (argv[i]) {
-                case "--await-go" -> awaitGo = true;
-                case "--sequential" -> sequential = true;
-                case "--call" -> calls.add(parse(argv[++i]));
-                default -> {
-                    System.err.println("usage error: unknown argument " + argv[i]);
-                    System.exit(2);
-                }
-            }
-        }
+        BatchCalls.Options options = BatchCalls.Options.parse(argv);
         VersionInfo classic = VersionInfo.loadVersionInfo("org.apache.http.client", HttpClients.class.getClassLoader());
         VersionInfo async = VersionInfo.loadVersionInfo("org.apache.http.nio.client",
                 HttpAsyncClients.class.getClassLoader());
         Report.line("APP", "client", "apache-httpclient4", "version", classic == null ? "unknown" : classic.getRelease(),
                 "asyncVersion", async == null ? "unknown" : async.getRelease(), "java", System.getProperty("java.version"));
-        for (Map<String, List<String>> call : calls) {
+        for (Map<String, List<String>> call : options.calls()) {
             if (one(call, "api", "classic").equals("classic")) {
                 classic(one(call, "client", "default"));
             } else {
                 async(one(call, "client", "default"));
             }
         }
-        if (awaitGo) {
-            Report.line("READY");
-            new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();
-        }
-        List<Thread> threads = new ArrayList<>();
-        for (Map<String, List<String>> call : calls) {
-            String id = one(call, "id", "call" + threads.size());
-            Thread t = new Thread(() -> BatchCalls.run(call, id, HttpClient4Scenario::once), "call-" + id);
-            threads.add(t);
-            t.start();
-            if (sequential) {
-                t.join(120_000);
-            }
-        }
-        for (Thread t : threads) {
-            t.join(120_000);
-        }
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (CALLBACKS.values().stream().anyMatch(List::isEmpty) && System.nanoTime() < end) {
-            Thread.sleep(5);
-        }
-        Thread.sleep(QUIET_MS);
-        CALLBACKS.forEach((id, kinds) -> Report.line("CALLBACKS", "id", id, "count", kinds.size(),
-                "kinds", String.join(",", kinds)));
+        BatchCalls.runAll(options, HttpClient4Scenario::once);
+        BatchCalls.Callbacks.report();
         CLASSIC_POOLS.forEach((kind, pool) -> pool(pool.getTotalStats(), "classic", kind));
         ASYNC_POOLS.forEach((kind, pool) -> pool(pool.getTotalStats(), "async", kind));
         Report.line("DONE");
@@ -149,8 +106,7 @@ public final class HttpClient4Scenario {
     }
 
     private static void pool(PoolStats stats, String api, String kind) {
-        Report.line("POOL", "api", api, "client", kind, "leased", stats.getLeased(), "available", stats.getAvailable(),
-                "pending", stats.getPending(), "max", stats.getMax());
+        BatchCalls.pool(api, kind, stats.getLeased(), stats.getAvailable(), stats.getPending(), stats.getMax());
     }
 
     // ---- clients ----
@@ -299,23 +255,21 @@ public final class HttpClient4Scenario {
     private static Seen asyncCall(Map<String, List<String>> spec, String id) throws Exception {
         CloseableHttpAsyncClient client = async(one(spec, "client", "default"));
         HttpUriRequest request = request(spec);
-        List<String> callbacks = new CopyOnWriteArrayList<>();
-        CALLBACKS.put(id, callbacks);
+        BatchCalls.Callbacks callbacks = BatchCalls.Callbacks.of(id);
         FutureCallback<HttpResponse> callback = new FutureCallback<>() {
             @Override
             public void completed(HttpResponse result) {
-                callbacks.add("completed:" + result.getStatusLine().getStatusCode() + "@"
-                        + Thread.currentThread().getName());
+                callbacks.completed(result.getStatusLine().getStatusCode());
             }
 
             @Override
             public void failed(Exception ex) {
-                callbacks.add("failed:" + ex.getClass().getSimpleName());
+                callbacks.failed(ex);
             }
 
             @Override
             public void cancelled() {
-                callbacks.add("cancelled");
+                callbacks.cancelled();
             }
         };
         HttpHost host = new HttpHost(request.getURI().getHost(), request.getURI().getPort(), request.getURI().getScheme());
@@ -326,10 +280,7 @@ public final class HttpClient4Scenario {
                     callback);
             default -> throw new IllegalArgumentException("request " + one(spec, "request", null));
         };
-        if (spec.containsKey("cancelAfterMs")) {
-            TIMERS.schedule(() -> future.cancel(true), Long.parseLong(one(spec, "cancelAfterMs", "0")),
-                    TimeUnit.MILLISECONDS);
-        }
+        BatchCalls.cancelAfter(spec, future);
         HttpResponse response = future.get(60, TimeUnit.SECONDS);
         // the body is buffered by the consumer: reading it here is not on the I/O thread
         return read(response);

@@ -1,22 +1,16 @@
 package dev.retryagent.it.apps;
 
-import static dev.retryagent.it.apps.BatchCalls.TIMERS;
 import static dev.retryagent.it.apps.BatchCalls.one;
-import static dev.retryagent.it.apps.BatchCalls.parse;
 
 import dev.retryagent.it.apps.BatchCalls.Seen;
-import java.io.BufferedReader;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.apache.hc.client5.http.async.methods.SimpleHttpRequest;
@@ -95,33 +89,17 @@ public final class HttpClient5Scenario {
     private static final Map<String, CloseableHttpAsyncClient> ASYNC = new ConcurrentHashMap<>();
     private static final Map<String, PoolingHttpClientConnectionManager> CLASSIC_POOLS = new ConcurrentHashMap<>();
     private static final Map<String, PoolingAsyncClientConnectionManager> ASYNC_POOLS = new ConcurrentHashMap<>();
-    private static final Map<String, List<String>> CALLBACKS = new ConcurrentHashMap<>();
-    /** How long after the first callbacks a second one, if there were one, is given to show. */
-    private static final long QUIET_MS = 300;
 
     private HttpClient5Scenario() {
     }
 
     public static void main(String[] argv) throws Exception {
-        boolean awaitGo = false;
-        boolean sequential = false;
-        List<Map<String, List<String>>> calls = new ArrayList<>();
-        for (int i = 0; i < argv.length; i++) {
-            switch (argv[i]) {
-                case "--await-go" -> awaitGo = true;
-                case "--sequential" -> sequential = true;
-                case "--call" -> calls.add(parse(argv[++i]));
-                default -> {
-                    System.err.println("usage error: unknown argument " + argv[i]);
-                    System.exit(2);
-                }
-            }
-        }
+        BatchCalls.Options options = BatchCalls.Options.parse(argv);
         VersionInfo version = VersionInfo.loadVersionInfo("org.apache.hc.client5", HttpClients.class.getClassLoader());
         Report.line("APP", "client", "apache-httpclient5", "version", version == null ? "unknown" : version.getRelease(),
                 "java", System.getProperty("java.version"));
         // Clients are made before the calls start, as a service makes them at start-up.
-        for (Map<String, List<String>> call : calls) {
+        for (Map<String, List<String>> call : options.calls()) {
             String api = one(call, "api", "classic");
             if (api.equals("classic")) {
                 classic(one(call, "client", "default"));
@@ -129,46 +107,16 @@ public final class HttpClient5Scenario {
                 async(one(call, "client", "default"));
             }
         }
-        if (awaitGo) {
-            Report.line("READY");
-            new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();
-        }
-        List<Thread> threads = new ArrayList<>();
-        for (Map<String, List<String>> call : calls) {
-            String id = one(call, "id", "call" + threads.size());
-            Thread t = new Thread(() -> BatchCalls.run(call, id, HttpClient5Scenario::once), "call-" + id);
-            threads.add(t);
-            t.start();
-            if (sequential) {
-                t.join(120_000);
-            }
-        }
-        for (Thread t : threads) {
-            t.join(120_000);
-        }
-        // The callback may run after get() returned: wait for every first one. A second callback is what must not
-        // happen, so it cannot be waited for; a quiet period after the first ones gives a late one time to show.
-        awaitFirstCallbacks(TimeUnit.SECONDS.toNanos(5));
-        Thread.sleep(QUIET_MS);
-        CALLBACKS.forEach((id, kinds) -> Report.line("CALLBACKS", "id", id, "count", kinds.size(),
-                "kinds", String.join(",", kinds)));
+        BatchCalls.runAll(options, HttpClient5Scenario::once);
+        BatchCalls.Callbacks.report();
         CLASSIC_POOLS.forEach((kind, pool) -> pool(pool.getTotalStats(), "classic", kind));
         ASYNC_POOLS.forEach((kind, pool) -> pool(pool.getTotalStats(), "async", kind));
         Report.line("DONE");
         System.exit(0);
     }
 
-    /** Waits until every async call has been called back at least once, or {@code limitNanos} passed. */
-    private static void awaitFirstCallbacks(long limitNanos) throws InterruptedException {
-        long end = System.nanoTime() + limitNanos;
-        while (CALLBACKS.values().stream().anyMatch(List::isEmpty) && System.nanoTime() < end) {
-            Thread.sleep(5);
-        }
-    }
-
     private static void pool(PoolStats stats, String api, String kind) {
-        Report.line("POOL", "api", api, "client", kind, "leased", stats.getLeased(), "available", stats.getAvailable(),
-                "pending", stats.getPending(), "max", stats.getMax());
+        BatchCalls.pool(api, kind, stats.getLeased(), stats.getAvailable(), stats.getPending(), stats.getMax());
     }
 
     // ---- clients ----
@@ -344,22 +292,21 @@ public final class HttpClient5Scenario {
         String method = one(spec, "method", "GET");
         URI uri = URI.create(one(spec, "url", null));
         byte[] body = bodyBytes(spec);
-        List<String> callbacks = new CopyOnWriteArrayList<>();
-        CALLBACKS.put(id, callbacks);
+        BatchCalls.Callbacks callbacks = BatchCalls.Callbacks.of(id);
         FutureCallback<SimpleHttpResponse> callback = new FutureCallback<>() {
             @Override
             public void completed(SimpleHttpResponse result) {
-                callbacks.add("completed:" + result.getCode() + "@" + Thread.currentThread().getName());
+                callbacks.completed(result.getCode());
             }
 
             @Override
             public void failed(Exception ex) {
-                callbacks.add("failed:" + ex.getClass().getSimpleName());
+                callbacks.failed(ex);
             }
 
             @Override
             public void cancelled() {
-                callbacks.add("cancelled");
+                callbacks.cancelled();
             }
         };
         Future<SimpleHttpResponse> future;
@@ -379,10 +326,7 @@ public final class HttpClient5Scenario {
             headers(spec, request);
             future = client.execute(request, callback);
         }
-        if (spec.containsKey("cancelAfterMs")) {
-            TIMERS.schedule(() -> future.cancel(true), Long.parseLong(one(spec, "cancelAfterMs", "0")),
-                    TimeUnit.MILLISECONDS);
-        }
+        BatchCalls.cancelAfter(spec, future);
         SimpleHttpResponse response = future.get(60, TimeUnit.SECONDS);
         return new Seen(response.getCode(), response.getBodyText() == null ? "" : response.getBodyText(),
                 header(response, "Retry-After"));

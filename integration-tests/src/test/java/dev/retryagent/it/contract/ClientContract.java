@@ -42,6 +42,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 @Timeout(180)
 public abstract class ClientContract<T extends ClientContract.Target> {
     protected static final Duration WAIT = Duration.ofSeconds(10);
+    /** The mode of a client's async API, where the defaults of {@link #cancels} and {@link #interrupts} differ. */
+    protected static final String ASYNC = "async";
 
     /**
      * Bounds on elapsed time that are the point of a check, in one place. Each is well below the time the call
@@ -140,28 +142,45 @@ public abstract class ClientContract<T extends ClientContract.Target> {
     /** The spec part that makes the request body one the client cannot send twice. */
     protected abstract String nonReplayableBody(String mode);
 
-    /** Whether a call of {@code mode} can be cancelled while the agent waits between attempts. */
+    /**
+     * Whether a call of {@code mode} can be cancelled while the agent waits between attempts: by default a call of the
+     * mode named {@code async} (its future), as the clients' async APIs are.
+     */
     protected boolean cancels(String mode) {
-        return false;
+        return ASYNC.equals(mode);
     }
 
     /**
      * Whether a call of {@code mode} waits between attempts on the caller's thread, so that the caller stops it by
      * interrupting that thread (a {@code interruptAfterMs=N} part interrupts it; the result reports
-     * {@code interrupted} and {@code sinceInterruptUs}).
+     * {@code interrupted} and {@code sinceInterruptUs}): by default every mode but {@code async}.
      */
     protected boolean interrupts(String mode) {
-        return false;
+        return !ASYNC.equals(mode);
     }
 
-    /** Whether a call of {@code mode} can be cancelled while an attempt the application never saw is in flight. */
+    /**
+     * Whether a call of {@code mode} can be cancelled while an attempt the application never saw is in flight: by
+     * default a call of the mode {@code async}.
+     */
     protected boolean cancelsInFlight(String mode) {
-        return false;
+        return ASYNC.equals(mode);
     }
 
-    /** What the caller of a cancelled call saw, and how often it was called back. */
+    /**
+     * What the caller of a cancelled call saw, and how often it was called back. By default: {@code future.cancel(true)},
+     * so the caller's {@code get()} threw a CancellationException ({@code cancelled=true}), and an app that prints
+     * {@code CALLBACKS} lines heard of it once, as {@code cancelled}.
+     */
     protected void assertCancelled(ForkedApp.Result run, String id) {
-        throw new UnsupportedOperationException("cancel");
+        ReportLine cancelled = result(run, id);
+        assertEquals("true", cancelled.get("cancelled"), cancelled.toString());
+        List<ReportLine> callbacks = run.lines("CALLBACKS");
+        if (!callbacks.isEmpty()) {
+            ReportLine heard = callbacks.stream().filter(l -> l.get("id").equals(id)).findFirst()
+                    .orElseThrow(() -> new AssertionError("no CALLBACKS line for " + id + "\n" + run.describe()));
+            assertEquals("cancelled", heard.get("kinds"), heard.toString());
+        }
     }
 
     /** The RESULT field with the response's Retry-After header. */

@@ -161,8 +161,9 @@ class FailOpenIT {
                 args.addAll(List.of("--call", "id=c" + i + ";url=" + url + ";mode=" + mode + ";client=h1"));
             }
             return args;
-        // the application's warm-up makes a send and a sendAsync before its calls, whatever their mode
-        }, Map.of("all", Set.of("hook:" + JDK + ".send", "hook:" + JDK + ".send-async"),
+        // the application's warm-up makes a send and a sendAsync before its calls, whatever their mode; every
+        // exchange passes the hook where an attempt of the agent's learns its exchange (redirects)
+        }, Map.of("all", Set.of("hook:" + JDK + ".send", "hook:" + JDK + ".send-async", "hook:" + JDK + ".exchange"),
                 JDK + ".facts", Set.of(JDK + ".facts"),
                 JDK + ".outcome", Set.of("async-retry-loop.decide"),
                 JDK + ".classify", Set.of("async-retry-loop.decide")));

@@ -23,6 +23,20 @@ public final class Runs {
         return requests.stream().map(r -> r.header("Retry-Attempt")).collect(Collectors.toList());
     }
 
+    /** The app's {@code APP} line names the version of {@code libs} (nothing to check for null: the test's own). */
+    public static void assertVersion(ForkedApp.Result run, ClientLibs libs) {
+        if (libs != null) {
+            assertEquals(libs.version(), run.single("APP").get("version"), "the intended client version ran\n" + run);
+        }
+    }
+
+    /** Each async call of the run was called back exactly once ({@code CALLBACKS} lines). */
+    public static void assertOneCallbackEach(ForkedApp.Result run) {
+        for (ReportLine callbacks : run.lines("CALLBACKS")) {
+            assertEquals(1, callbacks.getInt("count"), "exactly one callback: " + callbacks);
+        }
+    }
+
     /** Whether one line of the agent's log contains every one of {@code parts}. */
     public static boolean logged(ForkedApp.Result run, String... parts) {
         return run.agentLog().stream().anyMatch(line -> Stream.of(parts).allMatch(line::contains));

@@ -1,5 +1,7 @@
 package dev.retryagent.it.httpclient4;
 
+import static dev.retryagent.it.harness.Runs.assertOneCallbackEach;
+import static dev.retryagent.it.harness.Runs.assertVersion;
 import static dev.retryagent.it.harness.Runs.markers;
 import static dev.retryagent.it.harness.Runs.result;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -10,9 +12,9 @@ import dev.retryagent.it.contract.Batch;
 import dev.retryagent.it.contract.ClientContract;
 import dev.retryagent.it.harness.ClientLibs;
 import dev.retryagent.it.harness.ForkedApp;
+import dev.retryagent.it.harness.PoolOfFive;
 import dev.retryagent.it.harness.RecordedRequest;
 import dev.retryagent.it.harness.ReportLine;
-import dev.retryagent.it.harness.ScriptedServer;
 import dev.retryagent.it.harness.Step;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -90,31 +92,6 @@ class HttpClient4AgentIT extends ClientContract<HttpClient4AgentIT.Jvm> {
     @Override
     protected String nonReplayableBody(String mode) {
         return "stream=true"; // InputStreamEntity of unknown length
-    }
-
-    @Override
-    protected boolean cancels(String mode) {
-        return mode.equals("async");
-    }
-
-    @Override
-    protected boolean cancelsInFlight(String mode) {
-        return mode.equals("async");
-    }
-
-    @Override
-    protected boolean interrupts(String mode) {
-        return mode.equals("classic");
-    }
-
-    /** Future.cancel(true): the caller sees a CancellationException, the callback hears of it once. */
-    @Override
-    protected void assertCancelled(ForkedApp.Result run, String id) {
-        ReportLine cancelled = result(run, id);
-        assertEquals("true", cancelled.get("cancelled"), cancelled.toString());
-        ReportLine callbacks = run.lines("CALLBACKS").stream().filter(l -> l.get("id").equals(id)).findFirst()
-                .orElseThrow();
-        assertEquals("cancelled", callbacks.get("kinds"));
     }
 
     @Override
@@ -232,16 +209,6 @@ class HttpClient4AgentIT extends ClientContract<HttpClient4AgentIT.Jvm> {
         return ForkedApp.of(HttpClient4Scenario.class).name("httpclient4-" + name + "-" + libs).clientLibs(libs);
     }
 
-    static void assertVersion(ForkedApp.Result run, ClientLibs libs) {
-        assertEquals(libs.version(), run.single("APP").get("version"), "the intended HttpClient version ran\n" + run);
-    }
-
-    static void assertOneCallbackEach(ForkedApp.Result run) {
-        for (ReportLine callbacks : run.lines("CALLBACKS")) {
-            assertEquals(1, callbacks.getInt("count"), "exactly one callback: " + callbacks);
-        }
-    }
-
     /**
      * The client's own retries ({@code DefaultHttpRequestRetryHandler}, a handler that resends sent requests, a
      * {@code ServiceUnavailableRetryStrategy}) alone, under {@code builtInRetries: replace} (skipped: the policy
@@ -305,49 +272,11 @@ class HttpClient4AgentIT extends ClientContract<HttpClient4AgentIT.Jvm> {
         }
     }
 
-    /**
-     * Every discarded response is released to the pool: 1,000 retried calls (503, then 200) through a pool of at most
-     * 5 connections, classic and async at the same time in one forked JVM. A connection kept by a discarded response
-     * would exhaust the pool after five calls; the pool's lease timeout (5 s) turns that into a failure, not a hang.
-     */
+    /** {@link PoolOfFive} for HttpClient 4.5 and HttpAsyncClient 4.1. */
     @ParameterizedTest
     @Timeout(180)
     @EnumSource(names = {"HTTPCLIENT4_OLDEST", "HTTPCLIENT4_NEWEST"})
     void aThousandRetriedCallsThroughAPoolOfFive(ClientLibs libs) {
-        int callCount = 1000;
-        List<Step> script = new ArrayList<>();
-        for (int i = 0; i < callCount; i++) {
-            script.add(Step.status(503).body("busy, try again"));
-            script.add(Step.ok().body("done"));
-        }
-        Step[] steps = script.toArray(new Step[0]);
-        String policy = """
-                version: 1
-                defaults:
-                  maxAttempts: 3
-                  backoff: { base: 1ms, cap: 2ms }
-                  budget: { ratio: 1.0, minPerSecond: 1000 }
-                """;
-        try (ScriptedServer classic = ScriptedServer.start(steps);
-             ScriptedServer async = ScriptedServer.start(steps)) {
-            ForkedApp.Result run = app("pool", libs).policy(policy)
-                    .args("--call", "id=classic;api=classic;client=pool5;repeat=" + callCount + ";url=" + classic.url("/pool"),
-                            "--call", "id=async;api=async;client=pool5;repeat=" + callCount + ";url=" + async.url("/pool"))
-                    .run().assertExitCode(0);
-            assertVersion(run, libs);
-            for (String api : APIS) {
-                ReportLine r = result(run, api);
-                assertEquals(callCount, r.getInt("ok"), api + " " + r + "\n" + run.describe());
-                assertEquals(0, r.getInt("failures"), r.toString());
-                ReportLine pool = run.lines("POOL").stream().filter(l -> l.get("api").equals(api)).findFirst()
-                        .orElseThrow();
-                assertEquals(0, pool.getInt("leased"), pool.toString());
-                assertTrue(pool.getInt("available") <= 5, pool.toString());
-            }
-            for (ScriptedServer server : List.of(classic, async)) {
-                assertEquals(2 * callCount, server.requestCount());
-                server.assertPoolBound(5);
-            }
-        }
+        assertVersion(PoolOfFive.check(app("pool", libs)), libs);
     }
 }

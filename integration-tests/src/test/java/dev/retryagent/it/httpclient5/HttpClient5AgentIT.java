@@ -1,5 +1,7 @@
 package dev.retryagent.it.httpclient5;
 
+import static dev.retryagent.it.harness.Runs.assertOneCallbackEach;
+import static dev.retryagent.it.harness.Runs.assertVersion;
 import static dev.retryagent.it.harness.Runs.logged;
 import static dev.retryagent.it.harness.Runs.markers;
 import static dev.retryagent.it.harness.Runs.result;
@@ -101,32 +103,6 @@ class HttpClient5AgentIT extends ClientContract<HttpClient5AgentIT.Jvm> {
     @Override
     protected String nonReplayableBody(String mode) {
         return "stream=true"; // InputStreamEntity of unknown length, a non-repeatable producer, fluent bodyStream
-    }
-
-    @Override
-    protected boolean cancels(String mode) {
-        return mode.equals("async");
-    }
-
-    @Override
-    protected boolean cancelsInFlight(String mode) {
-        return mode.equals("async");
-    }
-
-    /** Classic and fluent calls wait between attempts on the caller's thread. */
-    @Override
-    protected boolean interrupts(String mode) {
-        return !mode.equals("async");
-    }
-
-    /** Future.cancel(true): the caller sees a CancellationException, the callback hears of it once. */
-    @Override
-    protected void assertCancelled(ForkedApp.Result run, String id) {
-        ReportLine cancelled = result(run, id);
-        assertEquals("true", cancelled.get("cancelled"), cancelled.toString());
-        ReportLine callbacks = run.lines("CALLBACKS").stream().filter(l -> l.get("id").equals(id)).findFirst()
-                .orElseThrow();
-        assertEquals("cancelled", callbacks.get("kinds"));
     }
 
     @Override
@@ -245,19 +221,6 @@ class HttpClient5AgentIT extends ClientContract<HttpClient5AgentIT.Jvm> {
 
     static ForkedApp app(String name, ClientLibs libs) {
         return ForkedApp.of(HttpClient5Scenario.class).name("httpclient5-" + name + "-" + libs).clientLibs(libs);
-    }
-
-    static void assertVersion(ForkedApp.Result run, ClientLibs libs) {
-        if (libs == null) {
-            return;
-        }
-        assertEquals(libs.version(), run.single("APP").get("version"), "the intended HttpClient version ran\n" + run);
-    }
-
-    static void assertOneCallbackEach(ForkedApp.Result run) {
-        for (ReportLine callbacks : run.lines("CALLBACKS")) {
-            assertEquals(1, callbacks.getInt("count"), "exactly one callback: " + callbacks);
-        }
     }
 
     /**

@@ -99,11 +99,6 @@ class HttpUrlConnectionAgentIT extends ClientContract<HttpUrlConnectionAgentIT.J
     }
 
     @Override
-    protected boolean interrupts(String mode) {
-        return true;
-    }
-
-    @Override
     protected String nonReplayableBody(String mode) {
         return "streaming=fixed"; // setFixedLengthStreamingMode: the body goes to the socket as it is written
     }

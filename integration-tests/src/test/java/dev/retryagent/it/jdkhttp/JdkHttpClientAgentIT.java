@@ -82,28 +82,6 @@ class JdkHttpClientAgentIT extends ClientContract<JdkHttpClientAgentIT.Jvm> {
         return "publisher=inputstream"; // BodyPublishers.ofInputStream: the agent cannot know it gives the same bytes
     }
 
-    @Override
-    protected boolean cancels(String mode) {
-        return mode.equals("async");
-    }
-
-    @Override
-    protected boolean cancelsInFlight(String mode) {
-        return mode.equals("async");
-    }
-
-    @Override
-    protected boolean interrupts(String mode) {
-        return mode.equals("sync");
-    }
-
-    /** {@code future.cancel(true)}: the caller's {@code get()} throws a CancellationException. */
-    @Override
-    protected void assertCancelled(ForkedApp.Result run, String id) {
-        ReportLine cancelled = result(run, id);
-        assertEquals("true", cancelled.get("cancelled"), cancelled.toString());
-    }
-
     /**
      * The driver's own calls start 1.5 s after the contract's: the contract bounds the first attempts of its deadline
      * calls (within 600 ms), and thirty more connections and TLS handshakes at the same moment on two loaded cores

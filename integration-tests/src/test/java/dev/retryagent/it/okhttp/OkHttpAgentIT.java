@@ -107,16 +107,6 @@ class OkHttpAgentIT extends ClientContract<OkHttpAgentIT.Jvm> {
         return true;
     }
 
-    @Override
-    protected boolean cancelsInFlight(String mode) {
-        return mode.equals("async");
-    }
-
-    @Override
-    protected boolean interrupts(String mode) {
-        return mode.equals("sync");
-    }
-
     /** Dispatcher.cancelAll() while a call waits between attempts (on a client of its own: it cancels every call). */
     @Override
     protected void addOwnCalls(Jvm jvm, Run kind, Batch b) {

@@ -26,16 +26,18 @@ import org.junit.jupiter.api.TestInstance;
 /**
  * A followed redirect to another host is decided under the rule of the host the request actually went to, and
  * counted there. A driver per client ({@link OkHttpRedirectsIT}, {@link HttpUrlConnectionRedirectsIT},
- * {@link HttpClient5RedirectsIT}) names its calls; each runs them in one forked JVM. Per call a pair of loopback servers: A at {@code 127.0.0.1}
- * answers every request with a 302 to B's URL spelled with the host name {@code localhost}; B answers 503, 503,
- * then 200. The defaults allow 2 attempts (A's rule), the rule for host {@code localhost} 4: a call decided under
- * A's rule ends with B's second 503, under B's it gets B's 200 after two retries.
+ * {@link HttpClient5RedirectsIT}, {@link HttpClient4RedirectsIT}, {@link JdkHttpClientRedirectsIT}) names its calls
+ * (and may name the JVM); each runs them in one forked JVM. Per call a pair of loopback servers: A at
+ * {@code 127.0.0.1} answers every request with a 302 to B's URL spelled with the host name {@code localhost}; B
+ * answers 503, 503, then 200. The defaults allow 2 attempts (A's rule), the rule for host {@code localhost} 4: a call
+ * decided under A's rule ends with B's second 503, under B's it gets B's 200 after two retries.
  *
- * <p>Where each client follows the redirect (and so where its retry goes) differs: OkHttp follows it inside the
- * agent's attempt and a retry re-sends the original request to A, which redirects again; the JDK follows it inside
- * the attempt too but leaves the connection at B, where the retry goes; HttpClient 5 follows it outside the agent's
- * handler, so A's 302 and B's answers are two calls. A call marked {@code observe} goes to a B whose own rule (by
- * port) is in mode {@code observe}: B counts a would-retry and nothing is retried, where A's rule would retry.
+ * <p>Where each client follows the redirect (and so where its retry goes) differs: OkHttp and java.net.http follow it
+ * inside the agent's attempt and a retry re-sends the original request to A, which redirects again; HttpURLConnection
+ * follows it inside the attempt too but leaves the connection at B, where the retry goes; HttpClient 5 follows it
+ * outside the agent's handler, so A's 302 and B's answers are two calls. A call marked {@code observe} goes to a B
+ * whose own rule (by port) is in mode {@code observe}: B counts a would-retry and nothing is retried, where A's rule
+ * would retry.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class Redirects {
@@ -81,6 +83,11 @@ abstract class Redirects {
     /** This client's calls. */
     abstract List<Case> cases();
 
+    /** The {@code java} the app runs on. */
+    Path java() {
+        return ForkedApp.defaultJava();
+    }
+
     private final Map<String, ScriptedServer> A = new LinkedHashMap<>();
     private final Map<String, ScriptedServer> B = new LinkedHashMap<>();
     private List<Case> calls;
@@ -104,7 +111,7 @@ abstract class Redirects {
         }
         args.add("--expect-calls");
         args.add(String.valueOf(expectedCalls()));
-        ForkedApp app = ForkedApp.of(RedirectsApp.class).name(getClass().getSimpleName()).clientLibs(ClientLibs.OKHTTP_5)
+        ForkedApp app = ForkedApp.of(RedirectsApp.class).name(getClass().getSimpleName()).java(java()).clientLibs(ClientLibs.OKHTTP_5)
                 .classpath(testClasses()).policy(policy(observed)).agentArg("log", "debug").args(args);
         ClientLibs.HTTPCLIENT5_NEWEST.jars().forEach(app::classpath);
         ClientLibs.HTTPCLIENT4_NEWEST.jars().forEach(app::classpath);

@@ -49,8 +49,9 @@ import org.apache.hc.core5.http.io.entity.EntityUtils;
  * platform MBeanServer and prints them.
  *
  * <pre>
- * --call "id=ID;client=okhttp|okhttp-async|jdk|hc5|hc5-async|hc4|hc4-async;url=URL;method=GET|POST"   repeatable, run in order
- *                       (a POST carries the body "payload", no idempotency key)
+ * --call "id=ID;client=okhttp|okhttp-async|jdk|hc5|hc5-async|hc4|hc4-async|jdk-httpclient|jdk-httpclient-async;
+ *         url=URL;method=GET|POST"   repeatable, run in order (a POST carries the body "payload", no idempotency key;
+ *                       jdk is HttpURLConnection, jdk-httpclient java.net.http with followRedirects(NORMAL))
  * --expect-calls N      wait (up to 20 s) until retry-agent:type=total shows N calls (MBeans appear off the call path)
  * </pre>
  * Prints {@code RESULT id=.. status=..} (or {@code failure=CLASS}) per call, {@code WAITED totalCalls=..}, per MBean
@@ -90,6 +91,8 @@ public final class RedirectsApp {
                         case "hc5-async" -> hc5Async(async, url);
                         case "hc4" -> Hc4.classic(url);
                         case "hc4-async" -> Hc4.async(url);
+                        case "jdk-httpclient" -> JdkHttpClient.send(url, post);
+                        case "jdk-httpclient-async" -> await(JdkHttpClient.sendAsync(url));
                         default -> throw new IllegalArgumentException("client " + client);
                     };
                     Report.line("RESULT", "id", id, "status", status);
@@ -229,6 +232,25 @@ public final class RedirectsApp {
                         }
                     });
             return await(status);
+        }
+    }
+
+    /** java.net.http, following redirects as {@code followRedirects(NORMAL)} says, made at its first call. */
+    private static final class JdkHttpClient {
+        private static final java.net.http.HttpClient CLIENT = java.net.http.HttpClient.newBuilder()
+                .followRedirects(java.net.http.HttpClient.Redirect.NORMAL).build();
+
+        static int send(String url, boolean post) throws IOException, InterruptedException {
+            java.net.http.HttpRequest.Builder request = java.net.http.HttpRequest.newBuilder(URI.create(url));
+            if (post) {
+                request.POST(java.net.http.HttpRequest.BodyPublishers.ofByteArray(PAYLOAD));
+            }
+            return CLIENT.send(request.build(), java.net.http.HttpResponse.BodyHandlers.ofString()).statusCode();
+        }
+
+        static CompletableFuture<Integer> sendAsync(String url) {
+            return CLIENT.sendAsync(java.net.http.HttpRequest.newBuilder(URI.create(url)).build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString()).thenApply(java.net.http.HttpResponse::statusCode);
         }
     }
 
