@@ -20,9 +20,9 @@ import java.util.concurrent.TimeUnit;
  * <pre>java -cp CLASSES:CLIENT-JARS PerCallApp CLIENT STYLE WARMUP_MS ROUNDS CALLS</pre>
  * CLIENT: okhttp, httpclient5, httpclient4, huc, jdkhttp; STYLE: sync or async (httpclient5 and httpclient4: classic
  * or async; huc: sync only; jdkhttp: send or async).
- * Prints {@code per-call ns=MEDIAN min=MIN cpu_ns=MEAN thread_cpu_ns=MEAN alloc_bytes=MEDIAN rounds=R calls=N
- * connections=C} (per call: wall time, process CPU time, CPU time of the Java threads, bytes allocated by them); exits non-zero on any failed call (status, body or
- * exception).
+ * Prints {@code per-call ns=MEDIAN min=MIN cpu_ns=MEAN thread_cpu_ns=MEAN alloc_b=MEAN rounds=R calls=N
+ * connections=C} (per call: wall time, process CPU time, CPU time of the Java threads, bytes allocated by the Java
+ * threads; the means over all rounds); exits non-zero on any failed call (status, body or exception).
  */
 public final class PerCallApp {
     interface Driver {
@@ -56,29 +56,24 @@ public final class PerCallApp {
             }
         }
         long[] nsPerCall = new long[rounds];
-        long[] bytesPerCall = new long[rounds];
         long cpuStart = processCpuNanos(); // over all rounds: the OS counts it in ticks of up to 10 ms
         java.util.Map<Long, Long> threadCpuStart = javaThreadsCpuNanos();
+        java.util.Map<Long, Long> allocStart = javaThreadsAllocatedBytes();
         for (int r = 0; r < rounds; r++) {
-            long bytes = allocatedBytes();
             long start = System.nanoTime();
             for (int i = 0; i < calls; i++) {
                 driver.call();
             }
             nsPerCall[r] = (System.nanoTime() - start) / calls;
-            bytesPerCall[r] = (allocatedBytes() - bytes) / calls;
         }
-        long cpuPerCall = (processCpuNanos() - cpuStart) / ((long) rounds * calls);
-        long threadCpu = 0;
-        for (java.util.Map.Entry<Long, Long> e : javaThreadsCpuNanos().entrySet()) {
-            Long before = threadCpuStart.get(e.getKey());
-            threadCpu += e.getValue() - (before == null ? 0 : before);
-        }
-        long threadCpuPerCall = threadCpu / ((long) rounds * calls);
+        long totalCalls = (long) rounds * calls;
+        long cpuPerCall = (processCpuNanos() - cpuStart) / totalCalls;
+        long threadCpuPerCall = sumOfDeltas(threadCpuStart, javaThreadsCpuNanos()) / totalCalls;
+        long allocPerCall = sumOfDeltas(allocStart, javaThreadsAllocatedBytes()) / totalCalls;
         driver.close();
         long median = median(nsPerCall);
         System.out.println("per-call ns=" + median + " min=" + nsPerCall[0] + " cpu_ns=" + cpuPerCall + " thread_cpu_ns=" + threadCpuPerCall
-                + " alloc_bytes=" + median(bytesPerCall) + " rounds=" + rounds + " calls=" + calls
+                + " alloc_b=" + allocPerCall + " rounds=" + rounds + " calls=" + calls
                 + " connections=" + CONNECTIONS.get());
         System.exit(0);
     }
@@ -114,17 +109,33 @@ public final class PerCallApp {
         return cpu;
     }
 
-    /** Bytes allocated by the threads alive now (the calling thread, the server's and the client's own). */
-    static long allocatedBytes() {
+    /**
+     * Bytes allocated so far by each Java thread alive now, by id: unlike time, the same work allocates the same bytes
+     * however loaded the machine is. Empty where the JVM cannot tell.
+     */
+    static java.util.Map<Long, Long> javaThreadsAllocatedBytes() {
         java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
-        if (!(threads instanceof com.sun.management.ThreadMXBean)) {
-            return 0;
+        java.util.Map<Long, Long> bytes = new java.util.HashMap<>();
+        if (threads instanceof com.sun.management.ThreadMXBean) {
+            long[] ids = threads.getAllThreadIds();
+            long[] allocated = ((com.sun.management.ThreadMXBean) threads).getThreadAllocatedBytes(ids);
+            for (int i = 0; i < ids.length; i++) {
+                if (allocated[i] >= 0) {
+                    bytes.put(ids[i], allocated[i]);
+                }
+            }
         }
-        long total = 0;
-        for (long b : ((com.sun.management.ThreadMXBean) threads).getThreadAllocatedBytes(threads.getAllThreadIds())) {
-            total += Math.max(b, 0);
+        return bytes;
+    }
+
+    /** The sum over the threads in {@code end} of their growth since {@code start} (a thread started since: all of it). */
+    static long sumOfDeltas(java.util.Map<Long, Long> start, java.util.Map<Long, Long> end) {
+        long sum = 0;
+        for (java.util.Map.Entry<Long, Long> e : end.entrySet()) {
+            Long before = start.get(e.getKey());
+            sum += e.getValue() - (before == null ? 0 : before);
         }
-        return total;
+        return sum;
     }
 
     static Driver driver(String client, String style, String url) throws Exception {

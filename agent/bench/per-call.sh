@@ -6,10 +6,11 @@
 # the median over the runs of each run's median ns/call. Prints one line per client, style and mode:
 #
 #   PER-CALL client=okhttp-4.12 mode=sync-enforce without_ns=... with_ns=... overhead_ns=... overhead_pct=... \
-#            without_cpu_ns=... with_cpu_ns=... cpu_overhead_pct=...
+#            without_cpu_ns=... with_cpu_ns=... cpu_overhead_pct=... without_alloc_b=... with_alloc_b=...
 #
-# (wall time per call, and the CPU time of the process's Java threads per call, JIT and GC threads aside: on a loaded
-# machine the CPU figure is far less disturbed by other processes than the wall time.)
+# (wall time per call, the CPU time of the process's Java threads per call, JIT and GC threads aside, and the bytes
+# those threads allocate per call: on a loaded machine the CPU figure is far less disturbed by other processes than
+# the wall time, and the bytes not at all.)
 #   cd agent && bench/per-call.sh          # after `mvn -B verify -pl integration-tests -am -Dit.test=none ...`
 #   RUNS=7 CLIENTS="huc:sync okhttp-4.12:async" MODES=enforce JAVA=/usr/lib/jvm/temurin-25-jdk-amd64/bin/java bench/per-call.sh
 #   BASELINE_JAR=/tmp/retry-agent-old.jar bench/per-call.sh   # also runs an older agent jar in the same alternation:
@@ -44,13 +45,13 @@ OUT=target/bench-per-call
 mkdir -p "$OUT/classes"
 "$JAVAC" -nowarn -d "$OUT/classes" -cp "$(jars okhttp-4.12)$(jars httpclient5-5.6)$(jars httpclient4-4.5.14)" bench/PerCallApp.java
 
-# one run: prints its median ns/call; fails (with the app's output) if a call failed
+# one run: prints its median ns/call, Java threads' CPU ns/call and bytes/call; fails (with the app's output) if a call failed
 run_ns() { # CP CLIENT STYLE [JVM ARGS...]
   local cp=$1 client=$2 style=$3; shift 3
   if ! "$JAVA" $JVM_OPTS "$@" -cp "$cp" PerCallApp "$client" "$style" "$WARMUP_MS" "$ROUNDS" "$CALLS" > "$OUT/last.out" 2> "$OUT/last.err"; then
     echo "run failed: $client $style $*" >&2; cat "$OUT/last.out" "$OUT/last.err" >&2; exit 1
   fi
-  sed -n 's/^per-call ns=\([0-9]*\) .* thread_cpu_ns=\([0-9]*\) .*/\1 \2/p' "$OUT/last.out"
+  sed -n 's/^per-call ns=\([0-9]*\) .* thread_cpu_ns=\([0-9]*\) alloc_b=\([0-9]*\) .*/\1 \2 \3/p' "$OUT/last.out"
 }
 median() { cut -d' ' -f"${1:-1}" | sort -n | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else printf "%d\n", (a[NR/2]+a[NR/2+1])/2}'; }
 
@@ -88,14 +89,16 @@ for spec in $CLIENTS; do
   done
   without=$(median 1 < "$OUT/$label-$style-without.txt")
   without_cpu=$(median 2 < "$OUT/$label-$style-without.txt")
+  without_alloc=$(median 3 < "$OUT/$label-$style-without.txt")
   for v in "${variants[@]:1}"; do
     with=$(median 1 < "$OUT/$label-$style-$v.txt")
     with_cpu=$(median 2 < "$OUT/$label-$style-$v.txt")
+    with_alloc=$(median 3 < "$OUT/$label-$style-$v.txt")
     tag=PER-CALL; m=${v}
     if [ "${v#baseline-}" != "$v" ]; then tag=PER-CALL-BASELINE; m=${v#baseline-}; fi
-    awk -v t="$tag" -v c="$label" -v m="$style-$m" -v a="$without" -v b="$with" -v ca="$without_cpu" -v cb="$with_cpu" \
+    awk -v t="$tag" -v c="$label" -v m="$style-$m" -v a="$without" -v b="$with" -v ca="$without_cpu" -v cb="$with_cpu" -v ba="$without_alloc" -v bb="$with_alloc" \
       -v ra="$(cut -d' ' -f1 "$OUT/$label-$style-without.txt" | tr '\n' ' ')" -v rb="$(cut -d' ' -f1 "$OUT/$label-$style-$v.txt" | tr '\n' ' ')" \
-      'BEGIN {printf "%s client=%s mode=%s without_ns=%d with_ns=%d overhead_ns=%d overhead_pct=%.1f without_cpu_ns=%d with_cpu_ns=%d cpu_overhead_pct=%.1f\n  runs (wall ns/call) %s %s without: %s| with: %s\n", t, c, m, a, b, b - a, (b - a) * 100.0 / a, ca, cb, (ca > 0 ? (cb - ca) * 100.0 / ca : 0), c, m, ra, rb}'
+      'BEGIN {printf "%s client=%s mode=%s without_ns=%d with_ns=%d overhead_ns=%d overhead_pct=%.1f without_cpu_ns=%d with_cpu_ns=%d cpu_overhead_pct=%.1f without_alloc_b=%d with_alloc_b=%d\n  runs (wall ns/call) %s %s without: %s| with: %s\n", t, c, m, a, b, b - a, (b - a) * 100.0 / a, ca, cb, (ca > 0 ? (cb - ca) * 100.0 / ca : 0), ba, bb, c, m, ra, rb}'
   done
 done
 echo "load: $(uptime)"

@@ -13,18 +13,23 @@ import dev.retryagent.engine.RetryLog;
 import dev.retryagent.policy.FailureKind;
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.net.URI;
 import java.nio.ByteBuffer;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.http.HttpConnection;
 import org.apache.http.HttpConnectionMetrics;
+import org.apache.http.HttpEntity;
 import org.apache.http.HttpEntityEnclosingRequest;
 import org.apache.http.HttpException;
 import org.apache.http.HttpHost;
 import org.apache.http.HttpRequest;
 import org.apache.http.HttpResponse;
 import org.apache.http.client.methods.Configurable;
+import org.apache.http.client.methods.HttpEntityEnclosingRequestBase;
+import org.apache.http.client.methods.HttpRequestBase;
+import org.apache.http.client.methods.HttpUriRequest;
 import org.apache.http.client.protocol.HttpClientContext;
 import org.apache.http.concurrent.BasicFuture;
 import org.apache.http.concurrent.FutureCallback;
@@ -117,7 +122,18 @@ final class HttpClient4Async {
     /** A copy of {@code request} (same request line, headers and entity) with the marker set. */
     static HttpRequest copy(HttpRequest request, String markerHeader, String marker) {
         HttpRequest copy;
-        if (request instanceof HttpEntityEnclosingRequest) {
+        URI uri = HttpClient4Calls.requestLineFromUri(request) ? ((HttpUriRequest) request).getURI() : null;
+        if (uri != null) {
+            // The request line of the original, made the same way: the client takes the URI from the copy as it
+            // would from the original, instead of parsing the request line's again.
+            HttpUriRequest original = (HttpUriRequest) request;
+            HttpRequestBase uriCopy = request instanceof HttpEntityEnclosingRequest
+                    ? new UriCopyWithBody(original.getMethod(), ((HttpEntityEnclosingRequest) request).getEntity())
+                    : new UriCopy(original.getMethod());
+            uriCopy.setURI(uri);
+            uriCopy.setProtocolVersion(original.getProtocolVersion());
+            copy = uriCopy;
+        } else if (request instanceof HttpEntityEnclosingRequest) {
             BasicHttpEntityEnclosingRequest withBody = new BasicHttpEntityEnclosingRequest(request.getRequestLine());
             withBody.setEntity(((HttpEntityEnclosingRequest) request).getEntity());
             copy = withBody;
@@ -129,6 +145,35 @@ final class HttpClient4Async {
             copy.setHeader(markerHeader, marker);
         }
         return copy;
+    }
+
+    /** {@link #copy} of a request without body. */
+    static final class UriCopy extends HttpRequestBase {
+        private final String method;
+
+        UriCopy(String method) {
+            this.method = method;
+        }
+
+        @Override
+        public String getMethod() {
+            return method;
+        }
+    }
+
+    /** {@link #copy} of a request with a body. */
+    static final class UriCopyWithBody extends HttpEntityEnclosingRequestBase {
+        private final String method;
+
+        UriCopyWithBody(String method, HttpEntity entity) {
+            this.method = method;
+            setEntity(entity);
+        }
+
+        @Override
+        public String getMethod() {
+            return method;
+        }
     }
 
     /** Whether the connection in {@code context} has sent more than one request, the one just sent included. */

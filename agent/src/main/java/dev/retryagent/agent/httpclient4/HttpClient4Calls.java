@@ -26,6 +26,9 @@ import org.apache.http.HttpRequest;
 import org.apache.http.HttpResponse;
 import org.apache.http.ProtocolException;
 import org.apache.http.client.methods.CloseableHttpResponse;
+import org.apache.http.client.methods.HttpRequestBase;
+import org.apache.http.client.methods.HttpRequestWrapper;
+import org.apache.http.client.methods.HttpUriRequest;
 import org.apache.http.impl.execchain.ClientExecChain;
 import org.apache.http.protocol.HttpContext;
 import org.apache.http.util.EntityUtils;
@@ -51,8 +54,10 @@ final class HttpClient4Calls {
         InjectedFaults.at(ClientNames.APACHE_HTTPCLIENT4 + ".facts");
         String scheme = target.getSchemeName() != null ? target.getSchemeName().toLowerCase(Locale.ROOT) : "http";
         int port = target.getPort() >= 0 ? target.getPort() : "https".equals(scheme) ? 443 : 80;
-        return CallFacts.builder(ClientNames.APACHE_HTTPCLIENT4, request.getRequestLine().getMethod(), scheme,
-                        target.getHostName(), port, pathOf(request.getRequestLine().getUri()))
+        String method = requestLineFromUri(request) ? ((HttpUriRequest) request).getMethod()
+                : request.getRequestLine().getMethod();
+        return CallFacts.builder(ClientNames.APACHE_HTTPCLIENT4, method, scheme, target.getHostName(), port,
+                        pathOfRequest(request))
                 .bodyReplayable(bodyReplayable)
                 .build(engine, new HeaderLookup() {
                     @Override
@@ -66,7 +71,7 @@ final class HttpClient4Calls {
     static CallFacts redirectedTo(CallFacts call, HttpHost target, HttpRequest sent) {
         String scheme = target.getSchemeName() != null ? target.getSchemeName().toLowerCase(Locale.ROOT) : "http";
         int port = target.getPort() >= 0 ? target.getPort() : "https".equals(scheme) ? 443 : 80;
-        return call.redirectedTo(scheme, target.getHostName(), port, pathOf(sent.getRequestLine().getUri()));
+        return call.redirectedTo(scheme, target.getHostName(), port, pathOfRequest(sent));
     }
 
     /** No entity, or one that can be written again byte for byte (SPEC 4.3). */
@@ -76,6 +81,63 @@ final class HttpClient4Calls {
         }
         HttpEntity entity = ((HttpEntityEnclosingRequest) request).getEntity();
         return entity == null || entity.isRepeatable();
+    }
+
+    /**
+     * Whether a request of this class builds its request line from {@link HttpUriRequest#getMethod()} and
+     * {@link HttpUriRequest#getURI()} ({@code URI.toASCIIString()}), as {@link HttpRequestBase} and
+     * {@link HttpRequestWrapper} do: the facts then read method and path from those, without the request line that
+     * a wrapper would build only to drop it again when {@code ProtocolExec} rewrites its URI, and without parsing
+     * the URI a second time.
+     */
+    private static final ClassValue<Boolean> REQUEST_LINE_FROM_URI = new ClassValue<Boolean>() {
+        @Override
+        protected Boolean computeValue(Class<?> type) {
+            if (!HttpUriRequest.class.isAssignableFrom(type)) {
+                return Boolean.FALSE;
+            }
+            try {
+                Class<?> declaring = type.getMethod("getRequestLine").getDeclaringClass();
+                return declaring == HttpRequestBase.class || declaring == HttpRequestWrapper.class;
+            } catch (NoSuchMethodException e) {
+                return Boolean.FALSE;
+            }
+        }
+    };
+
+    /** Whether {@code request}'s request line is made of its method, URI and version ({@link #REQUEST_LINE_FROM_URI}). */
+    static boolean requestLineFromUri(HttpRequest request) {
+        return REQUEST_LINE_FROM_URI.get(request.getClass());
+    }
+
+    /** {@link #pathOf(String)} of {@code request}'s request-line target. */
+    static String pathOfRequest(HttpRequest request) {
+        return requestLineFromUri(request) ? pathOfUri((HttpUriRequest) request)
+                : pathOf(request.getRequestLine().getUri());
+    }
+
+    /**
+     * The path of {@code request}'s request-line target, which is its URI's ASCII form: {@link #pathOf(String)} of
+     * it, read from the URI itself when that is the same (an ASCII URI, absolute or without authority).
+     */
+    static String pathOfUri(HttpUriRequest request) {
+        URI uri = request.getURI();
+        if (uri != null && (uri.getScheme() != null || uri.getRawAuthority() == null) && isAscii(uri.toString())) {
+            String path = uri.getRawPath();
+            if (path != null && path.startsWith("/")) {
+                return path; // never holds a query or fragment
+            }
+        }
+        return pathOf(request.getRequestLine().getUri());
+    }
+
+    private static boolean isAscii(String s) {
+        for (int i = 0, n = s.length(); i < n; i++) {
+            if (s.charAt(i) >= 0x80) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**

@@ -6,11 +6,13 @@ import dev.retryagent.agent.bootstrap.RetryRuntime;
 import dev.retryagent.engine.CallFacts;
 import dev.retryagent.engine.Exchange;
 import dev.retryagent.engine.Outcome;
+import dev.retryagent.engine.RetryEngine;
 import dev.retryagent.engine.RetryLog;
 import dev.retryagent.engine.RetryLoop;
 import dev.retryagent.policy.FailureKind;
 import java.io.IOException;
 import org.apache.http.Header;
+import org.apache.http.HttpHost;
 import org.apache.http.HttpException;
 import org.apache.http.client.methods.CloseableHttpResponse;
 import org.apache.http.client.methods.HttpExecutionAware;
@@ -45,8 +47,7 @@ final class HttpClient4Classic {
         CallFacts facts;
         Attempts attempts;
         try {
-            facts = HttpClient4Calls.facts(request, route.getTargetHost(), HttpClient4Calls.isRepeatable(request),
-                    loop.engine());
+            facts = takeFacts(request, route.getTargetHost(), loop.engine());
             attempts = new Attempts(element, route, request, context, execAware, facts.policy().markerHeader());
         } catch (RuntimeException e) {
             RetryLog.internalError("apache-httpclient4.classic", e);
@@ -71,8 +72,7 @@ final class HttpClient4Classic {
     static Object skipBuiltInRetries(ClientExecChain retryElement, HttpRoute route, HttpRequestWrapper request,
                                      HttpClientContext context, HttpExecutionAware execAware) {
         // An error of the agent's own here reaches Hooks, which lets the client's own retries run (fail open).
-        if (retryElement == null || !HttpClient4Calls.replacesBuiltInRetries(request,
-                route == null ? null : route.getTargetHost())) {
+        if (retryElement == null || !replacesBuiltInRetries(request, route == null ? null : route.getTargetHost())) {
             return Hooks.PROCEED;
         }
         ClientExecChain next;
@@ -94,6 +94,63 @@ final class HttpClient4Classic {
         } catch (RuntimeException e) {
             throw new Hooks.Propagate(e);
         }
+    }
+
+    /**
+     * Whether the client's own retry elements are skipped for {@code request} to {@code target}
+     * ({@link HttpClient4Calls#replacesBuiltInRetries}), the call's facts read here kept for the element it wraps.
+     */
+    private static boolean replacesBuiltInRetries(HttpRequestWrapper request, HttpHost target) {
+        RetryEngine engine = RetryRuntime.engine();
+        if (engine == null || target == null || request == null) {
+            return HttpClient4Calls.replacesBuiltInRetries(request, target);
+        }
+        return RetryRuntime.replacesBuiltInRetries(passOnFacts(request, target, engine));
+    }
+
+    /**
+     * The facts a retry element's hook read for the request it hands on, on this thread, until the hook of the
+     * element that runs the call takes them. {@code RetryExec} (and {@code ServiceUnavailableRetryExec}) pass the same
+     * request wrapper and route on to {@code ProtocolExec} without a change to its headers, so a call's facts are
+     * read once, not once per element (unless a reload came in between).
+     */
+    private static final ThreadLocal<PassedOn> PASSED_ON = new ThreadLocal<PassedOn>() {
+        @Override
+        protected PassedOn initialValue() {
+            return new PassedOn();
+        }
+    };
+
+    private static final class PassedOn {
+        HttpRequestWrapper request;
+        HttpHost target;
+        CallFacts facts;
+    }
+
+    /** The facts of {@code request} to {@code target}: those an element further out read already, or read now. */
+    private static CallFacts passOnFacts(HttpRequestWrapper request, HttpHost target, RetryEngine engine) {
+        PassedOn passed = PASSED_ON.get();
+        if (passed.request != request || passed.target != target || passed.facts.policy() != engine.policy()) {
+            passed.facts = HttpClient4Calls.facts(request, target, HttpClient4Calls.isRepeatable(request), engine);
+            passed.request = request;
+            passed.target = target;
+        }
+        return passed.facts;
+    }
+
+    /**
+     * As {@link #passOnFacts}, for the element that runs the call: the facts are taken, so that a later call (a
+     * re-execution by the client's own retry element included) reads its own.
+     */
+    private static CallFacts takeFacts(HttpRequestWrapper request, HttpHost target, RetryEngine engine) {
+        PassedOn passed = PASSED_ON.get();
+        CallFacts facts = passed.request == request && passed.target == target
+                && passed.facts.policy() == engine.policy() ? passed.facts : null;
+        passed.request = null;
+        passed.target = null;
+        passed.facts = null;
+        return facts != null ? facts
+                : HttpClient4Calls.facts(request, target, HttpClient4Calls.isRepeatable(request), engine);
     }
 
     /** One classic call as the retry loop sees it. */
@@ -119,7 +176,9 @@ final class HttpClient4Classic {
 
         @Override
         public CloseableHttpResponse send(int attempt, String marker) throws IOException {
-            request.setHeaders(headers);
+            if (attempt > 1) {
+                request.setHeaders(headers); // the first goes out with them as they are
+            }
             context.removeAttribute(HttpClient4Calls.REUSED);
             if (markerHeader != null && marker != null) {
                 request.setHeader(markerHeader, marker);

@@ -32,10 +32,13 @@ import org.apache.http.HttpRequest;
 import org.apache.http.HttpVersion;
 import org.apache.http.NoHttpResponseException;
 import org.apache.http.ProtocolException;
+import org.apache.http.RequestLine;
 import org.apache.http.client.methods.HttpGet;
 import org.apache.http.client.methods.HttpPost;
 import org.apache.http.client.methods.HttpRequestWrapper;
 import org.apache.http.conn.ConnectTimeoutException;
+import org.apache.http.message.BasicHttpRequest;
+import org.apache.http.message.BasicRequestLine;
 import org.apache.http.conn.ConnectionPoolTimeoutException;
 import org.apache.http.conn.HttpHostConnectException;
 import org.apache.http.entity.ContentType;
@@ -154,6 +157,37 @@ class HttpClient4CallsTest {
     }
 
     @Test
+    void thePathFromTheRequestsUriIsThePathOfItsRequestLine() throws Exception {
+        String[] uris = {"http://h:1/a/b?token=x#f", "http://h", "https://h/", "/a/b?q", "/a;p/b", "a/b", "", "//h/a",
+            "http://h/caf%C3%A9", "http://h/caf\u00e9?x", "/caf\u00e9", "http://h/a%2Fb", "mailto:a@h"};
+        for (String uri : uris) {
+            HttpGet get = new HttpGet(new java.net.URI(uri));
+            String expected = HttpClient4Calls.pathOf(get.getRequestLine().getUri());
+            assertEquals(expected, HttpClient4Calls.pathOfUri(get), uri);
+            HttpRequestWrapper wrapper = HttpRequestWrapper.wrap(get);
+            assertEquals(expected, HttpClient4Calls.pathOfUri(wrapper), uri);
+            assertEquals(expected, HttpClient4Calls.facts(wrapper, new HttpHost("h"), true, ENGINE).path(), uri);
+        }
+        // A wrapper of a request that is not an HttpUriRequest has no URI of its own: its original's request line.
+        HttpRequestWrapper raw = HttpRequestWrapper.wrap(new BasicHttpRequest("DELETE", "http://h/x/y?z"));
+        assertEquals("/x/y", HttpClient4Calls.pathOfUri(raw));
+        assertEquals("DELETE", HttpClient4Calls.facts(raw, new HttpHost("h"), true, ENGINE).method());
+    }
+
+    @Test
+    void aRequestWithARequestLineOfItsOwnIsReadByItsRequestLine() {
+        HttpGet own = new HttpGet("http://h/by-uri") {
+            @Override
+            public RequestLine getRequestLine() {
+                return new BasicRequestLine("HEAD", "/by-line?q", HttpVersion.HTTP_1_1);
+            }
+        };
+        CallFacts facts = HttpClient4Calls.facts(own, new HttpHost("h"), true, ENGINE);
+        assertEquals("HEAD", facts.method());
+        assertEquals("/by-line", facts.path());
+    }
+
+    @Test
     void onlyBodiesThatCanBeWrittenAgainAreReplayable() {
         assertTrue(HttpClient4Calls.isRepeatable(new HttpGet("http://h/")));
         HttpPost post = new HttpPost("http://h/");
@@ -192,6 +226,17 @@ class HttpClient4CallsTest {
         assertNull(post.getFirstHeader("Retry-Attempt"), "the application's request is left as it was");
         assertNull(HttpClient4Async.copy(new HttpGet("http://h/"), "Retry-Attempt", null)
                 .getFirstHeader("Retry-Attempt"), "no marker for a call the agent will not retry");
+
+        HttpGet get = new HttpGet("http://h:1/caf\u00e9?q=1");
+        get.setProtocolVersion(HttpVersion.HTTP_1_0);
+        HttpRequest getCopy = HttpClient4Async.copy(get, "Retry-Attempt", "1");
+        assertEquals(get.getRequestLine().toString(), getCopy.getRequestLine().toString());
+        assertSame(get.getURI(), ((org.apache.http.client.methods.HttpUriRequest) getCopy).getURI(),
+                "the client reads the copy's URI as it would the original's");
+        assertEquals("1", getCopy.getFirstHeader("Retry-Attempt").getValue());
+
+        HttpRequest rawCopy = HttpClient4Async.copy(new BasicHttpRequest("GET", "/raw?x"), "Retry-Attempt", "1");
+        assertEquals("GET /raw?x HTTP/1.1", rawCopy.getRequestLine().toString());
     }
 
     @Test

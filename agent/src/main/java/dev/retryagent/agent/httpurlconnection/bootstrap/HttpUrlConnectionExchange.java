@@ -10,6 +10,7 @@ import dev.retryagent.policy.FailureKind;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.HttpURLConnection;
+import java.net.URL;
 
 /**
  * One HttpURLConnection call as the retry loop sees it. There is one connection object for the whole call (the
@@ -30,6 +31,8 @@ final class HttpUrlConnectionExchange implements Exchange<HttpUrlConnectionExcha
     private final boolean soleLayer;
     /** With {@link #soleLayer}: the policy would not retry this request after a reset. */
     private final boolean checkStale;
+    /** The connection's URL when the call began; the JDK replaces it with another when it follows a redirect. */
+    private final URL urlAtStart;
     /** The failure the last attempt threw, to tell it from the loop's own (interrupted while waiting). */
     private IOException lastFailure;
     /** The last attempt failed on a connection from the keep-alive cache (known with {@link #soleLayer} only). */
@@ -42,6 +45,7 @@ final class HttpUrlConnectionExchange implements Exchange<HttpUrlConnectionExcha
         this.markerHeader = markerHeader;
         this.soleLayer = soleLayer;
         this.checkStale = checkStale;
+        this.urlAtStart = conn.getURL();
     }
 
     /** How one attempt ended with a status line: the stream the JDK returned, or the exception it threw. */
@@ -116,7 +120,9 @@ final class HttpUrlConnectionExchange implements Exchange<HttpUrlConnectionExcha
      */
     @Override
     public CallFacts decidedUnder(CallFacts call, AttemptResponse response) {
-        return HttpUrlConnectionCalls.decidedUnder(call, conn.getURL());
+        URL url = conn.getURL();
+        // Still the URL the facts were read from: the same address, the same facts.
+        return url == urlAtStart ? call : HttpUrlConnectionCalls.decidedUnder(call, url);
     }
 
     @Override
