@@ -1,8 +1,11 @@
 package dev.retryagent.agent.jdkhttp;
 
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.lang.reflect.Constructor;
 import java.lang.reflect.Field;
 import java.lang.reflect.InvocationHandler;
-import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.net.URI;
@@ -10,100 +13,173 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.BiPredicate;
 
 /**
- * The parts of {@code java.net.http} the adapter uses, reached by reflection on their public, exported types (the
- * agent's class files stay Java 8; see {@link JdkHttpClientInstrumentation}), plus two fields of the internal
- * {@code MultiExchange}, opened to this module at start-up. One instance per JVM, made when the first hooked call
- * arrives (there is one {@code java.net.http}: the platform loader's).
+ * The parts of {@code java.net.http} the adapter uses, reached through method handles on their public, exported
+ * types (the agent's class files stay Java 8; see {@link JdkHttpClientInstrumentation}), plus two fields of the
+ * internal {@code MultiExchange}, opened to this module at start-up. One instance per JVM, made when the first hooked
+ * call arrives (there is one {@code java.net.http}: the platform loader's).
+ *
+ * <p>The handles are constants ({@link Handles}: static final fields), which the JIT compiles to direct calls,
+ * where a {@code Method.invoke} per accessor (a dozen per call and attempt) would take an arguments array, boxing and
+ * an access check each.
  */
 final class JdkHttp {
     private static volatile JdkHttp instance;
+    /** The loader {@link Handles} finds {@code java.net.http} in: the first hooked class's, set before it loads. */
+    private static ClassLoader siteLoader;
 
-    final Class<?> bodyHandler;
-    private final ClassLoader proxyLoader;
-    private final Method send;
-    private final Method sendAsync;
-    private final Method requestMethod;
-    private final Method requestUri;
-    private final Method requestHeaders;
-    private final Method requestBodyPublisher;
-    private final Method requestExpectContinue;
-    private final Method requestTimeout;
-    private final Method requestVersion;
-    private final Method headersMap;
-    private final Method infoStatusCode;
-    private final Method infoHeaders;
-    private final Method newBuilder;
-    private final Method builderUri;
-    private final Method builderExpectContinue;
-    private final Method builderHeader;
-    private final Method builderVersion;
-    private final Method builderTimeout;
-    private final Method builderMethod;
-    private final Method builderGet;
-    private final Method builderDelete;
-    /** {@code HEAD()} exists from Java 18 on; before it a bodiless HEAD is {@code method("HEAD", noBody())}. */
-    private final Method builderHead;
-    private final Method build;
-    private final Method noBody;
-    private final Method discarding;
-    private final Method applyHandler;
     private final Class<?> multiExchange;
     private final Class<?> clientImpl;
     /** {@code HttpClientImpl.facade()}, or null until looked up or when it cannot be. */
-    private volatile Method facade;
+    private volatile MethodHandle facade;
     private volatile boolean facadeMissing;
     private volatile Field exchangeHandler;
     private volatile Field retriedOnce;
 
     private JdkHttp(ClassLoader loader) throws Exception {
-        Class<?> client = Class.forName("java.net.http.HttpClient", false, loader);
-        Class<?> request = Class.forName("java.net.http.HttpRequest", false, loader);
-        Class<?> builder = Class.forName("java.net.http.HttpRequest$Builder", false, loader);
-        Class<?> publisher = Class.forName("java.net.http.HttpRequest$BodyPublisher", false, loader);
-        Class<?> publishers = Class.forName("java.net.http.HttpRequest$BodyPublishers", false, loader);
-        Class<?> headers = Class.forName("java.net.http.HttpHeaders", false, loader);
-        Class<?> version = Class.forName("java.net.http.HttpClient$Version", false, loader);
-        Class<?> responseInfo = Class.forName("java.net.http.HttpResponse$ResponseInfo", false, loader);
-        Class<?> subscribers = Class.forName("java.net.http.HttpResponse$BodySubscribers", false, loader);
-        Class<?> pushPromiseHandler = Class.forName("java.net.http.HttpResponse$PushPromiseHandler", false, loader);
-        bodyHandler = Class.forName("java.net.http.HttpResponse$BodyHandler", false, loader);
-        proxyLoader = JdkHttp.class.getClassLoader();
-        send = client.getMethod("send", request, bodyHandler);
-        sendAsync = client.getMethod("sendAsync", request, bodyHandler, pushPromiseHandler);
-        requestMethod = request.getMethod("method");
-        requestUri = request.getMethod("uri");
-        requestHeaders = request.getMethod("headers");
-        requestBodyPublisher = request.getMethod("bodyPublisher");
-        requestExpectContinue = request.getMethod("expectContinue");
-        requestTimeout = request.getMethod("timeout");
-        requestVersion = request.getMethod("version");
-        headersMap = headers.getMethod("map");
-        infoStatusCode = responseInfo.getMethod("statusCode");
-        infoHeaders = responseInfo.getMethod("headers");
-        newBuilder = request.getMethod("newBuilder");
-        builderUri = builder.getMethod("uri", URI.class);
-        builderExpectContinue = builder.getMethod("expectContinue", boolean.class);
-        builderHeader = builder.getMethod("header", String.class, String.class);
-        builderVersion = builder.getMethod("version", version);
-        builderTimeout = builder.getMethod("timeout", java.time.Duration.class);
-        builderMethod = builder.getMethod("method", String.class, publisher);
-        builderGet = builder.getMethod("GET");
-        builderDelete = builder.getMethod("DELETE");
-        Method head;
-        try {
-            head = builder.getMethod("HEAD");
-        } catch (NoSuchMethodException beforeJava18) {
-            head = null;
-        }
-        builderHead = head;
-        build = builder.getMethod("build");
-        noBody = publishers.getMethod("noBody");
-        discarding = subscribers.getMethod("discarding");
-        applyHandler = bodyHandler.getMethod("apply", responseInfo);
         multiExchange = Class.forName(JdkHttpClientInstrumentation.MULTI_EXCHANGE, false, loader);
         clientImpl = Class.forName(JdkHttpClientInstrumentation.CLIENT_IMPL, false, loader);
+    }
+
+    /** The handles, looked up once in {@link #siteLoader}; a mismatch fails their class's initialisation. */
+    private static final class Handles {
+        static final Class<?> BODY_HANDLER;
+        static final MethodHandle SEND;
+        static final MethodHandle SEND_ASYNC;
+        static final MethodHandle REQUEST_METHOD;
+        static final MethodHandle REQUEST_URI;
+        static final MethodHandle REQUEST_HEADERS;
+        static final MethodHandle REQUEST_BODY_PUBLISHER;
+        static final MethodHandle REQUEST_EXPECT_CONTINUE;
+        static final MethodHandle REQUEST_TIMEOUT;
+        static final MethodHandle REQUEST_VERSION;
+        static final MethodHandle HEADERS_MAP;
+        static final MethodHandle HEADERS_FIRST_VALUE;
+        static final MethodHandle INFO_STATUS_CODE;
+        static final MethodHandle INFO_HEADERS;
+        static final MethodHandle NEW_BUILDER;
+        /** {@code HttpRequest.newBuilder(HttpRequest, BiPredicate)}, Java 16+; null before. */
+        static final MethodHandle NEW_BUILDER_COPY;
+        static final MethodHandle BUILDER_URI;
+        static final MethodHandle BUILDER_EXPECT_CONTINUE;
+        static final MethodHandle BUILDER_HEADER;
+        static final MethodHandle BUILDER_VERSION;
+        static final MethodHandle BUILDER_TIMEOUT;
+        static final MethodHandle BUILDER_METHOD;
+        static final MethodHandle BUILDER_GET;
+        static final MethodHandle BUILDER_DELETE;
+        /** {@code HEAD()} exists from Java 18 on; before it a bodiless HEAD is {@code method("HEAD", noBody())}. */
+        static final MethodHandle BUILDER_HEAD;
+        static final MethodHandle BUILD;
+        static final MethodHandle NO_BODY;
+        static final MethodHandle DISCARDING;
+        static final MethodHandle APPLY_HANDLER;
+        /** The constructor of the proxy class that implements {@code BodyHandler}, taking its invocation handler. */
+        static final MethodHandle NEW_BODY_HANDLER;
+
+        static {
+            try {
+                ClassLoader loader = siteLoader;
+                Class<?> client = Class.forName("java.net.http.HttpClient", false, loader);
+                Class<?> request = Class.forName("java.net.http.HttpRequest", false, loader);
+                Class<?> builder = Class.forName("java.net.http.HttpRequest$Builder", false, loader);
+                Class<?> publisher = Class.forName("java.net.http.HttpRequest$BodyPublisher", false, loader);
+                Class<?> publishers = Class.forName("java.net.http.HttpRequest$BodyPublishers", false, loader);
+                Class<?> headers = Class.forName("java.net.http.HttpHeaders", false, loader);
+                Class<?> version = Class.forName("java.net.http.HttpClient$Version", false, loader);
+                Class<?> response = Class.forName("java.net.http.HttpResponse", false, loader);
+                Class<?> responseInfo = Class.forName("java.net.http.HttpResponse$ResponseInfo", false, loader);
+                Class<?> subscriber = Class.forName("java.net.http.HttpResponse$BodySubscriber", false, loader);
+                Class<?> subscribers = Class.forName("java.net.http.HttpResponse$BodySubscribers", false, loader);
+                Class<?> pushPromiseHandler = Class.forName("java.net.http.HttpResponse$PushPromiseHandler", false,
+                        loader);
+                Class<?> bodyHandler = Class.forName("java.net.http.HttpResponse$BodyHandler", false, loader);
+                MethodHandles.Lookup lookup = MethodHandles.publicLookup();
+                BODY_HANDLER = bodyHandler;
+                SEND = virtual(lookup, client, "send", MethodType.methodType(response, request, bodyHandler));
+                SEND_ASYNC = virtual(lookup, client, "sendAsync",
+                        MethodType.methodType(CompletableFuture.class, request, bodyHandler, pushPromiseHandler));
+                REQUEST_METHOD = virtual(lookup, request, "method", MethodType.methodType(String.class));
+                REQUEST_URI = virtual(lookup, request, "uri", MethodType.methodType(URI.class));
+                REQUEST_HEADERS = virtual(lookup, request, "headers", MethodType.methodType(headers));
+                REQUEST_BODY_PUBLISHER = virtual(lookup, request, "bodyPublisher",
+                        MethodType.methodType(Optional.class));
+                REQUEST_EXPECT_CONTINUE = virtual(lookup, request, "expectContinue",
+                        MethodType.methodType(boolean.class));
+                REQUEST_TIMEOUT = virtual(lookup, request, "timeout", MethodType.methodType(Optional.class));
+                REQUEST_VERSION = virtual(lookup, request, "version", MethodType.methodType(Optional.class));
+                HEADERS_MAP = virtual(lookup, headers, "map", MethodType.methodType(Map.class));
+                HEADERS_FIRST_VALUE = virtual(lookup, headers, "firstValue",
+                        MethodType.methodType(Optional.class, String.class));
+                INFO_STATUS_CODE = virtual(lookup, responseInfo, "statusCode", MethodType.methodType(int.class));
+                INFO_HEADERS = virtual(lookup, responseInfo, "headers", MethodType.methodType(headers));
+                NEW_BUILDER = generic(lookup.findStatic(request, "newBuilder", MethodType.methodType(builder)));
+                MethodHandle copy;
+                try {
+                    copy = generic(lookup.findStatic(request, "newBuilder",
+                            MethodType.methodType(builder, request, BiPredicate.class)));
+                } catch (NoSuchMethodException beforeJava16) {
+                    copy = null;
+                }
+                NEW_BUILDER_COPY = copy;
+                BUILDER_URI = virtual(lookup, builder, "uri", MethodType.methodType(builder, URI.class));
+                BUILDER_EXPECT_CONTINUE = virtual(lookup, builder, "expectContinue",
+                        MethodType.methodType(builder, boolean.class));
+                BUILDER_HEADER = virtual(lookup, builder, "header",
+                        MethodType.methodType(builder, String.class, String.class));
+                BUILDER_VERSION = virtual(lookup, builder, "version", MethodType.methodType(builder, version));
+                BUILDER_TIMEOUT = virtual(lookup, builder, "timeout",
+                        MethodType.methodType(builder, java.time.Duration.class));
+                BUILDER_METHOD = virtual(lookup, builder, "method",
+                        MethodType.methodType(builder, String.class, publisher));
+                BUILDER_GET = virtual(lookup, builder, "GET", MethodType.methodType(builder));
+                BUILDER_DELETE = virtual(lookup, builder, "DELETE", MethodType.methodType(builder));
+                MethodHandle head;
+                try {
+                    head = virtual(lookup, builder, "HEAD", MethodType.methodType(builder));
+                } catch (NoSuchMethodException beforeJava18) {
+                    head = null;
+                }
+                BUILDER_HEAD = head;
+                BUILD = virtual(lookup, builder, "build", MethodType.methodType(request));
+                NO_BODY = generic(lookup.findStatic(publishers, "noBody", MethodType.methodType(publisher)));
+                DISCARDING = generic(lookup.findStatic(subscribers, "discarding", MethodType.methodType(subscriber)));
+                APPLY_HANDLER = virtual(lookup, bodyHandler, "apply", MethodType.methodType(subscriber, responseInfo));
+                @SuppressWarnings("deprecation") // newProxyInstance looks the same class up on every call
+                Class<?> proxy = Proxy.getProxyClass(JdkHttp.class.getClassLoader(), bodyHandler);
+                Constructor<?> constructor = proxy.getConstructor(InvocationHandler.class);
+                NEW_BODY_HANDLER = MethodHandles.lookup().unreflectConstructor(constructor)
+                        .asType(MethodType.methodType(Object.class, InvocationHandler.class));
+            } catch (Exception e) {
+                throw new IllegalStateException("java.net.http is not as the agent knows it", e);
+            }
+        }
+
+        /**
+         * {@code owner.name} of {@code type}, with every {@code java.net.http} type as {@code Object}, so that the
+         * adapter, which names none of them, can call it with {@code invokeExact}.
+         */
+        private static MethodHandle virtual(MethodHandles.Lookup lookup, Class<?> owner, String name, MethodType type)
+                throws NoSuchMethodException, IllegalAccessException {
+            return generic(lookup.findVirtual(owner, name, type));
+        }
+
+        private static MethodHandle generic(MethodHandle handle) {
+            MethodType type = handle.type();
+            Class<?>[] parameters = type.parameterArray();
+            for (int i = 0; i < parameters.length; i++) {
+                parameters[i] = erased(parameters[i]);
+            }
+            return handle.asType(MethodType.methodType(erased(type.returnType()), parameters));
+        }
+
+        private static Class<?> erased(Class<?> type) {
+            return type.isPrimitive() || type == String.class || type == URI.class || type == Optional.class
+                    || type == Map.class || type == CompletableFuture.class || type == BiPredicate.class
+                    ? type : Object.class;
+        }
     }
 
     /**
@@ -116,18 +192,18 @@ final class JdkHttp {
             return null;
         }
         try {
-            Method m = facade;
+            MethodHandle m = facade;
             if (m == null) {
-                m = clientImpl.getDeclaredMethod("facade");
-                m.setAccessible(true);
+                Method method = clientImpl.getDeclaredMethod("facade");
+                method.setAccessible(true);
+                m = MethodHandles.lookup().unreflect(method).asType(MethodType.methodType(Object.class, Object.class));
                 facade = m;
             }
-            return m.invoke(impl);
-        } catch (Exception e) {
+            return (Object) m.invokeExact(impl);
+        } catch (VirtualMachineError e) {
+            throw e;
+        } catch (Throwable e) {
             facadeMissing = true; // the calls go on; only a client dropped by its application may close under them
-            return null;
-        } catch (LinkageError e) {
-            facadeMissing = true;
             return null;
         }
     }
@@ -168,8 +244,14 @@ final class JdkHttp {
                 api = instance;
                 if (api == null) {
                     try {
+                        siteLoader = site.getClassLoader();
+                        if (Handles.BODY_HANDLER == null) { // initialises Handles: its failure is the agent's
+                            throw new IllegalStateException("java.net.http has no BodyHandler");
+                        }
                         api = new JdkHttp(site.getClassLoader());
                     } catch (Exception e) {
+                        throw new IllegalStateException("java.net.http is not as the agent knows it", e);
+                    } catch (LinkageError e) {
                         throw new IllegalStateException("java.net.http is not as the agent knows it", e);
                     }
                     instance = api;
@@ -188,103 +270,170 @@ final class JdkHttp {
         }
     }
 
-    private static Object call(Method method, Object target, Object... args) {
+    /** {@code client.send(request, handler)}: the response, or what the client threw, in {@link Thrown}. */
+    Object send(Object client, Object request, Object handler) {
         try {
-            return method.invoke(target, args);
-        } catch (InvocationTargetException e) {
-            throw new Thrown(e.getCause());
-        } catch (IllegalAccessException e) {
-            throw new IllegalStateException(e);
+            return (Object) Handles.SEND.invokeExact(client, request, handler);
+        } catch (Throwable t) {
+            throw new Thrown(t);
         }
     }
 
-    /** {@code client.send(request, handler)}: the response, or what the client threw, in {@link Thrown}. */
-    Object send(Object client, Object request, Object handler) {
-        return call(send, client, request, handler);
-    }
-
     CompletableFuture<?> sendAsync(Object client, Object request, Object handler) {
-        return (CompletableFuture<?>) call(sendAsync, client, request, handler, null);
+        try {
+            return (CompletableFuture<?>) Handles.SEND_ASYNC.invokeExact(client, request, handler, (Object) null);
+        } catch (Throwable t) {
+            throw new Thrown(t);
+        }
     }
 
     String method(Object request) {
-        return (String) call(requestMethod, request);
+        try {
+            return (String) Handles.REQUEST_METHOD.invokeExact(request);
+        } catch (Throwable t) {
+            throw new Thrown(t);
+        }
     }
 
     URI uri(Object request) {
-        return (URI) call(requestUri, request);
+        try {
+            return (URI) Handles.REQUEST_URI.invokeExact(request);
+        } catch (Throwable t) {
+            throw new Thrown(t);
+        }
     }
 
     @SuppressWarnings("unchecked")
     Map<String, List<String>> headers(Object request) {
-        return (Map<String, List<String>>) call(headersMap, call(requestHeaders, request));
+        try {
+            return (Map<String, List<String>>) (Map<?, ?>) Handles.HEADERS_MAP.invokeExact(
+                    (Object) Handles.REQUEST_HEADERS.invokeExact(request));
+        } catch (Throwable t) {
+            throw new Thrown(t);
+        }
     }
 
     /** The request's body publisher, or null when it has none. */
     Object bodyPublisher(Object request) {
-        return ((Optional<?>) call(requestBodyPublisher, request)).orElse(null);
+        try {
+            return ((Optional<?>) Handles.REQUEST_BODY_PUBLISHER.invokeExact(request)).orElse(null);
+        } catch (Throwable t) {
+            throw new Thrown(t);
+        }
     }
 
     int statusCode(Object responseInfo) {
-        return (Integer) call(infoStatusCode, responseInfo);
+        try {
+            return (int) Handles.INFO_STATUS_CODE.invokeExact(responseInfo);
+        } catch (Throwable t) {
+            throw new Thrown(t);
+        }
     }
 
-    @SuppressWarnings("unchecked")
-    Map<String, List<String>> responseHeaders(Object responseInfo) {
-        return (Map<String, List<String>>) call(headersMap, call(infoHeaders, responseInfo));
+    /** The first value of the response's {@code name} header (names compare case-insensitively), or null. */
+    String responseHeader(Object responseInfo, String name) {
+        try {
+            Object headers = (Object) Handles.INFO_HEADERS.invokeExact(responseInfo);
+            return (String) ((Optional<?>) Handles.HEADERS_FIRST_VALUE.invokeExact(headers, name)).orElse(null);
+        } catch (Throwable t) {
+            throw new Thrown(t);
+        }
     }
 
     /** {@code handler.apply(responseInfo)}: the application's body subscriber for the response. */
     Object apply(Object handler, Object responseInfo) {
-        return call(applyHandler, handler, responseInfo);
+        try {
+            return (Object) Handles.APPLY_HANDLER.invokeExact(handler, responseInfo);
+        } catch (Throwable t) {
+            throw new Thrown(t);
+        }
     }
 
     /** A subscriber that reads a body to its end and drops it, so that the connection can be used again. */
     Object discarding() {
-        return call(discarding, null);
+        try {
+            return (Object) Handles.DISCARDING.invokeExact();
+        } catch (Throwable t) {
+            throw new Thrown(t);
+        }
     }
 
+    /** Every header of the request: the filter of {@code newBuilder(request, filter)}. */
+    private static final BiPredicate<String, String> ALL_HEADERS = new BiPredicate<String, String>() {
+        @Override
+        public boolean test(String name, String value) {
+            return true;
+        }
+    };
+
     /**
-     * A copy of {@code request} with {@code name: value} added (the request does not carry {@code name}): what
-     * {@code HttpRequest.newBuilder(request, filter)} (Java 16+) does, spelled out so that Java 11 has it too.
+     * A copy of {@code request} with {@code name: value} added (the request does not carry {@code name}). Java 16+:
+     * {@code HttpRequest.newBuilder(request, filter)}, three calls; before, and for a bodiless HEAD (whose copy
+     * takes {@code HEAD()} from Java 18 on, which {@code newBuilder(request, filter)} may not use), the same copy
+     * spelled out.
      */
     Object withHeader(Object request, String name, String value) {
-        Object b = call(newBuilder, null);
-        call(builderUri, b, uri(request));
-        call(builderExpectContinue, b, call(requestExpectContinue, request));
-        for (Map.Entry<String, List<String>> header : headers(request).entrySet()) {
-            for (String v : header.getValue()) {
-                call(builderHeader, b, header.getKey(), v);
+        if (Handles.NEW_BUILDER_COPY != null && !"HEAD".equals(method(request))) {
+            try {
+                Object b = (Object) Handles.NEW_BUILDER_COPY.invokeExact(request, ALL_HEADERS);
+                b = (Object) Handles.BUILDER_HEADER.invokeExact(b, name, value);
+                return (Object) Handles.BUILD.invokeExact(b);
+            } catch (Throwable t) {
+                throw new Thrown(t);
             }
         }
-        call(builderHeader, b, name, value);
-        Object version = ((Optional<?>) call(requestVersion, request)).orElse(null);
-        if (version != null) {
-            call(builderVersion, b, version);
+        return copyWithHeader(request, name, value);
+    }
+
+    /** {@link #withHeader} through the request's accessors and a new builder: Java 11+. */
+    Object copyWithHeader(Object request, String name, String value) {
+        try {
+            Object b = (Object) Handles.NEW_BUILDER.invokeExact();
+            b = (Object) Handles.BUILDER_URI.invokeExact(b, uri(request));
+            b = (Object) Handles.BUILDER_EXPECT_CONTINUE.invokeExact(b,
+                    (boolean) Handles.REQUEST_EXPECT_CONTINUE.invokeExact(request));
+            for (Map.Entry<String, List<String>> header : headers(request).entrySet()) {
+                for (String v : header.getValue()) {
+                    b = (Object) Handles.BUILDER_HEADER.invokeExact(b, header.getKey(), v);
+                }
+            }
+            b = (Object) Handles.BUILDER_HEADER.invokeExact(b, name, value);
+            Object version = ((Optional<?>) Handles.REQUEST_VERSION.invokeExact(request)).orElse(null);
+            if (version != null) {
+                b = (Object) Handles.BUILDER_VERSION.invokeExact(b, version);
+            }
+            Object timeout = ((Optional<?>) Handles.REQUEST_TIMEOUT.invokeExact(request)).orElse(null);
+            if (timeout != null) {
+                b = (Object) Handles.BUILDER_TIMEOUT.invokeExact(b, timeout);
+            }
+            String method = method(request);
+            Object publisher = bodyPublisher(request);
+            if (publisher != null) {
+                b = (Object) Handles.BUILDER_METHOD.invokeExact(b, method, publisher);
+            } else if ("GET".equals(method)) {
+                b = (Object) Handles.BUILDER_GET.invokeExact(b);
+            } else if ("DELETE".equals(method)) {
+                b = (Object) Handles.BUILDER_DELETE.invokeExact(b);
+            } else if ("HEAD".equals(method) && Handles.BUILDER_HEAD != null) {
+                b = (Object) Handles.BUILDER_HEAD.invokeExact(b);
+            } else {
+                b = (Object) Handles.BUILDER_METHOD.invokeExact(b, method, (Object) Handles.NO_BODY.invokeExact());
+            }
+            return (Object) Handles.BUILD.invokeExact(b);
+        } catch (Thrown e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new Thrown(t);
         }
-        Object timeout = ((Optional<?>) call(requestTimeout, request)).orElse(null);
-        if (timeout != null) {
-            call(builderTimeout, b, timeout);
-        }
-        String method = method(request);
-        Object publisher = bodyPublisher(request);
-        if (publisher != null) {
-            call(builderMethod, b, method, publisher);
-        } else if ("GET".equals(method)) {
-            call(builderGet, b);
-        } else if ("DELETE".equals(method)) {
-            call(builderDelete, b);
-        } else if ("HEAD".equals(method) && builderHead != null) {
-            call(builderHead, b);
-        } else {
-            call(builderMethod, b, method, call(noBody, null));
-        }
-        return call(build, b);
     }
 
     /** A {@code BodyHandler} whose {@code apply} is {@code handler}'s. */
     Object bodyHandler(InvocationHandler handler) {
-        return Proxy.newProxyInstance(proxyLoader, new Class<?>[] {bodyHandler}, handler);
+        try {
+            return (Object) Handles.NEW_BODY_HANDLER.invokeExact(handler);
+        } catch (Throwable t) {
+            throw new IllegalStateException(t); // the proxy's constructor only stores its handler
+        }
     }
 
     /** The {@code BodyHandler} a {@code MultiExchange} applies to its final response. */

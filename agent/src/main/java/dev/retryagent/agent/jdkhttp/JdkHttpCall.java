@@ -13,9 +13,7 @@ import dev.retryagent.policy.FailureKind;
 import java.io.IOException;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Method;
-import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -277,7 +275,7 @@ final class JdkHttpCall implements AsyncExchange<JdkHttpCall.Head> {
             }
             Head head;
             try {
-                head = new Head(this, info, api.statusCode(info), retryAfter(api.responseHeaders(info)));
+                head = new Head(this, info, api.statusCode(info), api.responseHeader(info, "Retry-After"));
             } catch (RuntimeException e) {
                 // Fail open: the application's handler takes this response, as without the agent.
                 RetryLog.internalError(ClientNames.JDK_HTTPCLIENT + ".head", e);
@@ -358,15 +356,6 @@ final class JdkHttpCall implements AsyncExchange<JdkHttpCall.Head> {
             t = t.getCause();
         }
         return t;
-    }
-
-    private static String retryAfter(Map<String, List<String>> headers) {
-        for (Map.Entry<String, List<String>> h : headers.entrySet()) {
-            if ("Retry-After".equalsIgnoreCase(h.getKey()) && !h.getValue().isEmpty()) {
-                return h.getValue().get(0);
-            }
-        }
-        return null;
     }
 
     /** A failure that is not an {@link IOException}, carried through the loop (never retried) and then unwrapped. */

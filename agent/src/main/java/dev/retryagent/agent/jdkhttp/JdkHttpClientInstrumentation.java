@@ -37,8 +37,8 @@ import java.util.logging.Level;
  * the bootstrap path, so {@link #prepare} gives it a read edge to the bootstrap loader's unnamed module, and opens
  * {@code jdk.internal.net.http} to the handler's module (the agent jar's loader, which sees {@code java.net.http}
  * through its parents), for the fields of {@code MultiExchange} that the resend switch and {@link LastHop} use. The
- * adapter is compiled for Java 8 like the rest of the agent: it reaches {@code java.net.http}'s public types by
- * reflection and implements {@code BodyHandler} with a {@link java.lang.reflect.Proxy} ({@link JdkHttp}), so no class
+ * adapter is compiled for Java 8 like the rest of the agent: it reaches {@code java.net.http}'s public types through
+ * method handles and implements {@code BodyHandler} with a {@link java.lang.reflect.Proxy} ({@link JdkHttp}), so no class
  * file of the jar needs Java 11 and nothing of it loads on a JVM without the module.
  *
  * <p>This class names no {@code java.net.http} type and loads on Java 8, where {@link #prepare} does nothing.

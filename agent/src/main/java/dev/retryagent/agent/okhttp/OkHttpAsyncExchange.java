@@ -71,7 +71,7 @@ final class OkHttpAsyncExchange implements AsyncExchange<Response> {
 
     @Override
     public CallFacts decidedUnder(CallFacts call, Response response) {
-        return OkHttpCalls.decidedUnder(call, response);
+        return OkHttpCalls.decidedUnder(call, this.call.request().url(), response);
     }
 
     @Override

@@ -74,8 +74,13 @@ final class OkHttpCalls {
         }
 
         Request apply(Request request) {
-            return header == null || value == null ? request : request.newBuilder().header(header, value).build();
+            return marked(request, header, value);
         }
+    }
+
+    /** {@code request}, or a copy of it with {@code header: value} when both are set. */
+    static Request marked(Request request, String header, String value) {
+        return header == null || value == null ? request : request.newBuilder().header(header, value).build();
     }
 
     /** What the engine needs to know about {@code request}, read under {@code engine}'s policy. */
@@ -96,14 +101,17 @@ final class OkHttpCalls {
     /**
      * The facts a response is decided under: OkHttp follows redirects inside the chain below the retry interceptor,
      * so the request that got {@code response} may have gone to another host than the call's (see
-     * {@link CallFacts#redirectedTo}).
+     * {@link CallFacts#redirectedTo}). {@code callUrl}: the url the call's facts were read from.
      */
-    static CallFacts decidedUnder(CallFacts call, Response response) {
+    static CallFacts decidedUnder(CallFacts call, HttpUrl callUrl, Response response) {
         Request sent = response.request();
         if (sent == null) {
             return call;
         }
         HttpUrl url = sent.url();
+        if (url == callUrl) {
+            return call; // no redirect: the request sent is the call's, or its marked copy, which keeps its url
+        }
         return call.redirectedTo(url.scheme(), url.host(), url.port(), url.encodedPath());
     }
 

@@ -26,7 +26,7 @@ final class OkHttpExchange implements Exchange<Response> {
     @Override
     public Response send(int attempt, String marker) throws IOException {
         try {
-            return chain.proceed(new OkHttpCalls.AttemptMarker(markerHeader, marker, 0).apply(request));
+            return chain.proceed(OkHttpCalls.marked(request, markerHeader, marker));
         } catch (IOException e) {
             OkHttpCalls.noteFailure(chain.call(), e);
             throw e;
@@ -41,7 +41,7 @@ final class OkHttpExchange implements Exchange<Response> {
 
     @Override
     public CallFacts decidedUnder(CallFacts call, Response response) {
-        return OkHttpCalls.decidedUnder(call, response);
+        return OkHttpCalls.decidedUnder(call, request.url(), response);
     }
 
     @Override

@@ -124,6 +124,34 @@ class JdkHttpClientInstrumentationTest {
         assertTrue(getCopy.bodyPublisher().isEmpty(), "a GET without body stays without");
     }
 
+    /** Both ways to copy (newBuilder(request, filter) on Java 16+, the accessors before) make the same request. */
+    @Test
+    void bothCopiesAreTheSame() {
+        JdkHttp api = JdkHttp.of(HttpRequest.class);
+        URI uri = URI.create("http://127.0.0.1:1/b");
+        List<HttpRequest> requests = List.of(
+                HttpRequest.newBuilder(uri).GET().build(),
+                HttpRequest.newBuilder(uri).DELETE().header("X-A", "1").build(),
+                HttpRequest.newBuilder(uri).method("HEAD", HttpRequest.BodyPublishers.noBody()).build(),
+                HttpRequest.newBuilder(uri).method("OPTIONS", HttpRequest.BodyPublishers.noBody()).build(),
+                HttpRequest.newBuilder(uri).POST(HttpRequest.BodyPublishers.ofString("x"))
+                        .timeout(Duration.ofSeconds(3)).version(java.net.http.HttpClient.Version.HTTP_2).build());
+        for (HttpRequest request : requests) {
+            HttpRequest a = (HttpRequest) api.withHeader(request, "Retry-Attempt", "3");
+            HttpRequest b = (HttpRequest) api.copyWithHeader(request, "Retry-Attempt", "3");
+            String what = request.method();
+            assertEquals(b.method(), a.method(), what);
+            assertEquals(b.uri(), a.uri(), what);
+            assertEquals(b.headers().map(), a.headers().map(), what);
+            assertEquals(List.of("3"), a.headers().allValues("retry-attempt"), what);
+            assertEquals(b.bodyPublisher().isPresent(), a.bodyPublisher().isPresent(), what);
+            assertEquals(request.bodyPublisher().isPresent(), a.bodyPublisher().isPresent(), what);
+            assertEquals(b.timeout(), a.timeout(), what);
+            assertEquals(b.version(), a.version(), what);
+            assertEquals(b.expectContinue(), a.expectContinue(), what);
+        }
+    }
+
     @Test
     void failuresAreClassifiedByTheirJdkTypes() {
         assertEquals(FailureKind.CONNECT, JdkHttpCall.classifyFailure(new ConnectException("refused")));

@@ -123,6 +123,8 @@ class OkHttpCallsTest {
                 new OkHttpCalls.AttemptMarker("Retry-Attempt", "2", 2).apply(request).header("Retry-Attempt"));
         assertEquals(request, new OkHttpCalls.AttemptMarker("Retry-Attempt", null, 0).apply(request));
         assertEquals(request, OkHttpCalls.AttemptMarker.UNMARKED.apply(request));
+        assertEquals("1", OkHttpCalls.marked(request, "Retry-Attempt", "1").header("Retry-Attempt"));
+        assertSame(request, OkHttpCalls.marked(request, null, "1"));
     }
     @Test
     void aResponseIsDecidedUnderTheAddressItsRequestWentTo() {
@@ -131,12 +133,16 @@ class OkHttpCallsTest {
         CallFacts call = OkHttpCalls.facts(original, engine(Policy.builtIn()));
         Response sameAddress = new Response.Builder().request(original.newBuilder().header("X", "y").build())
                 .protocol(Protocol.HTTP_1_1).code(503).message("x").build();
-        assertSame(call, OkHttpCalls.decidedUnder(call, sameAddress));
+        assertSame(call, OkHttpCalls.decidedUnder(call, original.url(), sameAddress));
+        Request sameUrlAnotherObject = new Request.Builder().url("http://a.example.test/items?other=1").build();
+        Response sameAddressAgain = new Response.Builder().request(sameUrlAnotherObject)
+                .protocol(Protocol.HTTP_1_1).code(503).message("x").build();
+        assertSame(call, OkHttpCalls.decidedUnder(call, original.url(), sameAddressAgain));
 
         Request followed = new Request.Builder().url("https://b.example.test:8443/moved?token=secret").build();
         Response redirected = new Response.Builder().request(followed).protocol(Protocol.HTTP_1_1).code(503)
                 .message("x").build();
-        CallFacts at = OkHttpCalls.decidedUnder(call, redirected);
+        CallFacts at = OkHttpCalls.decidedUnder(call, original.url(), redirected);
         assertEquals("https", at.scheme());
         assertEquals("b.example.test", at.host());
         assertEquals(8443, at.port());
