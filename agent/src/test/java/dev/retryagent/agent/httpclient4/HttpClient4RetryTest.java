@@ -199,21 +199,36 @@ class HttpClient4RetryTest {
 
     /** A callback that records what it heard. */
     static final class Heard implements FutureCallback<HttpResponse> {
-        final List<String> events = new CopyOnWriteArrayList<>();
+        private final List<String> events = new CopyOnWriteArrayList<>();
+        private final java.util.concurrent.CountDownLatch first = new java.util.concurrent.CountDownLatch(1);
 
         @Override
         public void completed(HttpResponse result) {
-            events.add("completed:" + result.getStatusLine().getStatusCode());
+            heard("completed:" + result.getStatusLine().getStatusCode());
         }
 
         @Override
         public void failed(Exception ex) {
-            events.add("failed:" + ex.getClass().getSimpleName());
+            heard("failed:" + ex.getClass().getSimpleName());
         }
 
         @Override
         public void cancelled() {
-            events.add("cancelled");
+            heard("cancelled");
+        }
+
+        private void heard(String event) {
+            events.add(event);
+            first.countDown();
+        }
+
+        /**
+         * What the callback heard, once it has heard something: the future's waiters may wake before the client has
+         * called the callback.
+         */
+        List<String> events() throws InterruptedException {
+            first.await(10, TimeUnit.SECONDS);
+            return events;
         }
     }
 
@@ -240,7 +255,7 @@ class HttpClient4RetryTest {
         }
         assertEquals(List.of("1", "2", "3"), markers);
         assertEquals(List.of("payload", "payload", "payload"), bodies);
-        assertEquals(List.of("completed:200"), heard.events);
+        assertEquals(List.of("completed:200"), heard.events());
     }
 
     @Test
@@ -260,7 +275,7 @@ class HttpClient4RetryTest {
             assertEquals(0, scheduler.pending());
         }
         assertEquals(1, requests.get());
-        assertEquals(List.of("cancelled"), heard.events);
+        assertEquals(List.of("cancelled"), heard.events());
     }
 
     @Test
@@ -276,7 +291,7 @@ class HttpClient4RetryTest {
             assertEquals(503, response.getStatusLine().getStatusCode());
         }
         assertEquals(List.of("null"), markers);
-        assertEquals(List.of("completed:503"), heard.events);
+        assertEquals(List.of("completed:503"), heard.events());
     }
 
     /** A retry whose producer cannot be rewound ends the call with that failure, once; nothing more is sent. */
@@ -308,7 +323,7 @@ class HttpClient4RetryTest {
             assertEquals("cannot rewind", failed.getCause().getMessage());
         }
         assertEquals(1, requests.get());
-        assertEquals(List.of("failed:IOException"), heard.events);
+        assertEquals(List.of("failed:IOException"), heard.events());
     }
 
     @Test
