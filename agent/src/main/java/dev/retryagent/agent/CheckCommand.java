@@ -16,6 +16,7 @@ import dev.retryagent.policy.PolicyException;
 import dev.retryagent.policy.PolicyLoader;
 import dev.retryagent.policy.RetryAfterPolicy;
 import dev.retryagent.policy.RetrySettings;
+import dev.retryagent.policy.UpperLayers;
 import java.io.PrintStream;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Paths;
@@ -248,6 +249,10 @@ final class CheckCommand {
             }
             row("budget", "per destination, retries at most " + PolicyAnalysis.percent(st.budget().ratio())
                     + " of first attempts + " + st.budget().minPerSecond() + "/s; a call past it is not retried");
+            row("upperLayers", st.upperLayers() == UpperLayers.DEFER
+                    ? "defer: a call inside an SDK's or a library's own retry loop is sent once, that layer retries"
+                    : "retry: a call inside an SDK's or a library's own retry loop is retried here too; the attempts"
+                            + " multiply");
         } else {
             row("time", Human.duration(a.attemptMillis) + " (one attempt)");
         }
@@ -484,6 +489,7 @@ final class CheckCommand {
         budget.put("ratio", st.budget().ratio());
         budget.put("minPerSecond", st.budget().minPerSecond());
         r.put("budget", budget);
+        r.put("upperLayers", st.upperLayers().configName());
         r.put("mostAttempts", s.mode == Mode.OFF ? 1 : s.mostAttempts);
         Timeline t = s.timeline;
         if (t == null) {

@@ -2,7 +2,9 @@ package dev.retryagent.engine;
 
 import java.util.List;
 
+import dev.retryagent.policy.Mode;
 import dev.retryagent.policy.Policy;
+import dev.retryagent.policy.UpperLayers;
 import java.util.Locale;
 
 /**
@@ -22,6 +24,8 @@ public final class CallFacts {
     private final boolean markerPresent;
     /** The attempt of the agent-run call this call is made inside, on the same thread; 0 when none. */
     private final int enclosingAttempt;
+    /** The retry layer above the client this call is made inside (SPEC 4.14), or null when none. */
+    private final String upperLayer;
     /**
      * The engine's rule lookup for this call, made at its first question and kept for the rest of the call: a call
      * runs under one policy from start to end, even when another is loaded meanwhile. Not part of the facts: a
@@ -63,11 +67,12 @@ public final class CallFacts {
         this.bodyReplayable = bodyReplayable;
         this.markerPresent = markerPresent;
         this.enclosingAttempt = 0;
+        this.upperLayer = null;
     }
 
     private CallFacts(String client, String method, String scheme, String host, int port, String path,
                       boolean idempotencyKeyPresent, boolean bodyReplayable, boolean markerPresent,
-                      int enclosingAttempt) {
+                      int enclosingAttempt, String upperLayer) {
         this.client = client;
         this.method = method;
         this.scheme = scheme;
@@ -78,6 +83,7 @@ public final class CallFacts {
         this.bodyReplayable = bodyReplayable;
         this.markerPresent = markerPresent;
         this.enclosingAttempt = enclosingAttempt;
+        this.upperLayer = upperLayer;
     }
 
     private CallFacts(CallFacts call, int enclosingAttempt) {
@@ -91,6 +97,7 @@ public final class CallFacts {
         this.bodyReplayable = call.bodyReplayable;
         this.markerPresent = call.markerPresent;
         this.enclosingAttempt = enclosingAttempt;
+        this.upperLayer = call.upperLayer;
         this.readUnder = call.readUnder;
         this.resolution = call.resolution; // rule matching does not look at the enclosing attempt
         this.destination = call.destination;
@@ -153,8 +160,11 @@ public final class CallFacts {
             }
             String marker = policy.markerHeader();
             boolean markerPresent = marker != null && headers.hasMarker(marker);
+            // Only where the rule defers to such a layer: under upperLayers: retry the call is any other.
+            String upperLayer = rule.mode != Mode.OFF && rule.settings.upperLayers() == UpperLayers.DEFER
+                    ? UpperLayer.of(headers) : null;
             CallFacts facts = new CallFacts(client, method, scheme, host, port, path, idempotencyKey, bodyReplayable,
-                    markerPresent);
+                    markerPresent, 0, upperLayer);
             facts.resolution = rule;
             return facts.readUnder(policy);
         }
@@ -188,7 +198,7 @@ public final class CallFacts {
             return this;
         }
         CallFacts redirected = new CallFacts(client, method, scheme, host, port, p, idempotencyKeyPresent,
-                bodyReplayable, markerPresent, enclosingAttempt);
+                bodyReplayable, markerPresent, enclosingAttempt, upperLayer);
         redirected.readUnder = readUnder;
         return redirected;
     }
@@ -249,6 +259,14 @@ public final class CallFacts {
     /** The attempt of the agent-run call this call is made inside, on the same thread; 0 when none. */
     public int enclosingAttempt() {
         return enclosingAttempt;
+    }
+
+    /**
+     * The retry layer above the client, in the same JVM, that this call is made inside and that the call's rule
+     * defers to (SPEC 4.14): an SDK's or a library's own retry loop, such as {@code aws-sdk-v2}; null when none.
+     */
+    public String upperLayer() {
+        return upperLayer;
     }
 
     /**

@@ -8,7 +8,9 @@ public enum GiveUpReason {
     RETRY_AFTER_TOO_LONG("retry-after-too-long"),
     NOT_IDEMPOTENT("not-idempotent"),
     BODY_NOT_REPLAYABLE("body-not-replayable"),
-    NESTED("nested");
+    NESTED("nested"),
+    /** The call is made inside a retry loop above the client that the rule defers to (SPEC 4.14). */
+    UPPER_LAYER("upper-layer");
 
     private final String logName;
 

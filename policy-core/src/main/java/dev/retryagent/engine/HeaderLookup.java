@@ -17,4 +17,13 @@ public interface HeaderLookup {
     default boolean hasMarker(String name) {
         return has(name);
     }
+
+    /**
+     * The first value of header {@code name} (compared case-insensitively), or null when the request has none; for
+     * the attempt headers of retry layers above the client ({@link UpperLayer}). A client that cannot tell answers
+     * null.
+     */
+    default String value(String name) {
+        return null;
+    }
 }

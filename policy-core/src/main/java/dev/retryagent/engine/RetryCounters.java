@@ -9,6 +9,8 @@ public final class RetryCounters {
     final LongAdder retries = new LongAdder();
     final LongAdder successesAfterRetry = new LongAdder();
     final LongAdder wouldRetry = new LongAdder();
+    /** Calls made inside a retry layer above the client that the agent sent once, deferring to it. */
+    final LongAdder upperLayerCalls = new LongAdder();
     final LongAdder[] giveUps = new LongAdder[GiveUpReason.values().length];
 
     RetryCounters(String client) {
@@ -40,6 +42,10 @@ public final class RetryCounters {
 
     public long wouldRetry() {
         return wouldRetry.sum();
+    }
+
+    public long upperLayerCalls() {
+        return upperLayerCalls.sum();
     }
 
     public long giveUps(GiveUpReason reason) {

@@ -167,7 +167,8 @@ public final class RetryEngine {
 
     /**
      * Whether this layer may retry {@code call} at all (SPEC 4.8): mode {@code enforce}, more than one attempt allowed,
-     * the request neither nested nor with a body that cannot be replayed, and idempotent or keyed. Outcome, time,
+     * the request neither nested, nor inside a retry layer above the client that its rule defers to (SPEC 4.14), nor
+     * with a body that cannot be replayed, and idempotent or keyed. Outcome, time,
      * Retry-After and budget aside. Only such a call carries the marker and makes the calls inside its attempts
      * nested: a call that will not be retried here leaves the retrying to the layers below it. No side effects.
      */
@@ -191,6 +192,7 @@ public final class RetryEngine {
         return r.mode == Mode.ENFORCE
                 && settings.maxAttempts() > 1
                 && !call.nested()
+                && call.upperLayer() == null
                 && call.bodyReplayable()
                 && (call.idempotencyKeyPresent() || settings.isIdempotentMethod(call.method()));
     }
@@ -244,7 +246,7 @@ public final class RetryEngine {
         Destination destination = destinations.of(call);
         RetryCounters counters = destination.countersFor(call.client());
         if (firstAtDestination) {
-            counters.calls.increment();
+            countFirst(counters, call);
             destination.budget.recordFirstAttempt(now);
         }
         if (!isRetryable(r.settings, outcome)) {
@@ -269,7 +271,7 @@ public final class RetryEngine {
         Destination destination = destinations.of(call);
         RetryCounters counters = destination.countersFor(call.client());
         if (firstAtDestination) {
-            counters.calls.increment();
+            countFirst(counters, call);
             destination.budget.recordFirstAttempt(attempt == 1 ? startNanos : loopClock.nanoTime());
         }
         if (!isRetryable(r.settings, outcome)) {
@@ -278,6 +280,14 @@ public final class RetryEngine {
         long now = loopClock.nanoTime();
         return decideRetry(r, destination, counters, call, attempt, outcome, (now - startNanos) / 1_000_000L,
                 previousWaitMillis, now);
+    }
+
+    /** A call's first decision at a destination: counted there, and as deferred to the layer above it, if one. */
+    private static void countFirst(RetryCounters counters, CallFacts call) {
+        counters.calls.increment();
+        if (call.upperLayer() != null) {
+            counters.upperLayerCalls.increment();
+        }
     }
 
     /** The call is done: its outcome is not one to retry (a success, counted when it came after a retry). */
@@ -297,6 +307,9 @@ public final class RetryEngine {
         int max = settings.maxAttempts();
         if (call.nested()) {
             return giveUp(counters, GiveUpReason.NESTED, attempt, max);
+        }
+        if (call.upperLayer() != null) {
+            return giveUp(counters, GiveUpReason.UPPER_LAYER, attempt, max);
         }
         if (!call.bodyReplayable()) {
             return giveUp(counters, GiveUpReason.BODY_NOT_REPLAYABLE, attempt, max);

@@ -1,5 +1,7 @@
 package dev.retryagent.engine;
 
+import dev.retryagent.policy.Mode;
+
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
@@ -120,8 +122,14 @@ public final class RetryLog {
                 detail = "wait=" + decision.waitMillis() + "ms";
                 break;
             default:
-                event = "give up";
-                detail = "reason=" + decision.reason().logName();
+                GiveUpReason reason = decision.reason();
+                // Observe mode changes nothing: a call that enforce would leave to the layer above is reported so.
+                event = reason == GiveUpReason.UPPER_LAYER && call.resolution != null
+                        && call.resolution.mode == Mode.OBSERVE ? "would defer" : "give up";
+                detail = "reason=" + reason.logName();
+                if (reason == GiveUpReason.UPPER_LAYER) {
+                    detail += " layer=" + call.upperLayer();
+                }
         }
         return LOGGER_NAME + " " + event + " " + call + " attempt=" + decision.attempt() + "/"
                 + decision.maxAttempts() + " cause=" + outcome.cause() + " " + detail;

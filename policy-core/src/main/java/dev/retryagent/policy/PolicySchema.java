@@ -14,7 +14,7 @@ import java.util.List;
 final class PolicySchema {
     static final List<String> TOP_KEYS = names("version", "mode", "builtInRetries", "marker", "defaults", "rules");
     static final List<String> SETTINGS_KEYS = names("maxAttempts", "backoff", "deadline", "retryOn", "retryAfter",
-            "idempotentMethods", "idempotencyKeyHeaders", "budget");
+            "idempotentMethods", "idempotencyKeyHeaders", "budget", "upperLayers");
     /** A rule holds its {@code match}, its {@code mode} and any of the settings. */
     static final List<String> RULE_KEYS = concat(names("match", "mode"), SETTINGS_KEYS);
     static final List<String> MARKER_KEYS = names("header", "enabled");
@@ -30,6 +30,8 @@ final class PolicySchema {
     static final ConfigWords<Mode> MODES = ConfigWords.of(EnumSet.allOf(Mode.class), Mode::configName);
     static final ConfigWords<BuiltInRetries> BUILT_IN_RETRIES = ConfigWords.of(EnumSet.allOf(BuiltInRetries.class),
             BuiltInRetries::configName);
+    static final ConfigWords<UpperLayers> UPPER_LAYERS = ConfigWords.of(EnumSet.allOf(UpperLayers.class),
+            UpperLayers::configName);
     static final ConfigWords<Jitter> JITTERS = ConfigWords.of(EnumSet.allOf(Jitter.class), Jitter::configName);
     /** Every failure kind but {@link FailureKind#OTHER}, which is never retried and so cannot be named. */
     static final ConfigWords<FailureKind> FAILURES = ConfigWords.of(

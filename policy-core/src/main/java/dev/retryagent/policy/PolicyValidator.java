@@ -10,6 +10,7 @@ import static dev.retryagent.policy.PolicySchema.JITTERS;
 import static dev.retryagent.policy.PolicySchema.MATCH_KEYS;
 import static dev.retryagent.policy.PolicySchema.MAX_ATTEMPTS;
 import static dev.retryagent.policy.PolicySchema.MAX_SPREAD;
+import static dev.retryagent.policy.PolicySchema.UPPER_LAYERS;
 import static dev.retryagent.policy.PolicySchema.MODES;
 import static dev.retryagent.policy.PolicySchema.TOP_KEYS;
 
@@ -262,6 +263,12 @@ final class PolicyValidator {
                     budget = budget.withMinPerSecond(n);
                 }
                 b.budget(budget);
+            }
+        }
+        if ((v = keys.get("upperLayers")) != null) {
+            UpperLayers upper = read.choice(v, UPPER_LAYERS, "upperLayers");
+            if (upper != null) {
+                b.upperLayers(upper);
             }
         }
         // Values that failed validation were left out, so the keys that did validate still reach the rules

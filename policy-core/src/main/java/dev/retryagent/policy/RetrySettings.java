@@ -25,6 +25,7 @@ public final class RetrySettings {
     private final Set<String> idempotentMethods;
     private final List<String> idempotencyKeyHeaders;
     private final BudgetPolicy budget;
+    private final UpperLayers upperLayers;
 
     private RetrySettings(Builder b) {
         if (b.maxAttempts < 1) {
@@ -54,6 +55,7 @@ public final class RetrySettings {
         this.idempotencyKeyHeaders = Collections.unmodifiableList(
                 new ArrayList<String>(require(b.idempotencyKeyHeaders, "idempotencyKeyHeaders")));
         this.budget = require(b.budget, "budget");
+        this.upperLayers = require(b.upperLayers, "upperLayers");
     }
 
     private static <T> T require(T value, String key) {
@@ -75,6 +77,7 @@ public final class RetrySettings {
                 .idempotentMethods(Arrays.asList("GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"))
                 .idempotencyKeyHeaders(Collections.singletonList("Idempotency-Key"))
                 .budget(new BudgetPolicy(0.1, 10))
+                .upperLayers(UpperLayers.DEFER)
                 .build();
     }
 
@@ -129,6 +132,11 @@ public final class RetrySettings {
         return budget;
     }
 
+    /** What a call made inside another layer's retry loop gets (SPEC 4.14). */
+    public UpperLayers upperLayers() {
+        return upperLayers;
+    }
+
     /** The failure kinds as policy files spell them: {@code [connect, reset, timeout]}. */
     private List<String> failureNames() {
         List<String> names = new ArrayList<String>();
@@ -152,7 +160,8 @@ public final class RetrySettings {
                 + ", retryAfter: " + retryAfter
                 + ", idempotentMethods: " + idempotentMethods
                 + ", idempotencyKeyHeaders: " + idempotencyKeyHeaders
-                + ", budget: " + budget + "}";
+                + ", budget: " + budget
+                + ", upperLayers: " + upperLayers.configName() + "}";
     }
 
     /** Builds settings; {@link #toBuilder()} starts from existing ones so a rule overrides key by key. */
@@ -167,6 +176,7 @@ public final class RetrySettings {
         private List<String> idempotentMethods;
         private List<String> idempotencyKeyHeaders;
         private BudgetPolicy budget;
+        private UpperLayers upperLayers;
 
         public Builder() {
         }
@@ -182,6 +192,7 @@ public final class RetrySettings {
             idempotentMethods = new ArrayList<String>(s.idempotentMethods);
             idempotencyKeyHeaders = s.idempotencyKeyHeaders;
             budget = s.budget;
+            upperLayers = s.upperLayers;
         }
 
         public Builder mode(Mode value) {
@@ -231,6 +242,11 @@ public final class RetrySettings {
 
         public Builder budget(BudgetPolicy value) {
             budget = value;
+            return this;
+        }
+
+        public Builder upperLayers(UpperLayers value) {
+            upperLayers = value;
             return this;
         }
 

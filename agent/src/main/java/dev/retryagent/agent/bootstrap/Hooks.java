@@ -1,6 +1,7 @@
 package dev.retryagent.agent.bootstrap;
 
 import dev.retryagent.engine.RetryLog;
+import dev.retryagent.engine.UpperLayer;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Map;
@@ -53,6 +54,17 @@ public final class Hooks {
          */
         default Object onEnterMayReplace(String hook, Object self, Object[] args) {
             return PROCEED;
+        }
+
+        /**
+         * At the entry of hooked method {@code hook} of kind {@code RETRY_LOOP}: which retry layer above the client
+         * the loop starting here is (SPEC 4.14).
+         *
+         * @return the layer's name when the loop will retry; {@link UpperLayer#RETRIES_OFF} when its retries are
+         *         switched off; null when this run of the method is not such a loop
+         */
+        default String retryLayer(String hook, Object self, Object[] args) {
+            return null;
         }
     }
 
@@ -160,6 +172,34 @@ public final class Hooks {
                 running.remove(running.size() - 1);
             }
         }
+    }
+
+    /**
+     * Called at the entry of a hooked retry loop ({@code RETRY_LOOP}): this thread runs inside the layer the handler
+     * names until {@link #leaveRetryLoop}, which the woven code calls at every return and throw. Always enters, even
+     * when the handler fails (as "not a layer"), so that every leave has its enter.
+     */
+    public static void enterRetryLoop(String hook, Class<?> site, Object self, Object[] args) {
+        String layer = null;
+        Resolver r = resolver;
+        if (r != null) {
+            try {
+                InjectedFaults.atHook(hook);
+                Handler handler = r.handlerFor(site);
+                layer = handler == null ? null : handler.retryLayer(hook, self, args);
+            } catch (VirtualMachineError e) {
+                UpperLayer.enter(null);
+                throw e;
+            } catch (Throwable t) {
+                RetryLog.internalError("hook:" + hook, t);
+            }
+        }
+        UpperLayer.enter(layer);
+    }
+
+    /** Called when a hooked retry loop returns or throws: ends what {@link #enterRetryLoop} began. */
+    public static void leaveRetryLoop() {
+        UpperLayer.exit();
     }
 
     /** Called before every normal return of a hooked method. */

@@ -50,6 +50,12 @@ final class HttpClient5Calls {
                     public boolean has(String name) {
                         return request.containsHeader(name); // HttpCore compares names case-insensitively
                     }
+
+                    @Override
+                    public String value(String name) {
+                        Header header = request.getFirstHeader(name);
+                        return header == null ? null : header.getValue();
+                    }
                 });
     }
 

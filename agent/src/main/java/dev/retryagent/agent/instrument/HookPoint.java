@@ -25,7 +25,13 @@ public final class HookPoint {
          * running its body (the handler has done the work, usually by calling the method again: such a nested
          * call on the same thread runs the body, see {@link dev.retryagent.agent.bootstrap.Hooks#enterMayReplace}).
          */
-        ENTRY_MAY_REPLACE
+        ENTRY_MAY_REPLACE,
+        /**
+         * The method is a retry loop of a layer above the client (SPEC 4.14): at its entry the handler says which layer
+         * it is ({@link dev.retryagent.agent.bootstrap.Hooks.Handler#retryLayer}), and this thread runs inside it
+         * ({@link dev.retryagent.engine.UpperLayer}) until the method returns or throws.
+         */
+        RETRY_LOOP
     }
 
     private final String hook;
@@ -44,6 +50,9 @@ public final class HookPoint {
     public HookPoint(String hook, String className, String methodName, String descriptor, Where where) {
         if (where == Where.ENTRY_MAY_SKIP && (!descriptor.endsWith(")V") || "<init>".equals(methodName))) {
             throw new IllegalArgumentException(hook + ": only a void method that is not a constructor can be skipped");
+        }
+        if (where == Where.RETRY_LOOP && "<init>".equals(methodName)) {
+            throw new IllegalArgumentException(hook + ": a constructor is no retry loop");
         }
         if (where == Where.ENTRY_MAY_REPLACE && (!returnsReference(descriptor) || "<init>".equals(methodName))) {
             throw new IllegalArgumentException(hook + ": only a method returning a reference type can have its result replaced");
@@ -70,6 +79,10 @@ public final class HookPoint {
 
     public static HookPoint entryMayReplace(String hook, String className, String methodName, String descriptor) {
         return new HookPoint(hook, className, methodName, descriptor, Where.ENTRY_MAY_REPLACE);
+    }
+
+    public static HookPoint retryLoop(String hook, String className, String methodName, String descriptor) {
+        return new HookPoint(hook, className, methodName, descriptor, Where.RETRY_LOOP);
     }
 
     private static boolean returnsReference(String descriptor) {

@@ -23,12 +23,17 @@ import net.bytebuddy.jar.asm.Type;
  * <pre>
  * ENTRY_MAY_REPLACE:  Object o = Hooks.enterMayReplace("hook", C.class, this, new Object[] {r});
  *                     if (o != Hooks.PROCEED) return (R) o;
+ * RETRY_LOOP:         Hooks.enterRetryLoop("hook", C.class, this, new Object[] {r});
+ *                     try { body } finally { Hooks.leaveRetryLoop(); }
  * </pre>
  * {@code this} is null in static methods and at a constructor's entry (it is not initialised yet); primitive
  * arguments are boxed. The bytecode is the same for every client; everything else is plain Java in the
- * client's handler. Frames: only {@code ENTRY_MAY_SKIP} and {@code ENTRY_MAY_REPLACE} add a branch, and so one
- * stack map frame each, which they write themselves, so no class ever has to be loaded to compute frames during
- * a transformation.
+ * client's handler. Frames: only {@code ENTRY_MAY_SKIP} and {@code ENTRY_MAY_REPLACE} add a branch, and
+ * {@code RETRY_LOOP} an exception handler, so one stack map frame each, which they write themselves, so no class
+ * ever has to be loaded to compute frames during a transformation. {@code RETRY_LOOP}'s handler covers the whole
+ * original body and is the last entry of the exception table, so that every handler of the method's own comes
+ * first; its frame holds the entry locals only (this and the arguments), which every point of the body still
+ * has (a Java compiler stores only values of a parameter's type into its slot).
  */
 public final class HookWeaver {
     static final String HOOKS = "dev/retryagent/agent/bootstrap/Hooks";
@@ -36,6 +41,7 @@ public final class HookWeaver {
             "(Ljava/lang/String;Ljava/lang/Class;Ljava/lang/Object;[Ljava/lang/Object;)Z";
     static final String EXIT_DESCRIPTOR =
             "(Ljava/lang/String;Ljava/lang/Class;Ljava/lang/Object;[Ljava/lang/Object;)V";
+    static final String LEAVE_DESCRIPTOR = "()V";
     static final String ENTER_MAY_REPLACE_DESCRIPTOR =
             "(Ljava/lang/String;Ljava/lang/Class;Ljava/lang/Object;[Ljava/lang/Object;)Ljava/lang/Object;";
 
@@ -106,6 +112,8 @@ public final class HookWeaver {
         private final boolean isConstructor;
         private final Type[] arguments;
         private final boolean writeFrames;
+        /** {@code RETRY_LOOP}: where the protected body starts. */
+        private Label loopStart;
 
         HookMethodVisitor(MethodVisitor next, HookPoint point, String owner, int access, boolean writeFrames) {
             super(ASM_API, next);
@@ -125,6 +133,15 @@ public final class HookWeaver {
             }
             if (point.where() == HookPoint.Where.ENTRY_MAY_REPLACE) {
                 visitEntryMayReplace();
+                return;
+            }
+            if (point.where() == HookPoint.Where.RETRY_LOOP) {
+                pushHookArguments(!isStatic);
+                super.visitMethodInsn(Opcodes.INVOKESTATIC, HOOKS, "enterRetryLoop", EXIT_DESCRIPTOR, false);
+                loopStart = new Label();
+                super.visitLabel(loopStart);
+                // A frame of the original code may sit at its first instruction; keep it at another offset.
+                super.visitInsn(Opcodes.NOP);
                 return;
             }
             // At a constructor's entry "this" is uninitialised and must not be touched.
@@ -168,11 +185,34 @@ public final class HookWeaver {
 
         @Override
         public void visitInsn(int opcode) {
-            if (point.where() == HookPoint.Where.EXIT && opcode >= Opcodes.IRETURN && opcode <= Opcodes.RETURN) {
-                pushHookArguments(!isStatic);
-                super.visitMethodInsn(Opcodes.INVOKESTATIC, HOOKS, "exit", EXIT_DESCRIPTOR, false);
+            if (opcode >= Opcodes.IRETURN && opcode <= Opcodes.RETURN) {
+                if (point.where() == HookPoint.Where.EXIT) {
+                    pushHookArguments(!isStatic);
+                    super.visitMethodInsn(Opcodes.INVOKESTATIC, HOOKS, "exit", EXIT_DESCRIPTOR, false);
+                } else if (point.where() == HookPoint.Where.RETRY_LOOP) {
+                    super.visitMethodInsn(Opcodes.INVOKESTATIC, HOOKS, "leaveRetryLoop", LEAVE_DESCRIPTOR, false);
+                }
             }
             super.visitInsn(opcode);
+        }
+
+        /** {@code RETRY_LOOP}: the catch-all handler after the body, added last to the exception table. */
+        @Override
+        public void visitMaxs(int maxStack, int maxLocals) {
+            if (loopStart != null) {
+                Label end = new Label();
+                Label handler = new Label();
+                super.visitLabel(end);
+                super.visitTryCatchBlock(loopStart, end, handler, null);
+                super.visitLabel(handler);
+                if (writeFrames) {
+                    Object[] locals = entryLocals();
+                    super.visitFrame(Opcodes.F_NEW, locals.length, locals, 1, new Object[] {"java/lang/Throwable"});
+                }
+                super.visitMethodInsn(Opcodes.INVOKESTATIC, HOOKS, "leaveRetryLoop", LEAVE_DESCRIPTOR, false);
+                super.visitInsn(Opcodes.ATHROW);
+            }
+            super.visitMaxs(maxStack, maxLocals);
         }
 
         /** Pushes hook name, hooked class, this (or null) and the arguments as an Object[]. */

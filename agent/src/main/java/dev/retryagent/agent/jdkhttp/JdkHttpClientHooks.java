@@ -213,6 +213,12 @@ public final class JdkHttpClientHooks implements Hooks.Handler {
                         List<String> values = headers.get(name);
                         return values != null && !values.isEmpty();
                     }
+
+                    @Override
+                    public String value(String name) {
+                        List<String> values = headers.get(name);
+                        return values == null || values.isEmpty() ? null : values.get(0);
+                    }
                 });
     }
 

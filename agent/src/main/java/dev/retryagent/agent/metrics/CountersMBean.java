@@ -48,6 +48,7 @@ final class CountersMBean implements DynamicMBean {
     static final String GIVE_UPS = "give_ups";
     static final String BUDGET_REFUSALS = "budget_refusals";
     static final String WOULD_RETRY = "would_retry";
+    static final String UPPER_LAYER_CALLS = "upper_layer_calls";
 
     static final CompositeType GIVE_UP_ROW;
     static final TabularType GIVE_UPS_TABLE;
@@ -75,6 +76,8 @@ final class CountersMBean implements DynamicMBean {
                                 GIVE_UPS_TABLE, true, false, false),
                         counter(BUDGET_REFUSALS, "Retries refused by the retry budget (also give_ups, reason budget)"),
                         counter(WOULD_RETRY, "Retries mode observe would have made"),
+                        counter(UPPER_LAYER_CALLS, "Calls made inside a retry loop above the client (an SDK's),"
+                                + " sent once: the agent deferred to that layer"),
                     },
                     new OpenMBeanConstructorInfoSupport[0], new OpenMBeanOperationInfoSupport[0],
                     new MBeanNotificationInfo[0]);
@@ -127,6 +130,8 @@ final class CountersMBean implements DynamicMBean {
             return c.budgetRefusals();
         } else if (WOULD_RETRY.equals(attribute)) {
             return c.wouldRetry;
+        } else if (UPPER_LAYER_CALLS.equals(attribute)) {
+            return c.upperLayerCalls;
         }
         throw new AttributeNotFoundException(attribute);
     }

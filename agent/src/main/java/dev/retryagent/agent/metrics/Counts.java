@@ -11,6 +11,7 @@ final class Counts {
     long retries;
     long successesAfterRetry;
     long wouldRetry;
+    long upperLayerCalls;
     final long[] giveUps = new long[REASONS.length];
 
     void add(RetryCounters c) {
@@ -18,6 +19,7 @@ final class Counts {
         retries += c.retries();
         successesAfterRetry += c.successesAfterRetry();
         wouldRetry += c.wouldRetry();
+        upperLayerCalls += c.upperLayerCalls();
         for (GiveUpReason reason : REASONS) {
             giveUps[reason.ordinal()] += c.giveUps(reason);
         }
@@ -28,6 +30,7 @@ final class Counts {
         retries += c.retries;
         successesAfterRetry += c.successesAfterRetry;
         wouldRetry += c.wouldRetry;
+        upperLayerCalls += c.upperLayerCalls;
         for (int i = 0; i < giveUps.length; i++) {
             giveUps[i] += c.giveUps[i];
         }

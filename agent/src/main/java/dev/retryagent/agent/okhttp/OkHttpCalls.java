@@ -95,6 +95,11 @@ final class OkHttpCalls {
                     public boolean has(String name) {
                         return request.header(name) != null; // OkHttp compares names case-insensitively
                     }
+
+                    @Override
+                    public String value(String name) {
+                        return request.header(name);
+                    }
                 });
     }
 

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
 import dev.retryagent.agent.bootstrap.Hooks;
+import dev.retryagent.engine.UpperLayer;
 import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -63,6 +64,64 @@ class HookWeaverTest {
     @SuppressWarnings("unchecked")
     private static List<String> events(Object fixture) throws Exception {
         return (List<String>) fixture.getClass().getField("events").get(fixture);
+    }
+
+    @Test
+    void aRetryLoopRunsInsideItsLayerUntilItReturnsOrThrows() throws Exception {
+        Hooks.install(site -> new Hooks.Handler() {
+            @Override
+            public boolean onEnter(String hook, Object self, Object[] args) {
+                return false;
+            }
+
+            @Override
+            public void onExit(String hook, Object self, Object[] args) {
+            }
+
+            @Override
+            public String retryLayer(String hook, Object self, Object[] args) {
+                calls.add("loop " + hook + " self=" + (self != null) + " args=" + Arrays.deepToString(args));
+                return "some-sdk";
+            }
+        });
+        Class<?> c = wovenFixture(List.of(HookPoint.retryLoop("loop", FIXTURE, "retrying", "(I)Ljava/lang/String;")));
+        Object fixture = c.getConstructor(String.class).newInstance("a");
+        java.lang.reflect.Method retrying = c.getMethod("retrying", int.class);
+
+        assertEquals("done after 1", retrying.invoke(fixture, 1));
+        assertNull(UpperLayer.current(), "left at the return");
+        java.lang.reflect.InvocationTargetException thrown = org.junit.jupiter.api.Assertions.assertThrows(
+                java.lang.reflect.InvocationTargetException.class, () -> retrying.invoke(fixture, 5));
+        assertEquals("attempt 2", thrown.getCause().getMessage(), "the loop's own exception, unchanged");
+        assertNull(UpperLayer.current(), "left at the throw");
+
+        assertEquals(List.of("constructed a", "attempt 0 layer=some-sdk", "attempt 1 layer=some-sdk",
+                "attempt 0 layer=some-sdk", "attempt 1 layer=some-sdk", "attempt 2 layer=some-sdk"), events(fixture));
+        assertEquals(List.of("loop loop self=true args=[1]", "loop loop self=true args=[5]"), calls);
+    }
+
+    @Test
+    void aRetryLoopWhoseHandlerFailsIsNoLayerAndStillLeaves() throws Exception {
+        Hooks.install(site -> new Hooks.Handler() {
+            @Override
+            public boolean onEnter(String hook, Object self, Object[] args) {
+                return false;
+            }
+
+            @Override
+            public void onExit(String hook, Object self, Object[] args) {
+            }
+
+            @Override
+            public String retryLayer(String hook, Object self, Object[] args) {
+                throw new IllegalStateException("broken handler");
+            }
+        });
+        Class<?> c = wovenFixture(List.of(HookPoint.retryLoop("loop", FIXTURE, "retrying", "(I)Ljava/lang/String;")));
+        Object fixture = c.getConstructor(String.class).newInstance("b");
+        assertEquals("done after 0", c.getMethod("retrying", int.class).invoke(fixture, 0));
+        assertEquals(List.of("constructed b", "attempt 0 layer=(retries-off)"), events(fixture));
+        assertNull(UpperLayer.current());
     }
 
     @Test

@@ -1,5 +1,7 @@
 package dev.retryagent.agent.instrument;
 
+import dev.retryagent.engine.UpperLayer;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -27,6 +29,23 @@ public class WeaveFixture {
             return -1;
         }
         return x * 2;
+    }
+
+    /** A retry loop of its own: its handler catches the failures it retries, and it throws the last one. */
+    public String retrying(int failures) throws IOException {
+        for (int i = 0; ; i++) {
+            try {
+                events.add("attempt " + i + " layer=" + UpperLayer.current());
+                if (i < failures) {
+                    throw new IOException("attempt " + i);
+                }
+                return "done after " + i;
+            } catch (IOException e) {
+                if (i >= 2) {
+                    throw e;
+                }
+            }
+        }
     }
 
     public static String describe(double d, boolean b, char c) {

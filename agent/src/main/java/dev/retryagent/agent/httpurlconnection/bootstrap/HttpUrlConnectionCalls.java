@@ -53,6 +53,11 @@ final class HttpUrlConnectionCalls {
                         return conn.getRequestProperty(name) != null; // the JDK compares names case-insensitively
                     }
 
+                    @Override
+                    public String value(String name) {
+                        return conn.getRequestProperty(name);
+                    }
+
                     /** A marker the agent set on the connection for its streaming head is not the application's. */
                     @Override
                     public boolean hasMarker(String name) {

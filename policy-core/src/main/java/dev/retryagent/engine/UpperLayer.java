@@ -1,0 +1,142 @@
+package dev.retryagent.engine;
+
+import java.util.Locale;
+
+/**
+ * Which retry loop of another layer, above the client in the same JVM (an SDK's or a library's own retries, SPEC
+ * 4.14), this thread is running, so that a call made inside it is recognised and left to that layer. The loops are
+ * hooked at their entry and every exit; each pushes what it is here and pops it when it returns or throws.
+ *
+ * <p>Also reads the evidence a layer writes on the request itself, for loops not hooked on this thread: the AWS SDK
+ * v2 stamps {@code amz-sdk-request: attempt=N; max=M} on every attempt, v1 {@code amz-sdk-retry}.
+ *
+ * <p>Per thread, as {@link AttemptScope}: a loop's attempts run on the thread that runs the loop. A call handed to
+ * another thread is not seen inside the loop.
+ */
+public final class UpperLayer {
+    /**
+     * What a hooked loop answers when its own retries are switched off (an SDK configured with no retries): it is no
+     * layer, and it says so, so that the request's own evidence (an attempt header with {@code max} above 1 from a
+     * stale default) does not count either.
+     */
+    public static final String RETRIES_OFF = "(retries-off)";
+    /** The AWS SDK v2's attempt header, {@code attempt=N; max=M}. */
+    public static final String AWS_SDK_V2_HEADER = "amz-sdk-request";
+    /** The AWS SDK v1's retry header, {@code retries/lastBackoff/capacity}. */
+    public static final String AWS_SDK_V1_HEADER = "amz-sdk-retry";
+    public static final String AWS_SDK_V2 = "aws-sdk-v2";
+    public static final String AWS_SDK_V1 = "aws-sdk-v1";
+
+    /** Deeper nesting than this is counted but not recorded: the outer loops decide. */
+    private static final int MAX_DEPTH = 16;
+
+    private static final ThreadLocal<Loops> CURRENT = new ThreadLocal<Loops>() {
+        @Override
+        protected Loops initialValue() {
+            return new Loops();
+        }
+    };
+
+    /** The loops running on one thread, innermost last. */
+    private static final class Loops {
+        final String[] names = new String[MAX_DEPTH];
+        int depth;
+        /** How many of the recorded loops are layers (neither null nor {@link #RETRIES_OFF}). */
+        int layers;
+    }
+
+    private UpperLayer() {
+    }
+
+    /**
+     * Marks this thread as running a retry loop until {@link #exit}: {@code name} is the layer's name when the loop
+     * retries, {@link #RETRIES_OFF} when its retries are off, null when nothing is known (the loop is not a layer).
+     */
+    public static void enter(String name) {
+        Loops loops = CURRENT.get();
+        int d = loops.depth++;
+        if (d < MAX_DEPTH) {
+            loops.names[d] = name;
+            if (isLayer(name)) {
+                loops.layers++;
+            }
+        }
+    }
+
+    /** Ends the loop the last {@link #enter} on this thread began. */
+    public static void exit() {
+        Loops loops = CURRENT.get();
+        if (loops.depth == 0) {
+            return; // entered before the agent was attached: nothing recorded
+        }
+        int d = --loops.depth;
+        if (d < MAX_DEPTH) {
+            if (isLayer(loops.names[d])) {
+                loops.layers--;
+            }
+            loops.names[d] = null;
+        }
+    }
+
+    private static boolean isLayer(String name) {
+        return name != null && name != RETRIES_OFF;
+    }
+
+    /**
+     * The layer whose loop this thread runs (the innermost that retries), {@link #RETRIES_OFF} when every loop it runs
+     * has its retries off, or null when it runs none.
+     */
+    public static String current() {
+        Loops loops = CURRENT.get();
+        int d = loops.depth;
+        if (d == 0) {
+            return null;
+        }
+        if (loops.layers == 0) {
+            return RETRIES_OFF;
+        }
+        for (int i = Math.min(d, MAX_DEPTH) - 1; i >= 0; i--) {
+            if (isLayer(loops.names[i])) {
+                return loops.names[i];
+            }
+        }
+        return RETRIES_OFF;
+    }
+
+    /**
+     * The layer above the client a call of this thread with {@code headers} is made in: the hooked loop this thread
+     * runs, else the layer named by the request's own attempt header; null when none, or when the loops this thread
+     * runs have their retries off.
+     */
+    static String of(HeaderLookup headers) {
+        String loop = current();
+        if (loop != null) {
+            return loop == RETRIES_OFF ? null : loop;
+        }
+        String v2 = headers.value(AWS_SDK_V2_HEADER);
+        if (v2 != null) {
+            return awsMaxAttempts(v2) > 1 ? AWS_SDK_V2 : null;
+        }
+        return headers.value(AWS_SDK_V1_HEADER) != null ? AWS_SDK_V1 : null;
+    }
+
+    /**
+     * The {@code max} of an {@code amz-sdk-request} value ({@code attempt=1; max=3}); 0 when it has none. A value
+     * without {@code max} (older SDKs wrote only the attempt) says nothing about the retries to come.
+     */
+    static int awsMaxAttempts(String value) {
+        int i = value.toLowerCase(Locale.ROOT).indexOf("max=");
+        if (i < 0) {
+            return 0;
+        }
+        int n = 0;
+        for (int j = i + 4; j < value.length(); j++) {
+            char c = value.charAt(j);
+            if (c < '0' || c > '9') {
+                break;
+            }
+            n = n > 100_000 ? n : n * 10 + (c - '0');
+        }
+        return n;
+    }
+}
