@@ -249,12 +249,14 @@ final class CheckCommand {
             }
             row("budget", "per destination, retries at most " + PolicyAnalysis.percent(st.budget().ratio())
                     + " of first attempts + " + st.budget().minPerSecond() + "/s; a call past it is not retried");
+        } else {
+            row("time", Human.duration(a.attemptMillis) + " (one attempt)");
+        }
+        if (s.mode != Mode.OFF) {
             row("upperLayers", st.upperLayers() == UpperLayers.DEFER
                     ? "defer: a call inside an SDK's or a library's own retry loop is sent once, that layer retries"
                     : "retry: a call inside an SDK's or a library's own retry loop is retried here too; the attempts"
                             + " multiply");
-        } else {
-            row("time", Human.duration(a.attemptMillis) + " (one attempt)");
         }
         if (s.outage != null) {
             outage(a, s, s.outage);

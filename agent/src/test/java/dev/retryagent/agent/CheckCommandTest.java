@@ -230,6 +230,24 @@ class CheckCommandTest {
         assertNull(reports.get("longest"));
     }
 
+    @Test
+    void eachRuleSaysWhatItDoesInsideAnSdksRetryLoop() throws IOException {
+        Path file = policy(CLEAN + "rules:\n"
+                + "  - match: { host: \"search.internal\" }\n    upperLayers: retry\n"
+                + "  - match: { host: \"reports.internal\" }\n    mode: off\n");
+        assertEquals(0, check(file.toString()), err());
+        String text = out();
+        String defaults = text.substring(text.indexOf("defaults"), text.indexOf("rule #1"));
+        String search = text.substring(text.indexOf("rule #1"), text.indexOf("rule #2"));
+        assertTrue(defaults.contains("upperLayers  defer: a call inside an SDK's or a library's own retry loop is"
+                + " sent once"), defaults);
+        assertTrue(search.contains("upperLayers  retry: "), search);
+        assertFalse(text.substring(text.indexOf("rule #2")).contains("upperLayers"), "mode off: nothing to say");
+        Map<String, Object> doc = json("--json", file.toString());
+        assertEquals("retry", rule(doc, 1).get("upperLayers"));
+        assertEquals("defer", rule(doc, 0).get("upperLayers"));
+    }
+
     // ---- warnings --------------------------------------------------------------------------------------------
 
     static Stream<Arguments> mistakes() {

@@ -21,6 +21,7 @@ final class PolicyAssertions {
         assertEquals(expected.idempotentMethods(), actual.idempotentMethods(), "idempotentMethods");
         assertEquals(expected.idempotencyKeyHeaders(), actual.idempotencyKeyHeaders(), "idempotencyKeyHeaders");
         assertEquals(expected.budget().ratio(), actual.budget().ratio(), "budget.ratio");
+        assertEquals(expected.upperLayers(), actual.upperLayers(), "upperLayers");
         assertEquals(expected.budget().minPerSecond(), actual.budget().minPerSecond(), "budget.minPerSecond");
         assertEquals(expected.toString(), actual.toString());
     }

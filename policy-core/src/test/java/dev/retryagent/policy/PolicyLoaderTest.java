@@ -35,6 +35,7 @@ class PolicyLoaderTest {
               maxAttempts: 3              # attempts in all, the first included; 1 means never retry
               backoff: { base: 100ms, cap: 2s, multiplier: 2.0, jitter: full }   # full | equal | decorrelated | none
               deadline: 10s               # no new attempt starts, and no wait reaches, past this since the call began
+              upperLayers: defer          # defer | retry: a call inside an SDK's own retry loop is sent once
               retryOn:
                 statuses: [408, 429, 502, 503, 504]
                 failures: [connect, reset, timeout]
@@ -84,7 +85,7 @@ class PolicyLoaderTest {
 
         Rule payments = p.rules().get(0);
         assertEquals(0, payments.index());
-        assertEquals(18, payments.line());
+        assertEquals(19, payments.line());
         assertEquals("payments.internal", payments.match().host().pattern());
         assertEquals(Set.of("POST"), payments.match().methods());
         assertEquals(-1, payments.match().port());
@@ -97,7 +98,7 @@ class PolicyLoaderTest {
 
         Rule partner = p.rules().get(1);
         assertEquals(1, partner.index());
-        assertEquals(20, partner.line());
+        assertEquals(21, partner.line());
         assertEquals("*.partner.example", partner.match().host().pattern());
         assertEquals("/v1/sync/**", partner.match().path().pattern());
         assertTrue(partner.match().methods().isEmpty());
@@ -111,7 +112,7 @@ class PolicyLoaderTest {
                 partner.settings());
 
         Rule reports = p.rules().get(2);
-        assertEquals(22, reports.line());
+        assertEquals(23, reports.line());
         assertEquals("reports.internal", reports.match().host().pattern());
         assertEquals(Mode.OFF, reports.settings().mode());
         assertSameSettings(d.toBuilder().mode(Mode.OFF).build(), reports.settings());
@@ -195,6 +196,26 @@ class PolicyLoaderTest {
         // retryOn.failures was not named, so it keeps the built-in kinds.
         assertEquals(EnumSet.of(FailureKind.CONNECT, FailureKind.RESET, FailureKind.TIMEOUT),
                 p.defaults().retryFailures());
+    }
+
+    @Test
+    void upperLayersDefersByDefaultAndARuleMayRetry() throws Exception {
+        Policy p = PolicyLoader.parse("""
+                version: 1
+                rules:
+                  - match: { host: search.internal }
+                    upperLayers: retry
+                  - match: { host: s3.internal }
+                    maxAttempts: 2
+                """, "x");
+        assertEquals(UpperLayers.DEFER, Policy.builtIn().defaults().upperLayers());
+        assertEquals(UpperLayers.DEFER, p.defaults().upperLayers());
+        assertEquals(UpperLayers.RETRY, p.rules().get(0).settings().upperLayers());
+        assertEquals(UpperLayers.DEFER, p.rules().get(1).settings().upperLayers(), "inherited from the defaults");
+
+        Policy retrying = PolicyLoader.parse("version: 1\ndefaults:\n  upperLayers: retry\nrules:\n"
+                + "  - match: { host: a }\n    maxAttempts: 2\n", "x");
+        assertEquals(UpperLayers.RETRY, retrying.rules().get(0).settings().upperLayers());
     }
 
     @Test
