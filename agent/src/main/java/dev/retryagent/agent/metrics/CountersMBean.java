@@ -31,8 +31,8 @@ import javax.management.openmbean.TabularType;
  * {@code give_ups}, a table indexed by {@code reason} with one {@code value} column: the exporter turns a table's
  * index into a label and leaves {@code value} out of the name, so it renders
  * {@code retry_agent_destination_give_ups{...,reason="attempts"}}, one metric that a query can sum or split by
- * reason. Seven attributes ({@code give_ups_attempts}, ...) would be seven unrelated metric names; a {@code reason}
- * key in the object name would be seven MBeans per destination.
+ * reason. An attribute per reason ({@code give_ups_attempts}, ...) would be as many unrelated metric names; a
+ * {@code reason} key in the object name would be as many MBeans per destination.
  */
 final class CountersMBean implements DynamicMBean {
 
