@@ -234,7 +234,7 @@ public final class BatchCalls {
         return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
     }
 
-    /** A {@code --call} spec: {@code key=value;key=value}, a key may repeat. */
+    /** A {@code --call} spec: {@code key=value;key=value}, a key may repeat; {@code %3B} in a value is a {@code ;}. */
     public static Map<String, List<String>> parse(String spec) {
         Map<String, List<String>> map = new LinkedHashMap<>();
         for (String part : spec.split(";")) {
@@ -242,7 +242,8 @@ public final class BatchCalls {
             if (eq <= 0) {
                 throw new IllegalArgumentException("key=value expected, got " + part);
             }
-            map.computeIfAbsent(part.substring(0, eq), k -> new ArrayList<>()).add(part.substring(eq + 1));
+            map.computeIfAbsent(part.substring(0, eq), k -> new ArrayList<>())
+                    .add(part.substring(eq + 1).replace("%3B", ";"));
         }
         return map;
     }

@@ -58,8 +58,11 @@ public abstract class ClientContract<T extends ClientContract.Target> {
         public static final long SHORT_DEADLINE_MS = 500 + 1000;
         /** Cancelled at 300 ms into the 1 s waits of {@code /slow/**}: before the retries' 4 s. */
         public static final long CANCEL_MS = 2500;
-        /** Cancelled at 1.5 s while the second attempt's answer is held 4 s: before that answer. */
-        public static final long CANCEL_IN_FLIGHT_MS = 3000;
+        /**
+         * Cancelled at 3 s, 2 s after the second attempt went out (a busy machine may delay it), while that attempt's
+         * answer is held 8 s: the call ends well before that answer.
+         */
+        public static final long CANCEL_IN_FLIGHT_MS = 6000;
         /** Disconnected at 300 ms while the answer is held 2 s: the call ends before that answer. */
         public static final long DISCONNECT_MS = 1500;
         /**
@@ -250,6 +253,12 @@ public abstract class ClientContract<T extends ClientContract.Target> {
                 b.add(m + "-off", "/off/" + m, parts(m, c, "off"), Step.status(502).body("bad"), Step.ok());
                 b.add(m + "-nested", "/nested/" + m, parts(m, c, "nested", "header=Retry-Attempt: 7"),
                         Step.status(503), Step.ok());
+                // the attempt header of the AWS SDK's own retry loop: another layer retries, unless it allows one attempt
+                b.add(m + "-sdkLayer", "/sdk/" + m, parts(m, c, "sdkLayer", "header=amz-sdk-request: attempt=1%3B max=3"),
+                        Step.status(503), Step.ok());
+                b.add(m + "-sdkNoRetries", "/sdk-once/" + m, parts(m, c, "sdkNoRetries",
+                        "header=amz-sdk-request: attempt=1%3B max=1"), Step.status(503), Step.status(503).body("busy"),
+                        Step.status(200).body("fine"));
                 if (cancels(m)) {
                     b.add(m + "-cancel", "/slow/wait/" + m, parts(m, c, "cancel", "cancelAfterMs=300"),
                             Step.status(503));
@@ -260,7 +269,7 @@ public abstract class ClientContract<T extends ClientContract.Target> {
                 }
                 if (cancelsInFlight(m)) {
                     b.add(m + "-cancelInFlight", "/slow/flight/" + m, parts(m, c, "cancelInFlight",
-                            "cancelAfterMs=1500"), Step.status(503), Step.ok().delay(Duration.ofSeconds(4)));
+                            "cancelAfterMs=3000"), Step.status(503), Step.ok().delay(Duration.ofSeconds(8)));
                 }
             }
             addOwnCalls(target, c, b);
@@ -399,6 +408,19 @@ public abstract class ClientContract<T extends ClientContract.Target> {
         assertEquals(1, server.requestCount(), m);
         assertEquals("7", server.requests().get(0).header("Retry-Attempt"));
         assertTrue(logged(run, "give up", "path=/nested/" + m + " ", "reason=nested"), run.describe());
+
+        // inside the AWS SDK's own retry loop (its attempt header): sent once, unmarked, that layer retries
+        r = result(run, m + "-sdkLayer");
+        assertEquals(503, r.getInt("status"), r.toString());
+        server = b.server(m + "-sdkLayer");
+        assertEquals(1, server.requestCount(), m);
+        assertNull(server.requests().get(0).header("Retry-Attempt"), "deferred: unmarked, a layer below may retry");
+        assertTrue(logged(run, "give up", "path=/sdk/" + m + " ", "reason=upper-layer", "layer=aws-sdk-v2"),
+                run.describe());
+        // the SDK configured for one attempt is no layer: the agent retries
+        r = result(run, m + "-sdkNoRetries");
+        assertEquals(200, r.getInt("status"), r.toString());
+        assertEquals(List.of("1", "2", "3"), markers(b.server(m + "-sdkNoRetries").requests()), m);
 
         // connection refused, then the port opens: the call recovers
         r = result(run, m + "-refused");
