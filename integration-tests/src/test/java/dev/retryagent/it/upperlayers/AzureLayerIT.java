@@ -7,9 +7,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The Azure SDK's core 1.61.0 over its OkHttp client (azure-core-http-okhttp 1.13.7, OkHttp 4.12): an
- * {@code HttpPipeline} with {@code new RetryPolicy(new FixedDelay(3, 10 ms))}, {@code sendSync} (the hooked loop)
- * and {@code send(...).block()}, the reactive path, whose attempts the agent does not see inside one loop on one
+ * The Azure SDK's core 1.61.0: an {@code HttpPipeline} with {@code new RetryPolicy(new FixedDelay(3, 10 ms))} over
+ * its OkHttp client (azure-core-http-okhttp 1.13.7, OkHttp 4.12) and its JDK client (azure-core-http-jdk-httpclient
+ * 1.1.7, {@code java.net.http}): {@code sendSync} (the hooked loop) on both, and on OkHttp
+ * {@code send(...).block()}, the reactive path, whose attempts the agent does not see inside one loop on one
  * thread: it retries them as any other call (the attempts multiply, under {@code defer} too).
  */
 @Timeout(240)
@@ -18,8 +19,9 @@ class AzureLayerIT {
 
     @Test
     void theLibrarysAttemptsOnly() {
-        LayerRuns.measureAndCheck(new App("azure-core-1.61.0(OkHttp-4.12)", "dev.retryagent.it.layers.AzureApp",
-                "newest", "azure-sdk", List.of(new Way("sync", true, RETRIES + 1), new Way("async", false, RETRIES + 1))),
+        LayerRuns.measureAndCheck(new App("azure-core-1.61.0(OkHttp-4.12|java.net.http)", "dev.retryagent.it.layers.AzureApp",
+                "newest", "azure-sdk", List.of(new Way("sync", true, RETRIES + 1), new Way("jdk-sync", true, RETRIES + 1),
+                new Way("async", false, RETRIES + 1))),
                 String.valueOf(RETRIES), "azure");
     }
 }

@@ -65,7 +65,11 @@ final class LayerRuns {
     record Measured(int requests, int status, String error, List<String> markers) {
     }
 
-    record Run(Setting setting, Map<String, Measured> byCall, ForkedApp.Result result, long upperLayerCalls) {
+    record Run(Setting setting, Map<String, Measured> byCall, ForkedApp.Result result, ReportLine agentCounts) {
+        long upperLayerCalls() {
+            return agentCounts.getLong("upperLayerCalls");
+        }
+
         Measured get(Way way, Scenario scenario) {
             return byCall.get(id(way, scenario));
         }
@@ -124,7 +128,7 @@ final class LayerRuns {
                 byCall.put(e.getKey(), new Measured(seen.size(), line.getInt("status"), line.get("error"),
                         seen.stream().map(r -> String.valueOf(r.header("Retry-Attempt"))).collect(Collectors.toList())));
             }
-            return new Run(setting, byCall, result, result.single("UPPER").getLong("upperLayerCalls"));
+            return new Run(setting, byCall, result, result.single("UPPER"));
         } finally {
             servers.values().forEach(ScriptedServer::close);
         }
@@ -231,6 +235,10 @@ final class LayerRuns {
             assertEquals(-1, run.upperLayerCalls(), describe);
             return;
         }
+        // The agent counted a call per attempt of the library (each one client call), and the MBean was read then.
+        long total = run.byCall().values().stream().mapToInt(Measured::requests).sum();
+        assertEquals(run.agentCounts().getLong("attempts"), run.agentCounts().getLong("calls"), describe);
+        assertTrue(run.agentCounts().getLong("calls") <= total, describe);
         // Every attempt the layer made is a call the agent left to it, and none else.
         assertEquals(deferred, run.upperLayerCalls(), "upper_layer_calls: " + describe);
         boolean logs = logged(run.result(), "reason=upper-layer", "layer=" + app.layer());

@@ -53,6 +53,7 @@ public final class FailsafeApp {
     }
 
     private static int http(OkHttpClient client, String method, String url) throws IOException {
+        LayerCalls.attempt();
         Request.Builder request = new Request.Builder().url(url);
         if (method.equals("POST")) {
             request.post(RequestBody.create(LayerCalls.BODY, JSON));

@@ -4,13 +4,16 @@ import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
 
 /**
  * What the applications of this module share: the calls of their command line, one after the other, each printed as
  * {@code RESULT id=.. status=.. error=..}; then what the JVM's {@code retry-agent} MBean counts (an operator's JMX
- * read, {@code UPPER upperLayerCalls=N}, -1 without the agent) and {@code DONE}.
+ * read, {@code UPPER attempts=N calls=N upperLayerCalls=N}, -1 without the agent) and {@code DONE}. Each app counts
+ * the attempts its library makes ({@link #attempt()}): each is one call to the client, so one call the agent counts;
+ * the MBean is read once it shows them all (a destination's counters join the total within the agent's second).
  *
  * <pre>
  * --retries N                       the library's own retries after the first attempt (0: its retries are off)
@@ -36,7 +39,15 @@ final class LayerCalls {
 
     static final byte[] BODY = "{\"payload\":1}".getBytes(StandardCharsets.UTF_8);
 
+    /** The library's attempts so far, all calls together. */
+    private static final AtomicLong ATTEMPTS = new AtomicLong();
+
     private LayerCalls() {
+    }
+
+    /** Called by the apps at every attempt the library makes (each one client call). */
+    static void attempt() {
+        ATTEMPTS.incrementAndGet();
     }
 
     static int retries(String[] args) {
@@ -76,7 +87,9 @@ final class LayerCalls {
             line("RESULT", "id", c[0], "status", status, "error", error,
                     "ms", (System.nanoTime() - start) / 1_000_000);
         }
-        line("UPPER", "upperLayerCalls", upperLayerCalls());
+        long attempts = ATTEMPTS.get();
+        long[] counted = agentCounts(attempts);
+        line("UPPER", "attempts", attempts, "calls", counted[0], "upperLayerCalls", counted[1]);
         line("DONE");
     }
 
@@ -89,20 +102,33 @@ final class LayerCalls {
         return null;
     }
 
-    /** The {@code upper_layer_calls} of {@code retry-agent:type=total}; -1 when the JVM runs no agent. */
-    private static long upperLayerCalls() {
+    /**
+     * {@code calls} and {@code upper_layer_calls} of {@code retry-agent:type=total}, once it counts {@code attempts}
+     * calls (at most 10 s); -1 when the JVM runs no agent.
+     */
+    private static long[] agentCounts(long attempts) {
         boolean agent = ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
                 .anyMatch(a -> a.startsWith("-javaagent:"));
+        if (!agent) {
+            return new long[]{-1, -1};
+        }
         try {
             MBeanServer server = ManagementFactory.getPlatformMBeanServer();
             ObjectName total = new ObjectName("retry-agent:type=total");
             long until = System.nanoTime() + 10_000_000_000L;
-            while (agent && !server.isRegistered(total) && System.nanoTime() < until) {
+            long calls = -1;
+            while (System.nanoTime() < until) {
+                calls = server.isRegistered(total) ? ((Number) server.getAttribute(total, "calls")).longValue() : -1;
+                if (calls >= attempts) {
+                    break;
+                }
                 Thread.sleep(20);
             }
-            return server.isRegistered(total) ? ((Number) server.getAttribute(total, "upper_layer_calls")).longValue() : -1;
+            long upper = server.isRegistered(total)
+                    ? ((Number) server.getAttribute(total, "upper_layer_calls")).longValue() : -1;
+            return new long[]{calls, upper};
         } catch (Exception e) {
-            return -2;
+            return new long[]{-2, -2};
         }
     }
 

@@ -97,6 +97,7 @@ public final class Resilience4jApp {
     }
 
     static int http(String method, String url) throws IOException {
+        LayerCalls.attempt();
         HttpURLConnection c = (HttpURLConnection) new URL(url).openConnection();
         c.setConnectTimeout(2000);
         c.setReadTimeout(5000);
