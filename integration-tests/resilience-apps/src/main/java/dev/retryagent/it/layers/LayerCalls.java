@@ -1,6 +1,7 @@
 package dev.retryagent.it.layers;
 
 import java.lang.management.ManagementFactory;
+import dev.retryagent.it.apps.Report;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -132,29 +133,7 @@ final class LayerCalls {
         }
     }
 
-    /** {@code TAG key=value ...}, values percent-encoded where they hold a space, '%' or '='. */
     static void line(String tag, Object... keyValues) {
-        StringBuilder sb = new StringBuilder(tag);
-        for (int i = 0; i < keyValues.length; i += 2) {
-            sb.append(' ').append(keyValues[i]).append('=').append(encode(String.valueOf(keyValues[i + 1])));
-        }
-        synchronized (System.out) {
-            System.out.println(sb);
-            System.out.flush();
-        }
-    }
-
-    private static String encode(String s) {
-        StringBuilder sb = new StringBuilder();
-        for (byte b : s.getBytes(StandardCharsets.UTF_8)) {
-            int c = b & 0xff;
-            if (c <= 0x20 || c >= 0x7f || c == '%' || c == '=') {
-                sb.append('%').append(Character.toUpperCase(Character.forDigit(c >> 4, 16)))
-                        .append(Character.toUpperCase(Character.forDigit(c & 0xf, 16)));
-            } else {
-                sb.append((char) c);
-            }
-        }
-        return sb.toString();
+        Report.line(tag, keyValues);
     }
 }
