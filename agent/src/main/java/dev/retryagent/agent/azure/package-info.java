@@ -16,9 +16,14 @@
  *   <li><b>Not hooked: {@code process(...)}</b>, the reactive path ({@code HttpPipeline.send}, the async clients):
  *       it only assembles a {@code Mono}; the attempts run when it is subscribed and, with the OkHttp client, are
  *       {@code enqueue}d and completed on OkHttp's dispatcher threads, never inside {@code process} on one thread.
- *       Azure writes no attempt header either. Such a call is retried by the agent as any other: the attempts
- *       multiply (measured by the integration test).</li>
+ *       Azure writes no attempt header either (the attempt number is only in the pipeline's {@code Context},
+ *       {@code requestRetryCount}). Such a call is retried by the agent as any other: the attempts multiply (measured
+ *       by the integration test).</li>
  * </ul>
+ *
+ * <p>What the policy retries ({@code RetryStrategy}'s defaults, 1.61.0): the statuses 408, 429 and 5xx but 501 and
+ * 505; any {@code Exception} of the attempt; whatever the method (a POST too, so under {@code defer} a dropped POST
+ * is sent as often as the policy tries it).
  *
  * <h2>Retries off</h2>
  * The policy's private field {@code retryStrategy} (read once by reflection; built from {@code RetryOptions}, or the
@@ -27,6 +32,7 @@
  *
  * <h2>Versions checked</h2>
  * 1.45.0, 1.57.0 and 1.61.0 ({@code javap}: {@code processSync}'s descriptor, the {@code retryStrategy} field; 1.30.0
- * has no {@code processSync}); run against 1.61.0 with {@code azure-core-http-okhttp} 1.13.7 by the integration tests.
+ * has no {@code processSync}); run against 1.61.0 with {@code azure-core-http-okhttp} 1.13.7 and
+ * {@code azure-core-http-jdk-httpclient} 1.1.7 by the integration tests.
  */
 package dev.retryagent.agent.azure;
