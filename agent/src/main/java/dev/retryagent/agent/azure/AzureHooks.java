@@ -1,0 +1,68 @@
+package dev.retryagent.agent.azure;
+
+import com.azure.core.http.policy.RetryStrategy;
+import dev.retryagent.agent.bootstrap.Hooks;
+import dev.retryagent.engine.UpperLayer;
+import java.lang.reflect.Field;
+
+/**
+ * The handler of the Azure SDK's {@code RetryPolicy.processSync} ({@link AzureInstrumentation}): a layer when the
+ * policy's {@code RetryStrategy} (its private field {@code retryStrategy}, read by reflection; the strategy built
+ * from {@code RetryOptions}, an {@code ExponentialBackoff}, a {@code FixedDelay} or the application's own) allows a
+ * retry ({@code getMaxRetries()} above 0), {@link UpperLayer#RETRIES_OFF} when it allows none. Compiled against
+ * azure-core 1.45.0; the field and {@code RetryStrategy.getMaxRetries()} are the same through 1.61.
+ */
+public final class AzureHooks implements Hooks.Handler {
+    /** The layer's name in logs ({@code layer=azure-sdk}). */
+    public static final String LAYER = "azure-sdk";
+    public static final String PROCESS_SYNC = "azure-sdk.retry-policy-sync";
+
+    /** {@code RetryPolicy.retryStrategy}; one hooked class per loader. */
+    private static volatile Field retryStrategy;
+
+    static {
+        Hooks.register(AzureHooks.class, new AzureHooks());
+    }
+
+    @Override
+    public boolean onEnter(String hook, Object self, Object[] args) {
+        return false;
+    }
+
+    @Override
+    public void onExit(String hook, Object self, Object[] args) {
+    }
+
+    @Override
+    public String retryLayer(String hook, Object self, Object[] args) {
+        if (self == null) {
+            return null;
+        }
+        try {
+            Field f = retryStrategy;
+            if (f == null) {
+                f = strategyField(self.getClass());
+                retryStrategy = f;
+            }
+            Object strategy = f.get(self);
+            return strategy instanceof RetryStrategy ? layerOf((RetryStrategy) strategy) : null;
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("cannot read the retry strategy of " + self.getClass().getName(), e);
+        }
+    }
+
+    static String layerOf(RetryStrategy strategy) {
+        return strategy.getMaxRetries() > 0 ? LAYER : UpperLayer.RETRIES_OFF;
+    }
+
+    private static Field strategyField(Class<?> type) throws NoSuchFieldException {
+        for (Class<?> c = type; c != null; c = c.getSuperclass()) {
+            if (c.getName().equals(AzureInstrumentation.RETRY_POLICY)) {
+                Field f = c.getDeclaredField("retryStrategy");
+                f.setAccessible(true);
+                return f;
+            }
+        }
+        throw new NoSuchFieldException(AzureInstrumentation.RETRY_POLICY + ".retryStrategy from " + type.getName());
+    }
+}

@@ -1,0 +1,102 @@
+package dev.retryagent.agent.failsafe;
+
+import dev.retryagent.agent.bootstrap.Hooks;
+import dev.retryagent.engine.UpperLayer;
+import dev.failsafe.FailsafeExecutor;
+import dev.failsafe.Policy;
+import dev.failsafe.RetryPolicy;
+import java.lang.reflect.Field;
+import java.util.List;
+
+/**
+ * The handler of Failsafe's synchronous executions ({@link FailsafeInstrumentation}): a layer when the executor's
+ * policies hold a {@code RetryPolicy} that allows a retry ({@code maxRetries} above 0, or -1: unlimited);
+ * {@link UpperLayer#RETRIES_OFF} when every {@code RetryPolicy} it holds has {@code maxRetries} 0; null when it holds
+ * none (only a circuit breaker, a timeout, a fallback...). Compiled against Failsafe 3.0 (its
+ * {@code getPolicies()}, {@code RetryPolicy.getConfig().getMaxRetries()}, unchanged through 3.3); Failsafe 2.4 by
+ * reflection, its types being in another package ({@code net.jodah.failsafe}).
+ */
+public final class FailsafeHooks implements Hooks.Handler {
+    /** The layer's name in logs ({@code layer=failsafe}). */
+    public static final String LAYER = "failsafe";
+    public static final String SYNC = "failsafe.sync-execution";
+    public static final String SYNC_2 = "failsafe2.call";
+
+    /** {@code SyncExecutionImpl.executor}, the execution's {@code FailsafeExecutor}; one hooked class per loader. */
+    private static volatile Field executor;
+    /** {@code net.jodah.failsafe.FailsafeExecutor.policies} (2.4 has no {@code getPolicies()}). */
+    private static volatile Field policies2;
+
+    static {
+        Hooks.register(FailsafeHooks.class, new FailsafeHooks());
+    }
+
+    @Override
+    public boolean onEnter(String hook, Object self, Object[] args) {
+        return false;
+    }
+
+    @Override
+    public void onExit(String hook, Object self, Object[] args) {
+    }
+
+    @Override
+    public String retryLayer(String hook, Object self, Object[] args) {
+        if (self == null) {
+            return null;
+        }
+        try {
+            return layerOfRun(hook, self);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("cannot read the policies of " + self.getClass().getName(), e);
+        }
+    }
+
+    private static String layerOfRun(String hook, Object self) throws ReflectiveOperationException {
+        if (SYNC.equals(hook)) {
+            Field f = executor;
+            if (f == null) {
+                f = declared(self.getClass(), FailsafeInstrumentation.SYNC_EXECUTION, "executor");
+                executor = f;
+            }
+            Object exec = f.get(self);
+            return exec instanceof FailsafeExecutor ? layerOf(((FailsafeExecutor<?>) exec).getPolicies()) : null;
+        }
+        if (SYNC_2.equals(hook)) {
+            Field f = policies2;
+            if (f == null) {
+                f = declared(self.getClass(), FailsafeInstrumentation.EXECUTOR_2, "policies");
+                policies2 = f;
+            }
+            return Failsafe2.layerOf((List<?>) f.get(self));
+        }
+        return null;
+    }
+
+    /** What the policies of a Failsafe 3 executor make of its execution. */
+    static String layerOf(List<? extends Policy<?>> policies) {
+        String answer = null;
+        for (Policy<?> policy : policies) {
+            if (policy instanceof RetryPolicy) {
+                int maxRetries = ((RetryPolicy<?>) policy).getConfig().getMaxRetries();
+                if (maxRetries != 0) {
+                    return LAYER;
+                }
+                answer = UpperLayer.RETRIES_OFF;
+            }
+        }
+        return answer;
+    }
+
+    /** The field {@code name} declared by the class named {@code owner}, {@code type} or one of its superclasses. */
+    static Field declared(Class<?> type, String owner, String name) throws NoSuchFieldException {
+        for (Class<?> c = type; c != null; c = c.getSuperclass()) {
+            if (c.getName().equals(owner)) {
+                Field f = c.getDeclaredField(name);
+                f.setAccessible(true);
+                return f;
+            }
+        }
+        throw new NoSuchFieldException(owner + "." + name + " from " + type.getName());
+    }
+}

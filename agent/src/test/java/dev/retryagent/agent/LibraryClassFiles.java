@@ -1,0 +1,41 @@
+package dev.retryagent.agent;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import net.bytebuddy.jar.asm.ClassReader;
+import net.bytebuddy.jar.asm.ClassVisitor;
+import net.bytebuddy.jar.asm.MethodVisitor;
+import net.bytebuddy.jar.asm.Opcodes;
+
+/** The methods of a library class as the jar on the test class path has them: what a hook point must name. */
+public final class LibraryClassFiles {
+    private LibraryClassFiles() {
+    }
+
+    /** Every method with code of the class {@code binaryName}, as {@code name+descriptor}, with its access flags. */
+    public static Map<String, Integer> concreteMethods(String binaryName) {
+        Map<String, Integer> methods = new LinkedHashMap<>();
+        String resource = binaryName.replace('.', '/') + ".class";
+        try (InputStream in = LibraryClassFiles.class.getClassLoader().getResourceAsStream(resource)) {
+            if (in == null) {
+                throw new IllegalArgumentException(resource + " is not on the test class path");
+            }
+            new ClassReader(in).accept(new ClassVisitor(Opcodes.ASM9) {
+                @Override
+                public MethodVisitor visitMethod(int access, String name, String descriptor, String signature,
+                                                 String[] exceptions) {
+                    if ((access & (Opcodes.ACC_ABSTRACT | Opcodes.ACC_NATIVE)) == 0) {
+                        methods.put(name + descriptor, access);
+                    }
+                    return null;
+                }
+            }, ClassReader.SKIP_CODE);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return methods;
+    }
+}

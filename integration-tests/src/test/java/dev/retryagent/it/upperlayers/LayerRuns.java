@@ -1,0 +1,247 @@
+package dev.retryagent.it.upperlayers;
+
+import static dev.retryagent.it.harness.Runs.logged;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.retryagent.it.harness.ForkedApp;
+import dev.retryagent.it.harness.RecordedRequest;
+import dev.retryagent.it.harness.ReportLine;
+import dev.retryagent.it.harness.ScriptedServer;
+import dev.retryagent.it.harness.Step;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+/**
+ * SPEC 4.14 against a real retry library: the applications of {@code integration-tests/resilience-apps} (system
+ * property {@code retry.agent.it.resilience-apps}: that module's {@code target}, with {@code resilience-apps.jar} and
+ * the class path sets in {@code libs/SET/}) make every scenario's calls, each way the library is called, to a
+ * loopback server of its own, in one forked JVM per setting: without the agent ({@link Setting#ALONE}), under
+ * {@code upperLayers: defer} ({@link Setting#DEFER}, a policy that only shortens the backoff), under
+ * {@code upperLayers: retry} ({@link Setting#RETRY}) and with the library's retries off under {@code defer}
+ * ({@link Setting#OFF}). Counts what each server received per call, checks them against the library's attempts and
+ * the agent's (3, the built-in default), and prints one row per way and scenario:
+ * {@code LAYERS library=.. way=.. scenario=.. alone=.. defer=.. retry=.. retriesOff=..}.
+ */
+final class LayerRuns {
+    /** The agent's attempts (the built-in {@code maxAttempts}). */
+    static final int AGENT_ATTEMPTS = 3;
+
+    enum Scenario {
+        ALWAYS_503("always-503", "GET", Step.status(503).body("busy")),
+        FLAKY("503-503-200", "GET", Step.status(503).body("busy"), Step.status(503).body("busy"), Step.ok()),
+        DROPPED_GET("dropped-GET", "GET", Step.dropAfterRequest()),
+        DROPPED_POST("dropped-POST", "POST", Step.dropAfterRequest());
+
+        final String label;
+        final String method;
+        final Step[] steps;
+
+        Scenario(String label, String method, Step... steps) {
+            this.label = label;
+            this.method = method;
+            this.steps = steps;
+        }
+    }
+
+    enum Setting {
+        ALONE, DEFER, RETRY, OFF
+    }
+
+    /** A way of calling the library: its name in the app's {@code --call}, and whether the agent sees its loop. */
+    record Way(String name, boolean layer, int libraryAttempts) {
+    }
+
+    record Measured(int requests, int status, String error, List<String> markers) {
+    }
+
+    record Run(Setting setting, Map<String, Measured> byCall, ForkedApp.Result result, ReportLine agentCounts) {
+        long upperLayerCalls() {
+            return agentCounts.getLong("upperLayerCalls");
+        }
+
+        Measured get(Way way, Scenario scenario) {
+            return byCall.get(id(way, scenario));
+        }
+    }
+
+    /** One application of the module: its main class, its class path set, its layer name. */
+    record App(String library, String mainClass, String libSet, String layer, List<Way> ways) {
+    }
+
+    private LayerRuns() {
+    }
+
+    static String id(Way way, Scenario scenario) {
+        return way.name() + "." + scenario.name();
+    }
+
+    static Path appsDir() {
+        String configured = System.getProperty("retry.agent.it.resilience-apps");
+        return configured != null && !configured.isBlank() ? Paths.get(configured)
+                : Paths.get("resilience-apps", "target").toAbsolutePath();
+    }
+
+    static String policy(Setting setting) {
+        return "version: 1\ndefaults:\n"
+                + "  backoff: { base: 10ms, cap: 20ms }\n"
+                + "  budget: { ratio: 1.0, minPerSecond: 1000 }\n"
+                + (setting == Setting.RETRY ? "  upperLayers: retry\n" : "");
+    }
+
+    /** Runs every way and scenario of {@code app} in one JVM under {@code setting}. */
+    static Run run(App app, Setting setting, String libraryRetries, String runName) {
+        Map<String, ScriptedServer> servers = new LinkedHashMap<>();
+        try {
+            List<String> args = new ArrayList<>(List.of("--retries", setting == Setting.OFF ? "0" : libraryRetries));
+            for (Way way : app.ways()) {
+                for (Scenario scenario : Scenario.values()) {
+                    ScriptedServer server = ScriptedServer.start(scenario.steps);
+                    servers.put(id(way, scenario), server);
+                    args.addAll(List.of("--call", id(way, scenario), scenario.method, way.name(),
+                            server.url("/" + scenario.label)));
+                }
+            }
+            ForkedApp fork = ForkedApp.of(app.mainClass()).name(runName + "-" + setting.name().toLowerCase())
+                    .classpath(appsDir().resolve("resilience-apps.jar")).args(args);
+            jars(app.libSet()).forEach(fork::classpath);
+            if (setting != Setting.ALONE) {
+                fork.policy(policy(setting)).agentArg("log", "debug");
+            }
+            ForkedApp.Result result = fork.run().assertExitCode(0);
+            assertFalse(result.stderr().contains("internal-error"), result.describe());
+            Map<String, Measured> byCall = new LinkedHashMap<>();
+            for (Map.Entry<String, ScriptedServer> e : servers.entrySet()) {
+                ReportLine line = result.results().stream().filter(r -> e.getKey().equals(r.get("id"))).findFirst()
+                        .orElseThrow(() -> new AssertionError("no RESULT for " + e.getKey() + ": " + result.describe()));
+                List<RecordedRequest> seen = e.getValue().requests();
+                byCall.put(e.getKey(), new Measured(seen.size(), line.getInt("status"), line.get("error"),
+                        seen.stream().map(r -> String.valueOf(r.header("Retry-Attempt"))).collect(Collectors.toList())));
+            }
+            return new Run(setting, byCall, result, result.single("UPPER"));
+        } finally {
+            servers.values().forEach(ScriptedServer::close);
+        }
+    }
+
+    static List<Path> jars(String set) {
+        Path dir = appsDir().resolve("libs").resolve(set);
+        try (Stream<Path> files = Files.list(dir)) {
+            return files.filter(p -> p.toString().endsWith(".jar")).sorted().collect(Collectors.toList());
+        } catch (IOException e) {
+            throw new UncheckedIOException("no class path set " + dir + " (mvn package builds resilience-apps)", e);
+        }
+    }
+
+    /**
+     * The four runs of {@code app}, the table printed, then the checks. A way the agent sees as a layer sends, under
+     * {@code defer}, exactly the library's own attempts, unmarked; under {@code retry} the product where the agent
+     * retries; with the library's retries off, the agent's own count. A way it does not see (no loop, or attempts
+     * not made inside one method on one thread) is retried by the agent as any other call in every setting.
+     */
+    static Map<Setting, Run> measureAndCheck(App app, String libraryRetries, String runName) {
+        Map<Setting, Run> runs = new LinkedHashMap<>();
+        for (Setting setting : Setting.values()) {
+            runs.put(setting, run(app, setting, libraryRetries, runName));
+        }
+        for (Way way : app.ways()) {
+            for (Scenario scenario : Scenario.values()) {
+                System.out.println("LAYERS library=" + app.library() + " layer=" + (way.layer() ? app.layer() : "none")
+                        + " way=" + way.name() + " scenario=" + scenario.label
+                        + " alone=" + cell(runs.get(Setting.ALONE).get(way, scenario))
+                        + " defer=" + cell(runs.get(Setting.DEFER).get(way, scenario))
+                        + " retry=" + cell(runs.get(Setting.RETRY).get(way, scenario))
+                        + " retriesOff=" + cell(runs.get(Setting.OFF).get(way, scenario)));
+            }
+        }
+        System.out.println("LAYERS library=" + app.library() + " upperLayerCalls defer="
+                + runs.get(Setting.DEFER).upperLayerCalls() + " retry=" + runs.get(Setting.RETRY).upperLayerCalls()
+                + " retriesOff=" + runs.get(Setting.OFF).upperLayerCalls());
+        for (Run run : runs.values()) {
+            check(app, run);
+        }
+        return runs;
+    }
+
+    private static String cell(Measured m) {
+        return m.requests() + "(" + m.status() + (m.error().equals("none") ? "" : "," + shortName(m.error())) + ")";
+    }
+
+    private static String shortName(String className) {
+        return className.substring(className.lastIndexOf('.') + 1);
+    }
+
+    private static void check(App app, Run run) {
+        String describe = run.setting() + " " + run.byCall() + "\n" + run.result().describe();
+        long deferred = 0;
+        for (Way way : app.ways()) {
+            int library = run.setting() == Setting.OFF ? 1 : way.libraryAttempts();
+            boolean agentRetries = run.setting() != Setting.ALONE
+                    && (run.setting() != Setting.DEFER || !way.layer() || library == 1);
+            for (Scenario scenario : Scenario.values()) {
+                Measured m = run.get(way, scenario);
+                String what = app.library() + " " + run.setting() + " " + way.name() + " " + scenario.label + ": " + m;
+                int agent = agentRetries ? AGENT_ATTEMPTS : 1;
+                switch (scenario) {
+                    case ALWAYS_503 -> {
+                        assertEquals(library * agent, m.requests(), what + "\n" + describe);
+                        assertEquals(503, m.status(), what);
+                    }
+                    case FLAKY -> {
+                        int expected = Math.min(3, library * agent);
+                        assertEquals(expected, m.requests(), what + "\n" + describe);
+                        assertEquals(expected == 3 ? 200 : 503, m.status(), what);
+                    }
+                    case DROPPED_GET -> {
+                        if (run.setting() == Setting.ALONE) {
+                            assertTrue(m.requests() >= library, what); // plus the client's own resends
+                        } else {
+                            assertEquals(library * agent, m.requests(), what + "\n" + describe);
+                        }
+                        assertEquals(-1, m.status(), what);
+                    }
+                    case DROPPED_POST -> {
+                        if (run.setting() == Setting.ALONE) {
+                            assertTrue(m.requests() >= library, what);
+                        } else {
+                            assertEquals(library, m.requests(), what + "\n" + describe); // a POST without key: never
+                        }
+                        assertEquals(-1, m.status(), what);
+                    }
+                }
+                boolean deferredHere = run.setting() == Setting.DEFER && way.layer() && library > 1;
+                if (deferredHere || run.setting() == Setting.ALONE || scenario == Scenario.DROPPED_POST) {
+                    assertTrue(m.markers().stream().allMatch("null"::equals), "unmarked: " + what);
+                }
+                if (deferredHere) {
+                    deferred += m.requests();
+                }
+                if (run.setting() == Setting.OFF && scenario == Scenario.ALWAYS_503) {
+                    assertEquals(List.of("1", "2", "3"), m.markers(), what);
+                }
+            }
+        }
+        if (run.setting() == Setting.ALONE) {
+            assertEquals(-1, run.upperLayerCalls(), describe);
+            return;
+        }
+        // The agent counted a call per attempt of the library (each one client call), and the MBean was read then.
+        long total = run.byCall().values().stream().mapToInt(Measured::requests).sum();
+        assertEquals(run.agentCounts().getLong("attempts"), run.agentCounts().getLong("calls"), describe);
+        assertTrue(run.agentCounts().getLong("calls") <= total, describe);
+        // Every attempt the layer made is a call the agent left to it, and none else.
+        assertEquals(deferred, run.upperLayerCalls(), "upper_layer_calls: " + describe);
+        boolean logs = logged(run.result(), "reason=upper-layer", "layer=" + app.layer());
+        assertEquals(deferred > 0, logs, "reason=upper-layer layer=" + app.layer() + " logged: " + describe);
+    }
+}
