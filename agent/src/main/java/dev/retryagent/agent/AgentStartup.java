@@ -56,8 +56,10 @@ final class AgentStartup {
         List<ClientInstrumentation> clients = clients();
         RetryAgent.mark("clients");
         StringBuilder names = new StringBuilder();
+        StringBuilder layers = new StringBuilder();
         for (ClientInstrumentation client : clients) {
-            names.append(names.length() == 0 ? "" : ",").append(client.name());
+            StringBuilder list = client.isRetryLayer() ? layers : names;
+            list.append(list.length() == 0 ? "" : ",").append(client.name());
         }
         // Each client is prepared (its module edges) when its first class is woven (HookTransformer).
         HookTransformer transformer = new HookTransformer(clients, inst);
@@ -106,6 +108,7 @@ final class AgentStartup {
                     + " mode=" + policy.mode().configName()
                     + " builtInRetries=" + policy.builtInRetries().configName()
                     + " clients=" + names
+                    + " layers=" + layers
                     + (attached ? " attached=true retransformed=" + retransformed : ""));
         }
     }

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.retryagent.agent.instrument.ClientInstrumentation;
-import dev.retryagent.agent.instrument.HookPoint;
 import dev.retryagent.policy.ClientNames;
 import java.io.IOException;
 import java.io.InputStream;
@@ -25,7 +24,7 @@ class ClientHandlersTest {
         Set<String> names = new HashSet<>();
         for (ClientInstrumentation client : AgentStartup.clients()) {
             // A layer above the clients (hooked only at its retry loops) is named for its layer, not as a client.
-            if (!client.hookPoints().stream().allMatch(p -> p.where() == HookPoint.Where.RETRY_LOOP)) {
+            if (!client.isRetryLayer()) {
                 names.add(client.name());
             }
         }

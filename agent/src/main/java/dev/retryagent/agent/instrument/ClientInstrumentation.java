@@ -39,6 +39,19 @@ public abstract class ClientInstrumentation {
         return hookPoints;
     }
 
+    /**
+     * True for a retry layer above the clients (an SDK's or a library's own retry loop, SPEC 4.14): hooked only at its
+     * loops, it sends nothing itself, and its name is the layer's, not a client's.
+     */
+    public final boolean isRetryLayer() {
+        for (HookPoint point : hookPoints) {
+            if (point.where() != HookPoint.Where.RETRY_LOOP) {
+                return false;
+            }
+        }
+        return !hookPoints.isEmpty();
+    }
+
     /** The binary name of the client's {@link dev.retryagent.agent.bootstrap.Hooks.Handler}. */
     public final String handlerClass() {
         return handlerClass;
