@@ -1,0 +1,18 @@
+package dev.retryagent.it.upperlayers;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Feign 13.12 with {@code Retryer.Default(10, 50, 5)} (or {@code NEVER_RETRY}) over its default client
+ * (HttpURLConnection) and {@code feign-okhttp} (OkHttp 5), the app {@code retryapps.FeignApp}: see
+ * {@link LayerMatrix} for what is run and checked.
+ */
+class FeignLayerIT {
+    @Test
+    void feignIsOneRetryLayerOverBothClients() {
+        new LayerMatrix("feign", "dev.retryagent.it.retryapps.FeignApp", LayerMatrix.appClasspath("libs"),
+                List.of("default-on", "okhttp-on", "default-off", "okhttp-off"), List.of(LayerMatrix.Scenario.values()))
+                .runAndCheck(5, List.of("default-on", "okhttp-on"), List.of("default-off", "okhttp-off"));
+    }
+}
