@@ -17,8 +17,11 @@
  * The template's private {@code retryPolicy} (read by reflection): {@code NeverRetryPolicy}, or a policy whose public
  * {@code int getMaxAttempts()} answers 1 ({@code SimpleRetryPolicy}, {@code MaxAttemptsRetryPolicy}, what
  * {@code RetryTemplate.builder().maxAttempts(1)} and {@code @Retryable(maxAttempts = 1)} build; 0 allows no attempt
- * at all). From 2.0 every {@code RetryPolicy} has {@code getMaxAttempts()}, {@code -1} when it does not say
- * (composite, timeout, exception-classifier policies): those count as layers, as does any policy without the method.
+ * at all). 1.3's builder makes a {@code CompositeRetryPolicy} (a {@code MaxAttemptsRetryPolicy} and an exception
+ * classifier policy; parts in its fields {@code policies} and {@code optimistic}): off when a part is off
+ * (pessimistic, the default) or when every part is (optimistic). From 2.0 every {@code RetryPolicy} has
+ * {@code getMaxAttempts()}, {@code -1} when it does not say (timeout, exception-classifier policies): those count as
+ * layers, as does any policy without the method.
  *
  * <h2>Versions checked</h2>
  * The descriptor and the field on the 1.3.4 (Java 8 fleets) and 2.0.13 jars; run end to end on both.

@@ -10,9 +10,11 @@ import java.lang.reflect.Method;
 import net.bytebuddy.jar.asm.Type;
 import org.junit.jupiter.api.Test;
 import org.springframework.retry.RecoveryCallback;
+import org.springframework.retry.RetryPolicy;
 import org.springframework.retry.RetryCallback;
 import org.springframework.retry.RetryState;
 import org.springframework.retry.policy.AlwaysRetryPolicy;
+import org.springframework.retry.policy.CompositeRetryPolicy;
 import org.springframework.retry.policy.MaxAttemptsRetryPolicy;
 import org.springframework.retry.policy.NeverRetryPolicy;
 import org.springframework.retry.policy.SimpleRetryPolicy;
@@ -50,6 +52,26 @@ class SpringRetryHooksTest {
         assertEquals(UpperLayer.RETRIES_OFF, layerOf(template(new MaxAttemptsRetryPolicy(1))));
     }
 
+    /** 1.3's builder makes a composite of a max-attempts policy and a classifier policy. */
+    @Test
+    void aCompositeIsOffWhenItsPartsSaySo() {
+        assertEquals(UpperLayer.RETRIES_OFF, layerOf(template(composite(false, new MaxAttemptsRetryPolicy(1),
+                new AlwaysRetryPolicy()))));
+        assertEquals("spring-retry", layerOf(template(composite(false, new MaxAttemptsRetryPolicy(3),
+                new AlwaysRetryPolicy()))));
+        assertEquals("spring-retry", layerOf(template(composite(true, new MaxAttemptsRetryPolicy(1),
+                new AlwaysRetryPolicy()))));
+        assertEquals(UpperLayer.RETRIES_OFF, layerOf(template(composite(true, new NeverRetryPolicy(),
+                composite(false, new MaxAttemptsRetryPolicy(1))))));
+    }
+
+    private static CompositeRetryPolicy composite(boolean optimistic, RetryPolicy... parts) {
+        CompositeRetryPolicy c = new CompositeRetryPolicy();
+        c.setOptimistic(optimistic);
+        c.setPolicies(parts);
+        return c;
+    }
+
     /** A subclass of the template reads the same private field. */
     @Test
     void aSubclassOfTheTemplateIsReadToo() {
@@ -64,7 +86,7 @@ class SpringRetryHooksTest {
         assertNull(hooks.retryLayer(SpringRetryHooks.DO_EXECUTE, null, new Object[3]));
     }
 
-    private static RetryTemplate template(org.springframework.retry.RetryPolicy policy) {
+    private static RetryTemplate template(RetryPolicy policy) {
         RetryTemplate t = new RetryTemplate();
         t.setRetryPolicy(policy);
         return t;
