@@ -22,7 +22,7 @@ public final class FeignHooks extends RetryLoopHandler {
     static final String CONFIGURATION_FIELD = "methodHandlerConfiguration";
     static final String NEVER_RETRY = "NEVER_RETRY";
     static final String MAX_ATTEMPTS_FIELD = "maxAttempts";
-    /** Feign's own retryer: up to 13.x {@code Retryer.Default}, which from 13.4 or so extends {@code DefaultRetryer}. */
+    /** Feign's own retryer, {@code Retryer.Default}; in 13.12 an empty subclass of {@code DefaultRetryer}. */
     static final String DEFAULT_RETRYER = "feign.Retryer$Default";
     static final String DEFAULT_RETRYER_BASE = "feign.DefaultRetryer";
 
@@ -80,8 +80,9 @@ public final class FeignHooks extends RetryLoopHandler {
     }
 
     /**
-     * The handler's retryer: its own private field {@code retryer} up to 13.1 or so, then the one of its private
-     * {@code MethodHandlerConfiguration} ({@code getRetryer()}), and {@code Retryer.NEVER_RETRY} of the same loader.
+     * The handler's retryer: its own private field {@code retryer} (11.10 to 13.1 checked), or the one of its private
+     * {@code MethodHandlerConfiguration} ({@code getRetryer()}, 13.5 to 13.13 checked); and
+     * {@code Retryer.NEVER_RETRY} of the same class loader.
      */
     static final class RetryerReader {
         private final Field direct;

@@ -18,10 +18,10 @@
  * attempts are seen as plain calls.
  *
  * <h2>Retries off</h2>
- * The loop's {@code Retryer}, read by reflection: the handler's private field {@code retryer} (11.x, 12.x, 13.0 to
- * 13.1 or so), or its private {@code methodHandlerConfiguration}'s {@code getRetryer()} (13.5 to 13.13). It is off
+ * The loop's {@code Retryer}, read by reflection: the handler's private field {@code retryer} (checked on 11.10,
+ * 12.5, 13.1), or its private {@code methodHandlerConfiguration}'s {@code getRetryer()} (13.5, 13.12, 13.13). It is off
  * when it is {@code Retryer.NEVER_RETRY} (compared by identity with the public static constant of the same class
- * loader; Spring Cloud OpenFeign's default), or Feign's own {@code Retryer.Default} (from 13.x a subclass of
+ * loader; Spring Cloud OpenFeign's default), or Feign's own {@code Retryer.Default} (in 13.12 an empty subclass of
  * {@code DefaultRetryer}, which holds the field) with {@code maxAttempts} 1. Then the handler answers
  * {@code RETRIES_OFF} and the agent retries the calls as any other. Any other retryer is a layer named {@code feign}.
  *

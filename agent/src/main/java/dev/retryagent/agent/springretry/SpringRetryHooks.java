@@ -49,7 +49,8 @@ public final class SpringRetryHooks extends RetryLoopHandler {
                     }
                 }
             }
-            throw new IllegalStateException(templateClass.getName() + " is no " + SpringRetryInstrumentation.RETRY_TEMPLATE);
+            throw new IllegalStateException(templateClass.getName() + " is no "
+                    + SpringRetryInstrumentation.RETRY_TEMPLATE);
         }
     };
 

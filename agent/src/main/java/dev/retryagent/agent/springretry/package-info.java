@@ -4,10 +4,11 @@
  *
  * <h2>What is hooked, and why there</h2>
  * {@code org.springframework.retry.support.RetryTemplate.doExecute(RetryCallback, RecoveryCallback, RetryState)}
- * ({@code (Lorg/springframework/retry/RetryCallback;Lorg/springframework/retry/RecoveryCallback;Lorg/springframework/retry/RetryState;)Ljava/lang/Object;},
- * protected), as a {@code RETRY_LOOP} ({@link dev.retryagent.agent.springretry.SpringRetryInstrumentation}): the four
- * {@code execute} overloads end there once per call, and its {@code while (canRetry(...) && !exhausted)} loop calls
- * the callback for every attempt, sleeping through the {@code BackOffPolicy} in between, on the caller's thread.
+ * (protected; {@code (Lorg/springframework/retry/RetryCallback;Lorg/springframework/retry/RecoveryCallback;}
+ * {@code Lorg/springframework/retry/RetryState;)Ljava/lang/Object;}), as a {@code RETRY_LOOP}
+ * ({@link dev.retryagent.agent.springretry.SpringRetryInstrumentation}): the four {@code execute} overloads end there
+ * once per call, and its {@code while (canRetry(...) && !exhausted)} loop calls the callback for every attempt,
+ * sleeping through the {@code BackOffPolicy} in between, on the caller's thread.
  * {@code @Retryable} methods ({@code RetryOperationsInterceptor}, {@code StatefulRetryOperationsInterceptor}) go
  * through the same template. With a {@code RetryState} (stateful retry) each {@code doExecute} makes one attempt and
  * the caller (a message redelivery, a transaction) comes back for the next: still Spring Retry's retries, so still a

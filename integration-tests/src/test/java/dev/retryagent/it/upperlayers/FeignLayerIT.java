@@ -11,7 +11,8 @@ import org.junit.jupiter.api.Test;
 class FeignLayerIT {
     @Test
     void feignIsOneRetryLayerOverBothClients() {
-        new LayerMatrix("feign", "dev.retryagent.it.retryapps.FeignApp", LayerMatrix.appClasspath("libs"),
+        new LayerMatrix("feign", "feign-13.12", "dev.retryagent.it.retryapps.FeignApp",
+                LayerMatrix.appClasspath("libs"),
                 List.of("default-on", "okhttp-on", "default-off", "okhttp-off"), List.of(LayerMatrix.Scenario.values()))
                 .runAndCheck(5, List.of("default-on", "okhttp-on"), List.of("default-off", "okhttp-off"));
     }

@@ -80,13 +80,17 @@ final class LayerMatrix {
     }
 
     private final String layer;
+    /** The library and version in the printed rows, e.g. {@code feign-13.12}. */
+    private final String label;
     private final String mainClass;
     private final List<Path> classpath;
     private final List<String> variants;
     private final List<Scenario> scenarios;
 
-    LayerMatrix(String layer, String mainClass, List<Path> classpath, List<String> variants, List<Scenario> scenarios) {
+    LayerMatrix(String layer, String label, String mainClass, List<Path> classpath, List<String> variants,
+                List<Scenario> scenarios) {
         this.layer = layer;
+        this.label = label;
         this.mainClass = mainClass;
         this.classpath = classpath;
         this.variants = variants;
@@ -111,7 +115,7 @@ final class LayerMatrix {
     Run run(Policy policy) {
         List<ScriptedServer> servers = new ArrayList<>();
         try {
-            ForkedApp app = ForkedApp.of(mainClass).name(layer + "-" + policy.name().toLowerCase())
+            ForkedApp app = ForkedApp.of(mainClass).name(label + "-" + policy.name().toLowerCase())
                     .timeout(Duration.ofSeconds(90));
             classpath.forEach(app::classpath);
             if (policy.yaml != null) {
@@ -164,9 +168,9 @@ final class LayerMatrix {
                 Cell a = alone.cell(variant, s);
                 Cell d = defer.cell(variant, s);
                 Cell r = retry.cell(variant, s);
-                System.out.printf("LAYER-TABLE layer=%s variant=%s scenario=%s alone=%d(%s) defer=%d(%s) retry=%d(%s) "
-                                + "markers-defer=%s markers-retry=%s%n", layer, variant, s, a.requests, a.outcome(),
-                        d.requests, d.outcome(), r.requests, r.outcome(), d.markers, r.markers);
+                System.out.printf("LAYER-TABLE library=%s variant=%s scenario=%s alone=%d(%s) defer=%d(%s) "
+                                + "retry=%d(%s) markers-defer=%s markers-retry=%s%n", label, variant, s, a.requests,
+                        a.outcome(), d.requests, d.outcome(), r.requests, r.outcome(), d.markers, r.markers);
             }
         }
         for (String variant : onVariants) {
@@ -208,8 +212,9 @@ final class LayerMatrix {
         long upperLayerCalls = Long.parseLong(defer.result().single("MBEAN").get("upperLayerCalls"));
         assertTrue(upperLayerCalls > 0, "upper_layer_calls " + upperLayerCalls);
         assertTrue(!retry.result().stderr().contains("reason=upper-layer"), "retry: nothing deferred");
-        System.out.printf("LAYER-RUNS layer=%s upper_layer_calls=%d aloneMs=%d deferMs=%d retryMs=%d%n", layer,
-                upperLayerCalls, alone.result().elapsed().toMillis(), defer.result().elapsed().toMillis(),
+        System.out.printf("LAYER-RUNS library=%s layer=%s java=%s upper_layer_calls=%d aloneMs=%d deferMs=%d "
+                        + "retryMs=%d%n", label, layer, ForkedApp.defaultJava(), upperLayerCalls,
+                alone.result().elapsed().toMillis(), defer.result().elapsed().toMillis(),
                 retry.result().elapsed().toMillis());
     }
 }

@@ -10,7 +10,8 @@ import org.junit.jupiter.api.Test;
 class SpringFrameworkRetryLayerIT {
     @Test
     void springFrameworkRetryIsOneRetryLayer() {
-        new LayerMatrix("spring-framework-retry", "dev.retryagent.it.retryapps.SpringFrameworkRetryApp",
+        new LayerMatrix("spring-framework-retry", "spring-core-7.0.10",
+                "dev.retryagent.it.retryapps.SpringFrameworkRetryApp",
                 LayerMatrix.appClasspath("libs"), List.of("jdkhttp-on", "jdkhttp-off"),
                 List.of(LayerMatrix.Scenario.ALWAYS_503, LayerMatrix.Scenario.RECOVERS,
                         LayerMatrix.Scenario.DROPPED_GET, LayerMatrix.Scenario.DROPPED_POST))

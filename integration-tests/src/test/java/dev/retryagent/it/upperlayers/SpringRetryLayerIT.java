@@ -13,16 +13,17 @@ class SpringRetryLayerIT {
 
     @Test
     void springRetry2IsOneRetryLayer() {
-        check("libs");
+        check("spring-retry-2.0.13", "libs");
     }
 
     @Test
     void springRetry13IsOneRetryLayer() {
-        check("libs-spring-retry-1.3");
+        check("spring-retry-1.3.4", "libs-spring-retry-1.3");
     }
 
-    private static void check(String libs) {
-        new LayerMatrix("spring-retry", "dev.retryagent.it.retryapps.SpringRetryApp", LayerMatrix.appClasspath(libs),
+    private static void check(String label, String libs) {
+        new LayerMatrix("spring-retry", label, "dev.retryagent.it.retryapps.SpringRetryApp",
+                LayerMatrix.appClasspath(libs),
                 List.of("jdk-on", "jdk-off"), SCENARIOS)
                 .runAndCheck(3, List.of("jdk-on"), List.of("jdk-off"));
     }
