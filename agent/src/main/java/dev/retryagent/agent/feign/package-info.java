@@ -27,6 +27,7 @@
  *
  * <h2>Versions checked</h2>
  * The hooked method's name and descriptor and the fields above on the jars of 11.10, 12.5, 13.1, 13.5, 13.12 and
- * 13.13; run end to end (integration tests) on 13.12 with {@code feign-okhttp} 13.12 (the newest served together).
+ * 13.13; run end to end (integration tests) on 13.12 with its default client and {@code feign-okhttp} 13.12 (the
+ * newest release of both; feign-okhttp 13.13 is not served), and on feign-core 13.13 with its default client.
  */
 package dev.retryagent.agent.feign;

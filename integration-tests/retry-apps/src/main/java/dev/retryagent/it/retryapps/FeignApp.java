@@ -18,7 +18,8 @@ import java.util.Map;
  * {@code feign-okhttp}; {@code Retryer.Default(10, 50, 5)} (5 attempts, short waits) or {@code Retryer.NEVER_RETRY}.
  * Feign retries I/O errors by itself; a 503 only through an {@code ErrorDecoder} that makes it a
  * {@code RetryableException}, as services commonly add (the default decoder does so only with {@code Retry-After}).
- * One Feign client per variant and base URL, kept for the run (connections pooled as in a service).
+ * One Feign client per variant and base URL, kept for the run (connections pooled as in a service). Runs on
+ * feign-core alone for the {@code default-*} variants.
  */
 public final class FeignApp {
     public static final int ATTEMPTS = 5;
@@ -47,7 +48,11 @@ public final class FeignApp {
     }
 
     private static final Map<String, Items> CLIENTS = new HashMap<>();
-    private static final Client OKHTTP = new OkHttpClient();
+
+    /** One OkHttp client for the run, made at its first use (the 13.13 run has no feign-okhttp). */
+    private static final class OkHttp {
+        static final Client CLIENT = new OkHttpClient();
+    }
 
     public static void main(String[] args) throws Exception {
         LayerApp.run(args, FeignApp::call);
@@ -56,7 +61,7 @@ public final class FeignApp {
     static int call(String variant, String method, String url) {
         String base = url.substring(0, url.indexOf('/', "http://".length()));
         Items items = CLIENTS.computeIfAbsent(variant + " " + base, k -> Feign.builder()
-                .client(variant.startsWith("okhttp") ? OKHTTP : new Client.Default(null, null))
+                .client(variant.startsWith("okhttp") ? OkHttp.CLIENT : new Client.Default(null, null))
                 .retryer(variant.endsWith("-on") ? new Retryer.Default(10, 50, ATTEMPTS) : Retryer.NEVER_RETRY)
                 .errorDecoder(new RetryOn503())
                 .target(Items.class, base));
