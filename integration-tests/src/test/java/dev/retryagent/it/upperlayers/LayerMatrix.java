@@ -212,7 +212,7 @@ final class LayerMatrix {
         long upperLayerCalls = Long.parseLong(defer.result().single("MBEAN").get("upperLayerCalls"));
         assertTrue(upperLayerCalls > 0, "upper_layer_calls " + upperLayerCalls);
         assertTrue(!retry.result().stderr().contains("reason=upper-layer"), "retry: nothing deferred");
-        System.out.printf("LAYER-RUNS library=%s layer=%s java=%s upper_layer_calls=%d aloneMs=%d deferMs=%d "
+        System.out.printf("LAYER-RUNS library=%s layer=%s java=%s upper_layer_calls_first_seen=%d aloneMs=%d deferMs=%d "
                         + "retryMs=%d%n", label, layer, ForkedApp.defaultJava(), upperLayerCalls,
                 alone.result().elapsed().toMillis(), defer.result().elapsed().toMillis(),
                 retry.result().elapsed().toMillis());

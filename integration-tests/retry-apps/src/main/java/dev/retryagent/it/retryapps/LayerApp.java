@@ -13,7 +13,8 @@ import javax.management.ObjectName;
  * <pre>
  * --call ID|VARIANT|METHOD|URL   repeatable, run in order; VARIANT says which client and whether the library retries
  * --jmx                          afterwards wait (up to 20 s) for the retry-agent:type=total MBean to show
- *                                upper_layer_calls above 0 and print it, as any JMX client would read it
+ *                                upper_layer_calls above 0 and print the first such value, as any JMX client
+ *                                would read it (the MBean is refreshed off the call path: not yet the total)
  * </pre>
  * Prints {@code RESULT id=.. status=..} (the status the library returned) or {@code RESULT id=.. failure=CLASS
  * message=..} per call, {@code MBEAN upperLayerCalls=N} with {@code --jmx}, then {@code DONE}. Plain application
