@@ -6,6 +6,7 @@ import dev.retryagent.agent.bootstrap.Housekeeping;
 import dev.retryagent.agent.bootstrap.InjectedFaults;
 import dev.retryagent.agent.bootstrap.RetryRuntime;
 import dev.retryagent.agent.failsafe.FailsafeInstrumentation;
+import dev.retryagent.agent.feign.FeignInstrumentation;
 import dev.retryagent.agent.httpclient4.HttpClient4Instrumentation;
 import dev.retryagent.agent.httpclient5.HttpClient5Instrumentation;
 import dev.retryagent.agent.httpurlconnection.HttpUrlConnectionInstrumentation;
@@ -16,6 +17,8 @@ import dev.retryagent.agent.jdkhttp.JdkHttpClientInstrumentation;
 import dev.retryagent.agent.metrics.Metrics;
 import dev.retryagent.agent.okhttp.OkHttpInstrumentation;
 import dev.retryagent.agent.resilience4j.Resilience4jInstrumentation;
+import dev.retryagent.agent.springframeworkretry.SpringFrameworkRetryInstrumentation;
+import dev.retryagent.agent.springretry.SpringRetryInstrumentation;
 import dev.retryagent.engine.RetryLog;
 import dev.retryagent.policy.Mode;
 import dev.retryagent.policy.Policy;
@@ -49,6 +52,9 @@ final class AgentStartup {
         clients.add(new Resilience4jInstrumentation());
         clients.add(new FailsafeInstrumentation());
         clients.add(new AzureInstrumentation());
+        clients.add(new FeignInstrumentation());
+        clients.add(new SpringRetryInstrumentation());
+        clients.add(new SpringFrameworkRetryInstrumentation());
         return Collections.unmodifiableList(clients);
     }
 

@@ -19,6 +19,7 @@ import org.junit.jupiter.api.Test;
 
 /** Every client is described and served the same way. */
 class ClientHandlersTest {
+    /** Retry layers above the clients (only {@code RETRY_LOOP} hook points) are named by their layer instead. */
     @Test
     void everyClientIsNamedFromTheOneListOfClientNames() {
         Set<String> names = new HashSet<>();

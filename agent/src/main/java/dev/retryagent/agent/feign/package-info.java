@@ -1,0 +1,33 @@
+/**
+ * Feign's synchronous retry loop as a retry layer above the client (SPEC 4.14). Not a client: nothing here makes or
+ * changes a request; it only tells the engine, on the caller's thread, that the calls made now are attempts of
+ * Feign's own loop ({@code UpperLayer}).
+ *
+ * <h2>What is hooked, and why there</h2>
+ * {@code feign.SynchronousMethodHandler.invoke(Object[])} ({@code ([Ljava/lang/Object;)Ljava/lang/Object;}), as a
+ * {@code RETRY_LOOP} ({@link dev.retryagent.agent.feign.FeignInstrumentation}). It is entered once per call of a
+ * Feign interface method, and every attempt runs inside it on that thread: up to 13.12 the {@code while (true)}
+ * loop ({@code executeAndDecode}, then {@code retryer.continueOrPropagate} on a {@code RetryableException}) is its
+ * body; 13.13 moved the loop into the private {@code runWithRetry(Invocation, Options)}, which {@code invoke} reaches
+ * through its {@code MethodInterceptor} chain, synchronously. Hooking {@code invoke} covers both without naming the
+ * private method. The Feign {@code Client} underneath ({@code Client.Default} over HttpURLConnection,
+ * {@code feign.okhttp.OkHttpClient}, the Apache and java.net.http clients) is the agent's as usual; under
+ * {@code upperLayers: defer} each attempt goes out once, unmarked, with the client's hidden resends off (the JDK's
+ * silent resend, OkHttp's {@code retryOnConnectionFailure}), so a call sends what Feign alone decides.
+ * {@code AsynchronousMethodHandler} (AsyncFeign) retries in future callbacks on other threads: not hooked, its
+ * attempts are seen as plain calls.
+ *
+ * <h2>Retries off</h2>
+ * The loop's {@code Retryer}, read by reflection: the handler's private field {@code retryer} (checked on 11.10,
+ * 12.5, 13.1), or its private {@code methodHandlerConfiguration}'s {@code getRetryer()} (13.5, 13.12, 13.13). It is off
+ * when it is {@code Retryer.NEVER_RETRY} (compared by identity with the public static constant of the same class
+ * loader; Spring Cloud OpenFeign's default), or Feign's own {@code Retryer.Default} (in 13.12 an empty subclass of
+ * {@code DefaultRetryer}, which holds the field) with {@code maxAttempts} 1. Then the handler answers
+ * {@code RETRIES_OFF} and the agent retries the calls as any other. Any other retryer is a layer named {@code feign}.
+ *
+ * <h2>Versions checked</h2>
+ * The hooked method's name and descriptor and the fields above on the jars of 11.10, 12.5, 13.1, 13.5, 13.12 and
+ * 13.13; run end to end (integration tests) on 13.12 with its default client and {@code feign-okhttp} 13.12 (the
+ * newest release of both; feign-okhttp 13.13 is not served), and on feign-core 13.13 with its default client.
+ */
+package dev.retryagent.agent.feign;

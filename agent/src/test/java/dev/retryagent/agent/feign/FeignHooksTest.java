@@ -1,0 +1,93 @@
+package dev.retryagent.agent.feign;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import dev.retryagent.agent.instrument.HookPoint;
+import dev.retryagent.engine.UpperLayer;
+import feign.Feign;
+import feign.RequestLine;
+import feign.RetryableException;
+import feign.Retryer;
+import java.lang.reflect.Field;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.util.Map;
+import net.bytebuddy.jar.asm.Type;
+import org.junit.jupiter.api.Test;
+
+/** The hooked loop and the retries-on/off answers against real Feign 13.12 method handlers (no network). */
+class FeignHooksTest {
+    interface Items {
+        @RequestLine("GET /items")
+        String get();
+    }
+
+    private final FeignHooks hooks = new FeignHooks();
+
+    @Test
+    void theHookPointNamesTheRealLoop() throws Exception {
+        HookPoint point = new FeignInstrumentation().hookPoints().get(0);
+        assertEquals(HookPoint.Where.RETRY_LOOP, point.where());
+        Method invoke = Class.forName(point.className()).getDeclaredMethod(point.methodName(), Object[].class);
+        assertEquals(point.descriptor(), Type.getMethodDescriptor(invoke));
+        assertEquals("feign", new FeignInstrumentation().name());
+    }
+
+    @Test
+    void aRetryingRetryerIsTheFeignLayer() {
+        assertEquals("feign", layerOf(new Retryer.Default()));
+        assertEquals("feign", layerOf(new Retryer.Default(10, 50, 5)));
+        assertEquals("feign", layerOf(new Retryer.Default(10, 50, 2)));
+    }
+
+    @Test
+    void neverRetryAndOneAttemptAreRetriesOff() {
+        assertEquals(UpperLayer.RETRIES_OFF, layerOf(Retryer.NEVER_RETRY));
+        assertEquals(UpperLayer.RETRIES_OFF, layerOf(new Retryer.Default(10, 50, 1)));
+    }
+
+    /** The application's own retryer, even a subclass of Feign's, retries as it likes: a layer. */
+    @Test
+    void anApplicationsRetryerIsALayer() {
+        assertEquals("feign", layerOf(new Retryer.Default(10, 50, 1) {
+            @Override
+            public void continueOrPropagate(RetryableException e) {
+            }
+        }));
+        assertEquals("feign", layerOf(new Retryer() {
+            @Override
+            public void continueOrPropagate(RetryableException e) {
+            }
+
+            @Override
+            public Retryer clone() {
+                return this;
+            }
+        }));
+    }
+
+    @Test
+    void nothingToReadIsNoLayer() {
+        assertNull(hooks.retryLayer(FeignHooks.INVOKE, null, new Object[] {null}));
+    }
+
+    private String layerOf(Retryer retryer) {
+        Items client = Feign.builder().retryer(retryer).target(Items.class, "http://127.0.0.1:9");
+        return hooks.retryLayer(FeignHooks.INVOKE, methodHandler(client), new Object[] {new Object[0]});
+    }
+
+    /** The {@code SynchronousMethodHandler} behind the proxy's one method. */
+    private static Object methodHandler(Object proxy) {
+        try {
+            Object invocationHandler = Proxy.getInvocationHandler(proxy);
+            Field dispatch = invocationHandler.getClass().getDeclaredField("dispatch");
+            dispatch.setAccessible(true);
+            Object handler = ((Map<?, ?>) dispatch.get(invocationHandler)).values().iterator().next();
+            assertEquals(FeignInstrumentation.METHOD_HANDLER, handler.getClass().getName());
+            return handler;
+        } catch (ReflectiveOperationException e) {
+            throw new AssertionError(e);
+        }
+    }
+}
