@@ -2,6 +2,7 @@ package dev.retryagent.agent.azure;
 
 import com.azure.core.http.policy.RetryStrategy;
 import dev.retryagent.agent.bootstrap.Hooks;
+import dev.retryagent.agent.instrument.RetryLoopHandler;
 import dev.retryagent.engine.UpperLayer;
 import java.lang.reflect.Field;
 
@@ -12,7 +13,7 @@ import java.lang.reflect.Field;
  * retry ({@code getMaxRetries()} above 0), {@link UpperLayer#RETRIES_OFF} when it allows none. Compiled against
  * azure-core 1.45.0; the field and {@code RetryStrategy.getMaxRetries()} are the same through 1.61.
  */
-public final class AzureHooks implements Hooks.Handler {
+public final class AzureHooks extends RetryLoopHandler {
     /** The layer's name in logs ({@code layer=azure-sdk}). */
     public static final String LAYER = "azure-sdk";
     public static final String PROCESS_SYNC = "azure-sdk.retry-policy-sync";
@@ -25,30 +26,14 @@ public final class AzureHooks implements Hooks.Handler {
     }
 
     @Override
-    public boolean onEnter(String hook, Object self, Object[] args) {
-        return false;
-    }
-
-    @Override
-    public void onExit(String hook, Object self, Object[] args) {
-    }
-
-    @Override
-    public String retryLayer(String hook, Object self, Object[] args) {
-        if (self == null) {
-            return null;
+    protected String layerOf(String hook, Object self) throws ReflectiveOperationException {
+        Field f = retryStrategy;
+        if (f == null) {
+            f = strategyField(self.getClass());
+            retryStrategy = f;
         }
-        try {
-            Field f = retryStrategy;
-            if (f == null) {
-                f = strategyField(self.getClass());
-                retryStrategy = f;
-            }
-            Object strategy = f.get(self);
-            return strategy instanceof RetryStrategy ? layerOf((RetryStrategy) strategy) : null;
-        } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException("cannot read the retry strategy of " + self.getClass().getName(), e);
-        }
+        Object strategy = f.get(self);
+        return strategy instanceof RetryStrategy ? layerOf((RetryStrategy) strategy) : null;
     }
 
     static String layerOf(RetryStrategy strategy) {

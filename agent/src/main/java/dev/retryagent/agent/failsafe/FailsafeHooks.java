@@ -1,6 +1,7 @@
 package dev.retryagent.agent.failsafe;
 
 import dev.retryagent.agent.bootstrap.Hooks;
+import dev.retryagent.agent.instrument.RetryLoopHandler;
 import dev.retryagent.engine.UpperLayer;
 import dev.failsafe.FailsafeExecutor;
 import dev.failsafe.Policy;
@@ -16,7 +17,7 @@ import java.util.List;
  * {@code getPolicies()}, {@code RetryPolicy.getConfig().getMaxRetries()}, unchanged through 3.3); Failsafe 2.4 by
  * reflection, its types being in another package ({@code net.jodah.failsafe}).
  */
-public final class FailsafeHooks implements Hooks.Handler {
+public final class FailsafeHooks extends RetryLoopHandler {
     /** The layer's name in logs ({@code layer=failsafe}). */
     public static final String LAYER = "failsafe";
     public static final String SYNC = "failsafe.sync-execution";
@@ -32,27 +33,7 @@ public final class FailsafeHooks implements Hooks.Handler {
     }
 
     @Override
-    public boolean onEnter(String hook, Object self, Object[] args) {
-        return false;
-    }
-
-    @Override
-    public void onExit(String hook, Object self, Object[] args) {
-    }
-
-    @Override
-    public String retryLayer(String hook, Object self, Object[] args) {
-        if (self == null) {
-            return null;
-        }
-        try {
-            return layerOfRun(hook, self);
-        } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException("cannot read the policies of " + self.getClass().getName(), e);
-        }
-    }
-
-    private static String layerOfRun(String hook, Object self) throws ReflectiveOperationException {
+    protected String layerOf(String hook, Object self) throws ReflectiveOperationException {
         if (SYNC.equals(hook)) {
             Field f = executor;
             if (f == null) {

@@ -61,7 +61,7 @@ public final class FeignHooks extends RetryLoopHandler {
     };
 
     @Override
-    protected String layerOf(Object self) throws ReflectiveOperationException {
+    protected String layerOf(String hook, Object self) throws ReflectiveOperationException {
         RetryerReader reader = READERS.get(self.getClass());
         Object retryer = reader.retryer(self);
         return retryer == null ? null : retryerLayer(retryer, reader.neverRetry);

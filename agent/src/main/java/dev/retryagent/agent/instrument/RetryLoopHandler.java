@@ -19,19 +19,28 @@ public abstract class RetryLoopHandler implements Hooks.Handler {
 
     @Override
     public final String retryLayer(String hook, Object self, Object[] args) {
-        if (self == null) {
+        Object loop = loopOf(self, args);
+        if (loop == null) {
             return null;
         }
         try {
-            return layerOf(self);
+            return layerOf(hook, loop);
         } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException("cannot read the retry settings of " + self.getClass().getName(), e);
+            throw new IllegalStateException("cannot read the retry settings of " + loop.getClass().getName(), e);
         }
     }
 
     /**
-     * The layer's name when this run of the loop {@code self} will retry, {@code UpperLayer.RETRIES_OFF} when its
-     * retries are off, null when it is no retry loop.
+     * The object whose settings say whether the loop retries: the hooked method's {@code self} (null in a static
+     * method); a layer whose loop is a static method holding it in an argument answers that argument.
      */
-    protected abstract String layerOf(Object self) throws ReflectiveOperationException;
+    protected Object loopOf(Object self, Object[] args) {
+        return self;
+    }
+
+    /**
+     * The layer's name when this run of the loop {@code loop} (at hook point {@code hook}) will retry,
+     * {@code UpperLayer.RETRIES_OFF} when its retries are off, null when it is no retry loop.
+     */
+    protected abstract String layerOf(String hook, Object loop) throws ReflectiveOperationException;
 }

@@ -1,6 +1,7 @@
 package dev.retryagent.agent.resilience4j;
 
 import dev.retryagent.agent.bootstrap.Hooks;
+import dev.retryagent.agent.instrument.RetryLoopHandler;
 import dev.retryagent.engine.UpperLayer;
 import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.retry.RetryConfig;
@@ -11,7 +12,7 @@ import io.github.resilience4j.retry.RetryConfig;
  * {@code decorateX} lambda body). Compiled against 1.7.1; {@code Retry.getRetryConfig()} and
  * {@code RetryConfig.getMaxAttempts()} are the same in 2.x.
  */
-public final class Resilience4jHooks implements Hooks.Handler {
+public final class Resilience4jHooks extends RetryLoopHandler {
     /** The layer's name in logs ({@code layer=resilience4j}). */
     public static final String LAYER = "resilience4j";
     public static final String RETRY_LOOP = "resilience4j.retry-loop";
@@ -20,18 +21,14 @@ public final class Resilience4jHooks implements Hooks.Handler {
         Hooks.register(Resilience4jHooks.class, new Resilience4jHooks());
     }
 
+    /** The receiver of an {@code executeX} default method, or the first argument of a {@code decorateX} lambda body. */
     @Override
-    public boolean onEnter(String hook, Object self, Object[] args) {
-        return false;
+    protected Object loopOf(Object self, Object[] args) {
+        return self != null ? self : args.length > 0 ? args[0] : null;
     }
 
     @Override
-    public void onExit(String hook, Object self, Object[] args) {
-    }
-
-    @Override
-    public String retryLayer(String hook, Object self, Object[] args) {
-        Object retry = self != null ? self : args.length > 0 ? args[0] : null;
+    protected String layerOf(String hook, Object retry) {
         return retry instanceof Retry ? layerOf((Retry) retry) : null;
     }
 

@@ -68,7 +68,7 @@ public final class SpringFrameworkRetryHooks extends RetryLoopHandler {
     };
 
     @Override
-    protected String layerOf(Object self) throws ReflectiveOperationException {
+    protected String layerOf(String hook, Object self) throws ReflectiveOperationException {
         Method[] readers = POLICY_READERS.get(self.getClass());
         Object policy = readers[0].invoke(self);
         if (policy == null) {

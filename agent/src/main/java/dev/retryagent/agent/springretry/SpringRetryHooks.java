@@ -91,7 +91,7 @@ public final class SpringRetryHooks extends RetryLoopHandler {
     };
 
     @Override
-    protected String layerOf(Object self) throws ReflectiveOperationException {
+    protected String layerOf(String hook, Object self) throws ReflectiveOperationException {
         Object policy = POLICY_FIELD.get(self.getClass()).get(self);
         return policy == null ? null : policyLayer(policy);
     }
