@@ -20,8 +20,9 @@ import javax.management.openmbean.TabularData;
  *   <li>{@code CLIENT}: builds (and closes) that client, then prints {@code RESULT step=CLIENT built=...
  *       uncovered=A,B} with what the JVM's {@code retry-agent:type=agent} MBean lists as {@code uncovered_clients}
  *       (sorted; {@code none} when empty, {@code no-mbean} when there is no such MBean). Before reading, it waits (at
- *       most 30 s) for the MBean to list that client, or, for {@code okhttp} (a covered client: one call to
- *       {@code --url}), for the agent's {@code type=total} MBean, which is registered after the agent's;</li>
+ *       most 30 s) for the MBean to list that client, or, for a covered client, for the agent's {@code type=total}
+ *       MBean, which is registered after the agent's: {@code okhttp} (one call to {@code --url}) and
+ *       {@code apache-httpclient5-h2} (HttpClient 5's HTTP/2 default client, see {@link HttpClient5H2Default});</li>
  *   <li>{@code build:CLIENT}: builds it and prints {@code BUILT step=CLIENT built=...}, nothing else;</li>
  *   <li>{@code await:CLIENT}: the {@code RESULT} line of a client built before;</li>
  *   <li>{@code @stdin}: prints {@code READY pid=N} and waits for a line on stdin.</li>
@@ -32,6 +33,8 @@ import javax.management.openmbean.TabularData;
  */
 public final class UncoveredClientsApp {
     private static final long WAIT_MILLIS = 30_000;
+    /** Clients the agent instruments, which the application can build too. */
+    private static final List<String> COVERED = List.of("okhttp", "apache-httpclient5-h2");
 
     private UncoveredClientsApp() {
     }
@@ -61,7 +64,7 @@ public final class UncoveredClientsApp {
                 Report.line("RESULT", "step", kind, "built", "before", "uncovered", await(server, kind));
             } else {
                 String built = build(step, url);
-                String awaited = "okhttp".equals(step) ? null : step;
+                String awaited = COVERED.contains(step) ? null : step;
                 Report.line("RESULT", "step", step, "built", built, "uncovered", await(server, awaited));
             }
         }
@@ -93,6 +96,8 @@ public final class UncoveredClientsApp {
                 return HttpClient5H2Minimal.build();
             case "okhttp":
                 return OkHttp.call(url);
+            case "apache-httpclient5-h2":
+                return HttpClient5H2Default.call();
             default:
                 throw new IllegalArgumentException("unknown client " + kind);
         }
@@ -180,6 +185,65 @@ public final class UncoveredClientsApp {
             try (org.apache.hc.client5.http.impl.async.CloseableHttpAsyncClient c = client) {
                 c.start();
                 return c.getClass().getSimpleName();
+            }
+        }
+    }
+
+    /**
+     * {@code HttpAsyncClients.createHttp2Default()} (an {@code InternalH2AsyncClient}, whose exec chain the agent
+     * hooks) calls a loopback HTTP/2 server of its own (cleartext, prior knowledge) that answers 503 to its first
+     * request and 200 to the others: {@code STATUS:MARKERS}, the markers being the {@code Retry-Attempt} headers the
+     * server saw.
+     */
+    static final class HttpClient5H2Default {
+        static String call() throws Exception {
+            List<String> markers = java.util.Collections.synchronizedList(new ArrayList<>());
+            org.apache.hc.core5.http.impl.bootstrap.HttpAsyncServer server =
+                    org.apache.hc.core5.http2.impl.nio.bootstrap.H2ServerBootstrap.bootstrap()
+                            .setCanonicalHostName("127.0.0.1")
+                            .setVersionPolicy(org.apache.hc.core5.http2.HttpVersionPolicy.FORCE_HTTP_2)
+                            .register("*", new Handler(markers)).create();
+            server.start();
+            try (org.apache.hc.client5.http.impl.async.CloseableHttpAsyncClient client =
+                         org.apache.hc.client5.http.impl.async.HttpAsyncClients.createHttp2Default()) {
+                java.net.InetSocketAddress address = (java.net.InetSocketAddress) server.listen(
+                        new java.net.InetSocketAddress("127.0.0.1", 0), org.apache.hc.core5.http.URIScheme.HTTP)
+                        .get().getAddress();
+                client.start();
+                org.apache.hc.client5.http.async.methods.SimpleHttpResponse response = client.execute(
+                        org.apache.hc.client5.http.async.methods.SimpleRequestBuilder
+                                .get("http://127.0.0.1:" + address.getPort() + "/items").build(), null).get();
+                return response.getCode() + ":" + String.join(",", markers);
+            } finally {
+                server.close(org.apache.hc.core5.io.CloseMode.IMMEDIATE);
+            }
+        }
+
+        static final class Handler implements org.apache.hc.core5.http.nio.AsyncServerRequestHandler<
+                org.apache.hc.core5.http.Message<org.apache.hc.core5.http.HttpRequest, Void>> {
+            private final List<String> markers;
+
+            Handler(List<String> markers) {
+                this.markers = markers;
+            }
+
+            @Override
+            public org.apache.hc.core5.http.nio.AsyncRequestConsumer<
+                    org.apache.hc.core5.http.Message<org.apache.hc.core5.http.HttpRequest, Void>> prepare(
+                    org.apache.hc.core5.http.HttpRequest request, org.apache.hc.core5.http.EntityDetails entity,
+                    org.apache.hc.core5.http.protocol.HttpContext context) {
+                return new org.apache.hc.core5.http.nio.support.BasicRequestConsumer<>(
+                        new org.apache.hc.core5.http.nio.entity.DiscardingEntityConsumer<>());
+            }
+
+            @Override
+            public void handle(org.apache.hc.core5.http.Message<org.apache.hc.core5.http.HttpRequest, Void> message,
+                               org.apache.hc.core5.http.nio.AsyncServerRequestHandler.ResponseTrigger trigger, org.apache.hc.core5.http.protocol.HttpContext context)
+                    throws org.apache.hc.core5.http.HttpException, java.io.IOException {
+                org.apache.hc.core5.http.Header marker = message.getHead().getFirstHeader("Retry-Attempt");
+                markers.add(marker == null ? "none" : marker.getValue());
+                trigger.submitResponse(new org.apache.hc.core5.http.nio.support.BasicResponseProducer(
+                        markers.size() == 1 ? 503 : 200, "x"), context);
             }
         }
     }
