@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.retryagent.it.attach.AttachCommandRun;
 import dev.retryagent.it.harness.ForkedApp;
+import dev.retryagent.it.harness.JmxExporter;
 import dev.retryagent.it.harness.ReportLine;
 import dev.retryagent.it.harness.ScriptedServer;
 import dev.retryagent.it.harness.Step;
@@ -21,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -31,7 +33,8 @@ import org.junit.jupiter.api.Timeout;
  * {@code retry.agent.it.uncovered-clients-app.dir}): one {@code retry-agent uncovered-client name=KIND} line per kind
  * on stderr, naming the class that showed it, and the {@code retry-agent:type=agent} MBean's
  * {@code uncovered_clients} read in the application after each client, which must list exactly the clients built so
- * far (so each library is told apart from the others in one JVM). A JVM with covered clients only (OkHttp, and
+ * far (so each library is told apart from the others in one JVM), and what the Prometheus JMX exporter makes of it.
+ * A JVM with covered clients only (OkHttp, and
  * HttpClient 5's HTTP/2 default client, whose 503 the agent retries) reports none; an attach reports the clients loaded
  * before it in its {@code started} line. Prints {@code UNCOVERED ...} lines.
  */
@@ -101,9 +104,18 @@ class UncoveredClientsIT {
     }
 
     @Test
-    void eachUncoveredClientIsReportedOnceWhenTheJvmLoadsItAndTheMBeanListsExactlyThoseLoaded() {
+    void eachUncoveredClientIsReportedOnceWhenTheJvmLoadsItAndTheMBeanListsExactlyThoseLoaded() throws Exception {
         List<String> kinds = new ArrayList<>(KINDS.keySet());
-        ForkedApp.Result run = app("uncovered-all").withAgent().args(kinds).run().assertExitCode(0);
+        JmxExporter exporter = JmxExporter.onFreePort();
+        List<String> scraped;
+        ForkedApp.Result run;
+        try (ForkedApp.Running app = app("uncovered-all").withAgent().jvmArg(exporter.jvmArg()).args(kinds)
+                .args("@stdin").start()) {
+            app.awaitStdoutLine(l -> l.startsWith("READY "), WAIT);
+            scraped = exporter.scrape();
+            app.writeLine("done");
+            run = app.await(WAIT).assertExitCode(0);
+        }
 
         List<ReportLine> results = run.results();
         assertEquals(kinds.size(), results.size(), run.describe());
@@ -116,7 +128,16 @@ class UncoveredClientsIT {
         }
         assertEquals(kinds, reportedKinds(run.stderrLines(), run.describe()),
                 "one line per kind, as each was loaded: " + run.describe());
-        System.out.println("UNCOVERED all lines=" + kinds.size() + " elapsed=" + run.elapsed().toMillis() + "ms");
+
+        // The Prometheus JMX exporter's default rules: one sample per kind.
+        List<String> samples = scraped.stream().filter(l -> l.startsWith("retry_agent_agent_uncovered_clients"))
+                .collect(Collectors.toList());
+        assertEquals(kinds.stream().sorted().map(k -> "retry_agent_agent_uncovered_clients{name=\"" + k + "\"} 1.0")
+                .collect(Collectors.toList()), samples.stream().sorted().collect(Collectors.toList()),
+                String.join("\n", scraped));
+        assertTrue(scraped.contains("jmx_scrape_error 0.0"), String.join("\n", scraped));
+        System.out.println("UNCOVERED all lines=" + kinds.size() + " samples=" + samples.size() + " elapsed="
+                + run.elapsed().toMillis() + "ms");
     }
 
     @Test
