@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.retryagent.agent.CapturedLog;
+import dev.retryagent.engine.RetryLog;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -147,5 +148,39 @@ class UncoveredClientsTest {
         }
         assertEquals("async-http-client", uncovered.names());
         assertEquals(1, log.size(), String.valueOf(log));
+    }
+
+    @Test
+    void aFailureWhileReportingNeverReachesTheClassBeingLoadedAndIsLoggedOnce() {
+        java.util.logging.Handler failing = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord record) {
+                if (record.getMessage().contains("uncovered-client name=")) {
+                    throw new IllegalStateException("a broken log handler");
+                }
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        RetryLog.logger().addHandler(failing);
+        try {
+            UncoveredClients uncovered = new UncoveredClients(UncoveredClients.knownClients());
+            HookTransformer t = transformer(uncovered);
+            assertNull(load(t, "org/eclipse/jetty/client/HttpClient", null));
+            assertNull(load(t, "org/asynchttpclient/DefaultAsyncHttpClient", null));
+            assertEquals("jetty-client,async-http-client", uncovered.names(), "recorded all the same");
+        } finally {
+            RetryLog.logger().removeHandler(failing);
+        }
+        List<String> errors = new ArrayList<>(log).stream().filter(l -> l.contains("internal-error"))
+                .collect(Collectors.toList());
+        assertEquals(List.of("WARNING retry-agent internal-error where=uncovered-client "
+                + "error=java.lang.IllegalStateException; this client is not reported; retries go on"), errors);
     }
 }
