@@ -14,8 +14,8 @@ import java.util.logging.Level;
  * kept for the JVM ({@link #jvm()}, which the metrics' {@code retry-agent:type=agent} MBean lists).
  *
  * <p>Detection is by exact internal class name, one {@link HashMap} lookup per loaded class that is not hooked: no
- * class is parsed and no call pays anything. Each name is a class that every use of its client loads (its main
- * implementation class or a base class every variant extends), never one a server of the same library loads alone.
+ * class is parsed and no call pays anything. Each name is a class that every use of its client loads: its main
+ * implementation class, or a base class every variant of it extends.
  *
  * <p>Lives in the boot loader with the transformer, so there is one record per JVM whatever loader the agent's other
  * classes came from. JDK types only.
