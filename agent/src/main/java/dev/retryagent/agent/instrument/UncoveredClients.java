@@ -73,8 +73,8 @@ public final class UncoveredClients {
         m.put("org/asynchttpclient/DefaultAsyncHttpClient", "async-http-client");
         // Vert.x 4 and 5 WebClient.create(...) / wrap(...), WebClientSession extends it.
         m.put("io/vertx/ext/web/client/impl/WebClientBase", "vertx-web-client");
-        // Armeria: the base class of every client a user calls (WebClient, and through it RestClient and
-        // BlockingWebClient; gRPC and Thrift stubs).
+        // Armeria: the base class of its user-facing clients (DefaultWebClient; RestClient and BlockingWebClient
+        // wrap a WebClient).
         m.put("com/linecorp/armeria/client/UserClient", "armeria");
         // The AWS SDK for Java 2's asynchronous Netty client.
         m.put("software/amazon/awssdk/http/nio/netty/NettyNioAsyncHttpClient", "aws-sdk-netty");
