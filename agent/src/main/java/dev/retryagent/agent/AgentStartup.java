@@ -13,6 +13,7 @@ import dev.retryagent.agent.httpurlconnection.HttpUrlConnectionInstrumentation;
 import dev.retryagent.agent.instrument.ClientAdapters;
 import dev.retryagent.agent.instrument.ClientInstrumentation;
 import dev.retryagent.agent.instrument.HookTransformer;
+import dev.retryagent.agent.instrument.UncoveredClients;
 import dev.retryagent.agent.jdkhttp.JdkHttpClientInstrumentation;
 import dev.retryagent.agent.metrics.Metrics;
 import dev.retryagent.agent.okhttp.OkHttpInstrumentation;
@@ -115,8 +116,15 @@ final class AgentStartup {
                     + " builtInRetries=" + policy.builtInRetries().configName()
                     + " clients=" + names
                     + " layers=" + layers
+                    + uncovered()
                     + (attached ? " attached=true retransformed=" + retransformed : ""));
         }
+    }
+
+    /** The clients the agent does not instrument that were loaded before it started (an attach), if any. */
+    private static String uncovered() {
+        String names = UncoveredClients.jvm().names();
+        return names.isEmpty() ? "" : " uncovered=" + names;
     }
 
     /**

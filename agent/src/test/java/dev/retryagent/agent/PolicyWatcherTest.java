@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.retryagent.engine.RetryLog;
 import dev.retryagent.policy.Mode;
 import dev.retryagent.policy.Policy;
 import dev.retryagent.policy.PolicyError;
@@ -17,10 +16,7 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.logging.Handler;
 import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -36,35 +32,17 @@ class PolicyWatcherTest {
     private final long[] now = {1_000_000};
     private final List<Policy> installed = new ArrayList<>();
     private final List<Integer> linesLoggedAtInstall = new ArrayList<>();
-    private final List<String> log = new ArrayList<>();
-    private final Handler capture = new Handler() {
-        @Override
-        public void publish(LogRecord record) {
-            log.add(record.getLevel() + " " + record.getMessage());
-        }
-
-        @Override
-        public void flush() {
-        }
-
-        @Override
-        public void close() {
-        }
-    };
-    private Level levelBefore;
+    private final CapturedLog captured = new CapturedLog();
+    private final List<String> log = captured.lines;
 
     @BeforeEach
     void captureLog() {
-        Logger logger = RetryLog.logger();
-        levelBefore = logger.getLevel();
-        logger.setLevel(Level.ALL);
-        logger.addHandler(capture);
+        captured.start(Level.ALL);
     }
 
     @AfterEach
     void releaseLog() {
-        RetryLog.logger().removeHandler(capture);
-        RetryLog.logger().setLevel(levelBefore);
+        captured.stop();
     }
 
     private PolicyWatcher watcher(Mode override) {

@@ -126,10 +126,11 @@ class SecretsIT {
                         .filter(r -> r.target().startsWith("/internalError/" + client + "?")).count(), client);
             }
 
-            // the MBeans were read, and they count what happened: the total and one per client and destination
-            // (the busy, Retry-After, dropping and refusing servers; HttpClient 5 has no async non-replayable call)
+            // the MBeans were read, and they count what happened: the agent's, the total and one per client and
+            // destination (the busy, Retry-After, dropping and refusing servers; HttpClient 5 has no async
+            // non-replayable call)
             int mbeans = run.single("MBEANS").getInt("count");
-            assertEquals(1 + 3 * 4, mbeans, run.describe());
+            assertEquals(2 + 3 * 4, mbeans, run.describe());
             String counter = mode.equals("observe") ? "would_retry" : "retries";
             assertTrue(run.lines("MBEAN").stream().anyMatch(l -> l.has(counter) && l.getInt(counter) > 0),
                     run.describe());

@@ -42,8 +42,11 @@ import dev.retryagent.policy.ClientNames;
  *       and follows each reload.</li>
  * </ul>
  *
- * <p>Not hooked: {@code HttpAsyncClients.createMinimal()} and the HTTP/2-only clients
- * ({@code H2AsyncClientBuilder}, {@code createHttp2Minimal()}).
+ * <p>The HTTP/2 default client ({@code H2AsyncClientBuilder}, {@code HttpAsyncClients.createHttp2Default()}) has no
+ * build hook, but its exec chain has {@code AsyncProtocolExec} and {@code AsyncHttpRequestRetryExec}: its calls are
+ * retried as those of an async client built before the agent. Not hooked: the minimal async clients
+ * ({@code HttpAsyncClients.createMinimal()}, {@code createHttp2Minimal()}), which have no exec chain; the agent
+ * reports them when they load ({@code instrument.UncoveredClients}).
  *
  * <p>This class names no HttpClient type: it is loaded by the agent whether or not the application uses
  * HttpClient.

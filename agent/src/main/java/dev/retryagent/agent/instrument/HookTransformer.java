@@ -15,10 +15,11 @@ import java.util.logging.Level;
 
 /**
  * A plain {@link ClassFileTransformer}: it looks the class name up among the hooked classes and returns null
- * for everything else, so the classes of an application cost one hash lookup each. Only a hooked class is
+ * for everything else, so a class of an application costs a hash lookup (two: see below). Only a hooked class is
  * parsed and woven ({@link HookWeaver}). This, not a Byte Buddy {@code AgentBuilder}, keeps the agent inside
  * its start-up budget. Hooked classes loaded before the transformer was added are retransformed
- * ({@link #retransformLoaded}).
+ * ({@link #retransformLoaded}). A class that is not hooked costs a second lookup, among the classes of clients the
+ * agent does not instrument ({@link UncoveredClients}), which are reported and otherwise left alone.
  *
  * <p>Built from the clients ({@link #HookTransformer(List, Instrumentation)}), it readies each client
  * ({@link ClientInstrumentation#prepare}: the module edges its woven code needs) right before the first of its classes
@@ -39,10 +40,12 @@ public final class HookTransformer implements ClassFileTransformer {
     /** What {@link ClientInstrumentation#prepare} answered, per client; guarded by the map. */
     private final Map<ClientInstrumentation, Boolean> prepared = new HashMap<ClientInstrumentation, Boolean>();
     private final Instrumentation instrumentation;
+    /** Where the classes of clients the agent does not instrument are reported; null when built from hook points. */
+    private final UncoveredClients uncovered;
 
     /** Weaves the hook points of {@code clients}, each client prepared before its first class is woven. */
     public HookTransformer(List<ClientInstrumentation> clients, Instrumentation inst) {
-        this(inst, hookPoints(clients));
+        this(inst, hookPoints(clients), UncoveredClients.jvm());
         for (ClientInstrumentation client : clients) {
             for (HookPoint point : client.hookPoints()) {
                 clientByClass.put(point.internalName(), client);
@@ -52,11 +55,17 @@ public final class HookTransformer implements ClassFileTransformer {
 
     /** Weaves {@code points}, with nothing to prepare. */
     public HookTransformer(List<HookPoint> points) {
-        this(null, points);
+        this(null, points, null);
     }
 
-    private HookTransformer(Instrumentation inst, List<HookPoint> points) {
+    /** Weaves {@code points}, with nothing to prepare, and reports uncovered clients' classes to {@code uncovered}. */
+    HookTransformer(List<HookPoint> points, UncoveredClients uncovered) {
+        this(null, points, uncovered);
+    }
+
+    private HookTransformer(Instrumentation inst, List<HookPoint> points, UncoveredClients uncovered) {
         this.instrumentation = inst;
+        this.uncovered = uncovered;
         Map<String, List<HookPoint>> map = new HashMap<String, List<HookPoint>>();
         Set<String> names = new HashSet<String>();
         for (HookPoint point : points) {
@@ -87,7 +96,13 @@ public final class HookTransformer implements ClassFileTransformer {
             return null;
         }
         List<HookPoint> points = byClass.get(className);
-        if (points == null || !prepare(clientByClass.get(className))) {
+        if (points == null) {
+            if (uncovered != null) {
+                uncovered.classLoaded(className, loader); // one more lookup; never throws
+            }
+            return null;
+        }
+        if (!prepare(clientByClass.get(className))) {
             return null;
         }
         try {
@@ -137,11 +152,15 @@ public final class HookTransformer implements ClassFileTransformer {
 
     /**
      * Hooked classes loaded before this transformer was added (by another agent, or before an attach) are woven
-     * now. Call right after adding the transformer: a class loaded since then is woven already.
+     * now, and uncovered clients' classes among them reported. Call right after adding the transformer: a class
+     * loaded since then is woven (or reported) already.
      */
     public int retransformLoaded(Instrumentation inst) {
         List<Class<?>> loaded = new ArrayList<Class<?>>();
         for (Class<?> c : inst.getAllLoadedClasses()) {
+            if (uncovered != null) {
+                uncovered.loadedEarlier(c);
+            }
             if (binaryNames.contains(c.getName()) && inst.isModifiableClass(c)) {
                 loaded.add(c);
             }

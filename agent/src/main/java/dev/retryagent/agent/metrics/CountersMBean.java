@@ -4,10 +4,7 @@ import dev.retryagent.engine.GiveUpReason;
 import javax.management.Attribute;
 import javax.management.AttributeList;
 import javax.management.AttributeNotFoundException;
-import javax.management.DynamicMBean;
-import javax.management.MBeanException;
 import javax.management.MBeanInfo;
-import javax.management.ReflectionException;
 import javax.management.openmbean.CompositeDataSupport;
 import javax.management.openmbean.CompositeType;
 import javax.management.openmbean.OpenDataException;
@@ -34,7 +31,7 @@ import javax.management.openmbean.TabularType;
  * reason. An attribute per reason ({@code give_ups_attempts}, ...) would be as many unrelated metric names; a
  * {@code reason} key in the object name would be as many MBeans per destination.
  */
-final class CountersMBean implements DynamicMBean {
+final class CountersMBean extends ReadOnlyMBean {
 
     /** Where the values come from, read once per JMX request. */
     interface Source {
@@ -93,6 +90,7 @@ final class CountersMBean implements DynamicMBean {
     private final Source source;
 
     CountersMBean(Source source) {
+        super(INFO);
         this.source = source;
     }
 
@@ -147,26 +145,5 @@ final class CountersMBean implements DynamicMBean {
             throw new IllegalStateException(e);
         }
         return table;
-    }
-
-    @Override
-    public void setAttribute(Attribute attribute) throws AttributeNotFoundException {
-        throw new AttributeNotFoundException(attribute.getName() + " is read-only");
-    }
-
-    @Override
-    public AttributeList setAttributes(AttributeList attributes) {
-        return new AttributeList();
-    }
-
-    @Override
-    public Object invoke(String actionName, Object[] params, String[] signature)
-            throws MBeanException, ReflectionException {
-        throw new ReflectionException(new NoSuchMethodException(actionName), "no operations");
-    }
-
-    @Override
-    public MBeanInfo getMBeanInfo() {
-        return INFO;
     }
 }

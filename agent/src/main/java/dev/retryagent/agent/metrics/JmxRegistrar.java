@@ -1,12 +1,16 @@
 package dev.retryagent.agent.metrics;
 
+import dev.retryagent.agent.instrument.UncoveredClients;
 import dev.retryagent.engine.RetryLog;
 import java.lang.management.ManagementFactory;
 import java.util.List;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
 
-/** Registers the MBeans of new series (and, with the first of them, the JVM total). The only class that touches JMX. */
+/**
+ * Registers the MBeans of new series (and, with the first of them, the JVM total), and the agent's own MBean. The only
+ * class that touches JMX.
+ */
 final class JmxRegistrar {
     private final MBeanServer server;
     private final MetricsTable table;
@@ -42,8 +46,13 @@ final class JmxRegistrar {
         }
     }
 
+    /** {@code retry-agent:type=agent}, which lists {@code uncovered}'s clients as they are read. */
+    void registerAgent(UncoveredClients uncovered) {
+        register(MetricNames.AGENT, new AgentMBean(uncovered));
+    }
+
     /** One MBean; a failure is logged once and leaves that MBean out, never the others. */
-    private void register(String name, CountersMBean bean) {
+    private void register(String name, ReadOnlyMBean bean) {
         try {
             server.registerMBean(bean, new ObjectName(name));
         } catch (Exception e) {

@@ -12,6 +12,8 @@ package dev.retryagent.agent.metrics;
  * retry-agent:type=destination,client=okhttp,scheme=other,host=other,port=other   (destinations past the bound)
  * retry-agent:type=total
  *     -> retry_agent_total_retries
+ * retry-agent:type=agent      (attribute uncovered_clients, a table indexed by name)
+ *     -> retry_agent_agent_uncovered_clients{name="reactor-netty"}
  * </pre>
  *
  * Values are written unquoted: the exporter would keep the quotes of a quoted value in the label. Characters an
@@ -21,6 +23,7 @@ package dev.retryagent.agent.metrics;
 final class MetricNames {
     static final String DOMAIN = "retry-agent";
     static final String TOTAL = DOMAIN + ":type=total";
+    static final String AGENT = DOMAIN + ":type=agent";
     static final String OTHER = "other";
 
     private MetricNames() {

@@ -16,10 +16,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code java -jar retry-agent.jar attach ARGS...} as an operator types it, in a working directory of its own,
  * with the forked applications' {@code java} (so that the command itself runs on Java 25 too).
  */
-record AttachCommandRun(List<String> command, int exitCode, String stdout, String stderr) {
+public record AttachCommandRun(List<String> command, int exitCode, String stdout, String stderr) {
     private static final AtomicInteger RUNS = new AtomicInteger();
 
-    static AttachCommandRun run(Path workDir, String... args) {
+    public static AttachCommandRun run(Path workDir, String... args) {
         return run(workDir, List.of(), args);
     }
 
@@ -56,7 +56,7 @@ record AttachCommandRun(List<String> command, int exitCode, String stdout, Strin
     }
 
     /** Every line the command printed, stdout then stderr. */
-    List<String> lines() {
+    public List<String> lines() {
         List<String> lines = new ArrayList<>();
         for (String text : List.of(stdout, stderr)) {
             text.lines().filter(l -> !l.isBlank()).forEach(lines::add);
@@ -64,7 +64,7 @@ record AttachCommandRun(List<String> command, int exitCode, String stdout, Strin
         return lines;
     }
 
-    String describe() {
+    public String describe() {
         return "command: " + String.join(" ", command) + "\nexit code: " + exitCode + "\n--- stdout ---\n" + stdout
                 + "--- stderr ---\n" + stderr + "--------------";
     }
