@@ -4,6 +4,10 @@ import dev.retryagent.agent.bootstrap.Hooks;
 import dev.retryagent.agent.bootstrap.Housekeeping;
 import dev.retryagent.agent.bootstrap.InjectedFaults;
 import dev.retryagent.agent.bootstrap.RetryRuntime;
+import dev.retryagent.agent.awssdk1.AwsSdk1Instrumentation;
+import dev.retryagent.agent.awssdk2.AwsSdk2Instrumentation;
+import dev.retryagent.agent.elasticsearch.ElasticsearchInstrumentation;
+import dev.retryagent.agent.googlehttp.GoogleHttpInstrumentation;
 import dev.retryagent.agent.httpclient4.HttpClient4Instrumentation;
 import dev.retryagent.agent.httpclient5.HttpClient5Instrumentation;
 import dev.retryagent.agent.httpurlconnection.HttpUrlConnectionInstrumentation;
@@ -43,6 +47,10 @@ final class AgentStartup {
         clients.add(new HttpClient4Instrumentation());
         clients.add(new HttpUrlConnectionInstrumentation());
         clients.add(new JdkHttpClientInstrumentation());
+        clients.add(new AwsSdk2Instrumentation());
+        clients.add(new AwsSdk1Instrumentation());
+        clients.add(new GoogleHttpInstrumentation());
+        clients.add(new ElasticsearchInstrumentation());
         return Collections.unmodifiableList(clients);
     }
 
