@@ -1,5 +1,9 @@
 package dev.retryagent.it.upperlayers;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+
+import dev.retryagent.it.harness.RecordedRequest;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -10,8 +14,19 @@ import org.junit.jupiter.api.Test;
 class AwsSdk1LayerIT {
     @Test
     void theSdkRetriesAloneUnderDeferAndTheAgentWhenItsRetriesAreOff() {
-        new LayerRuns("aws-sdk-v1", "aws-sdk-v1-1.12.797", "dev.retryagent.it.sdkapps.AwsSdk1App", List.of("libs"),
+        LayerRuns.Runs runs = new LayerRuns("aws-sdk-v1", "aws-sdk-v1-1.12.797", "dev.retryagent.it.sdkapps.AwsSdk1App", List.of("libs"),
                 List.of("apache"), 1, AwsSdk2LayerIT.s3Error(), AwsSdk2LayerIT.s3Object())
                 .measureAndCheck(LayerRuns::awsMaxAttempts);
+        // The SDK writes both headers on every attempt, the first included; with its retries off, max=1.
+        List<RecordedRequest> alone = runs.alone().requests.get("apache/always503");
+        for (RecordedRequest r : alone) {
+            System.out.printf("HEADERS aws-sdk-v1 alone amz-sdk-request=%s amz-sdk-retry=%s%n",
+                    r.header("amz-sdk-request"), r.header("amz-sdk-retry"));
+            assertNotNull(r.header("amz-sdk-retry"), r.toString());
+        }
+        for (RecordedRequest r : runs.off().requests.get("apache/always503")) {
+            assertNotNull(r.header("amz-sdk-retry"), r.toString());
+            assertEquals(1, LayerRuns.awsMaxAttempts(r), r.toString());
+        }
     }
 }

@@ -1,5 +1,7 @@
 package dev.retryagent.it.upperlayers;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import dev.retryagent.it.harness.Step;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -26,6 +28,8 @@ class AwsSdk2LayerIT {
     void theSdkRetriesAloneUnderDeferAndTheAgentWhenItsRetriesAreOff() {
         new LayerRuns("aws-sdk-v2", "aws-sdk-v2-2.57.8", "dev.retryagent.it.sdkapps.AwsSdk2App", List.of("libs"),
                 List.of("apache", "urlconnection", "apache5"), 1, s3Error(), s3Object())
-                .measureAndCheck(LayerRuns::awsMaxAttempts);
+                .measureAndCheck(LayerRuns::awsMaxAttempts).off().requests
+                .forEach((call, requests) -> requests.forEach(r -> assertEquals(1, LayerRuns.awsMaxAttempts(r),
+                        call + ": the SDK with retries off stamps max=1, which makes no layer either")));
     }
 }

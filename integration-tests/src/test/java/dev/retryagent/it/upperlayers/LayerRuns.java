@@ -148,7 +148,7 @@ final class LayerRuns {
      * Runs the four ways and checks them. {@code libraryAttempts} says, from the run alone and the call, how many
      * attempts the library itself makes at most per call (its configuration or the attempt header it stamps).
      */
-    void measureAndCheck(ToIntFunction<List<RecordedRequest>> libraryAttempts) {
+    Runs measureAndCheck(ToIntFunction<List<RecordedRequest>> libraryAttempts) {
         long start = System.nanoTime();
         Run alone = run(Mode.ALONE);
         Run defer = run(Mode.DEFER);
@@ -207,6 +207,11 @@ final class LayerRuns {
         assertEquals(defer.requests.values().stream().mapToInt(List::size).sum(), mbean, "upper_layer_calls");
         assertEquals("0", off.result.single("MBEAN").get("upperLayerCalls"), "upper_layer_calls with retries off");
         assertEquals(List.of(), failures);
+        return new Runs(alone, defer, retry, off);
+    }
+
+    /** The four runs of {@link #measureAndCheck}, for a library's own checks. */
+    record Runs(Run alone, Run defer, Run retry, Run off) {
     }
 
     private static void check(List<String> failures, String what, Object expected, Object actual) {
@@ -218,7 +223,11 @@ final class LayerRuns {
     /** The {@code max} of the first request's {@code amz-sdk-request: attempt=N; max=M}, as the AWS SDKs stamp it. */
     static int awsMaxAttempts(List<RecordedRequest> requests) {
         assertFalse(requests.isEmpty());
-        String header = requests.get(0).header("amz-sdk-request");
+        return awsMaxAttempts(requests.get(0));
+    }
+
+    static int awsMaxAttempts(RecordedRequest request) {
+        String header = request.header("amz-sdk-request");
         assertTrue(header != null && header.contains("max="), "amz-sdk-request: " + header);
         return Integer.parseInt(header.replaceAll(".*max=(\\d+).*", "$1"));
     }
