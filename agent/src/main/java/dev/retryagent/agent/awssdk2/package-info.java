@@ -28,6 +28,8 @@
  * 2.57.8 (the integration tests, with {@code apache-client}, {@code url-connection-client} and
  * {@code apache5-client}); by their class files: 2.20.162 and 2.25.0 ({@code RetryableStage} only, legacy
  * {@code RetryPolicy} only), 2.26.0 and 2.28.0 (both stages), 2.30.0, 2.36.2 and 2.57.8 ({@code RetryableStage} only,
- * policy or strategy).
+ * policy or strategy). The handler's reading was also run against 2.28.0's two stages (strategy of 1 and 3 attempts
+ * on {@code RetryableStage2}, {@code RetryPolicy.none()} and the default policy on {@code RetryableStage}), outside the
+ * tests.
  */
 package dev.retryagent.agent.awssdk2;
