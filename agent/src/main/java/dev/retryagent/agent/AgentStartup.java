@@ -7,6 +7,10 @@ import dev.retryagent.agent.bootstrap.InjectedFaults;
 import dev.retryagent.agent.bootstrap.RetryRuntime;
 import dev.retryagent.agent.failsafe.FailsafeInstrumentation;
 import dev.retryagent.agent.feign.FeignInstrumentation;
+import dev.retryagent.agent.awssdk1.AwsSdk1Instrumentation;
+import dev.retryagent.agent.awssdk2.AwsSdk2Instrumentation;
+import dev.retryagent.agent.elasticsearch.ElasticsearchInstrumentation;
+import dev.retryagent.agent.googlehttp.GoogleHttpInstrumentation;
 import dev.retryagent.agent.httpclient4.HttpClient4Instrumentation;
 import dev.retryagent.agent.httpclient5.HttpClient5Instrumentation;
 import dev.retryagent.agent.httpurlconnection.HttpUrlConnectionInstrumentation;
@@ -56,6 +60,10 @@ final class AgentStartup {
         clients.add(new FeignInstrumentation());
         clients.add(new SpringRetryInstrumentation());
         clients.add(new SpringFrameworkRetryInstrumentation());
+        clients.add(new AwsSdk2Instrumentation());
+        clients.add(new AwsSdk1Instrumentation());
+        clients.add(new GoogleHttpInstrumentation());
+        clients.add(new ElasticsearchInstrumentation());
         return Collections.unmodifiableList(clients);
     }
 

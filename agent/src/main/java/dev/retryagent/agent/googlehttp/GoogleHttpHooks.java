@@ -1,0 +1,44 @@
+package dev.retryagent.agent.googlehttp;
+
+import com.google.api.client.http.HttpRequest;
+import dev.retryagent.agent.bootstrap.Hooks;
+import dev.retryagent.engine.UpperLayer;
+
+/**
+ * The handler of google-http-client's {@code HttpRequest.execute()} ({@link GoogleHttpInstrumentation}): the loop
+ * retries only with retries left ({@code getNumberOfRetries() > 0}) and something that asks for a retry: an
+ * unsuccessful-response handler, an I/O-exception handler, or the deprecated {@code setRetryOnExecuteIOException(true)}.
+ */
+public final class GoogleHttpHooks implements Hooks.Handler {
+    public static final String LAYER = "google-http-client";
+    public static final String EXECUTE = "google-http-client.execute";
+
+    static {
+        Hooks.register(GoogleHttpHooks.class, new GoogleHttpHooks());
+    }
+
+    @Override
+    public boolean onEnter(String hook, Object self, Object[] args) {
+        return false;
+    }
+
+    @Override
+    public void onExit(String hook, Object self, Object[] args) {
+    }
+
+    @Override
+    public String retryLayer(String hook, Object self, Object[] args) {
+        return self instanceof HttpRequest ? layerOf((HttpRequest) self) : null;
+    }
+
+    /** The layer {@code request}'s {@code execute()} is: null when nothing would ask it to retry. */
+    @SuppressWarnings("deprecation")
+    static String layerOf(HttpRequest request) {
+        boolean asks = request.getUnsuccessfulResponseHandler() != null || request.getIOExceptionHandler() != null
+                || request.getRetryOnExecuteIOException();
+        if (!asks) {
+            return null;
+        }
+        return request.getNumberOfRetries() > 0 ? LAYER : UpperLayer.RETRIES_OFF;
+    }
+}

@@ -1,0 +1,45 @@
+package dev.retryagent.agent.awssdk1;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import com.amazonaws.ClientConfiguration;
+import com.amazonaws.http.AmazonHttpClient;
+import com.amazonaws.retry.PredefinedRetryPolicies;
+import dev.retryagent.engine.UpperLayer;
+import java.lang.reflect.Method;
+import net.bytebuddy.jar.asm.Type;
+import org.junit.jupiter.api.Test;
+
+/** What the handler reads from the SDK's own client, built as the SDK builds it, per retry configuration. */
+class AwsSdk1HooksTest {
+    private static int maxErrorRetry(ClientConfiguration config) throws Exception {
+        Class<?> executor = Class.forName(AwsSdk1Instrumentation.REQUEST_EXECUTOR);
+        AmazonHttpClient client = new AmazonHttpClient(config);
+        try {
+            return new AwsSdk1Hooks.Accessors(executor).clientMaxErrorRetry(client);
+        } finally {
+            client.shutdown();
+        }
+    }
+
+    @Test
+    void noRetryPolicyOrZeroRetriesIsRetriesOff() throws Exception {
+        assertEquals(0, maxErrorRetry(new ClientConfiguration().withRetryPolicy(PredefinedRetryPolicies.NO_RETRY_POLICY)));
+        assertEquals(0, maxErrorRetry(new ClientConfiguration().withMaxErrorRetry(0)));
+        assertEquals(UpperLayer.RETRIES_OFF, AwsSdk1Hooks.layerFor(0));
+    }
+
+    @Test
+    void theDefaultsRetry() throws Exception {
+        assertEquals(3, maxErrorRetry(new ClientConfiguration()));
+        assertEquals(UpperLayer.AWS_SDK_V1, AwsSdk1Hooks.layerFor(3));
+        assertEquals(UpperLayer.AWS_SDK_V1, AwsSdk1Hooks.layerFor(-1));
+    }
+
+    @Test
+    void theHookedMethodIsTheExecutorLoopWithThisDescriptor() throws Exception {
+        Class<?> executor = Class.forName(AwsSdk1Instrumentation.REQUEST_EXECUTOR);
+        Method m = executor.getDeclaredMethod("executeHelper");
+        assertEquals(AwsSdk1Instrumentation.EXECUTE_HELPER_DESCRIPTOR, Type.getMethodDescriptor(m));
+    }
+}

@@ -1,0 +1,51 @@
+package dev.retryagent.agent.googlehttp;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import com.google.api.client.http.GenericUrl;
+import com.google.api.client.http.HttpBackOffIOExceptionHandler;
+import com.google.api.client.http.HttpBackOffUnsuccessfulResponseHandler;
+import com.google.api.client.http.HttpRequest;
+import com.google.api.client.http.HttpResponse;
+import com.google.api.client.http.javanet.NetHttpTransport;
+import com.google.api.client.util.ExponentialBackOff;
+import dev.retryagent.engine.UpperLayer;
+import java.io.IOException;
+import net.bytebuddy.jar.asm.Type;
+import org.junit.jupiter.api.Test;
+
+/** Which {@code HttpRequest}s retry, built as an application builds them (nothing is sent). */
+class GoogleHttpHooksTest {
+    private static HttpRequest request() throws IOException {
+        return new NetHttpTransport().createRequestFactory().buildGetRequest(new GenericUrl("http://127.0.0.1:9/x"));
+    }
+
+    @Test
+    void aRequestWithoutHandlersDoesNotRetry() throws IOException {
+        assertNull(GoogleHttpHooks.layerOf(request()));
+        assertNull(GoogleHttpHooks.layerOf(request().setNumberOfRetries(0)));
+    }
+
+    @Test
+    void aHandlerWithRetriesLeftIsTheLayer() throws IOException {
+        assertEquals(GoogleHttpHooks.LAYER, GoogleHttpHooks.layerOf(request()
+                .setUnsuccessfulResponseHandler(new HttpBackOffUnsuccessfulResponseHandler(new ExponentialBackOff()))));
+        assertEquals(GoogleHttpHooks.LAYER, GoogleHttpHooks.layerOf(request()
+                .setIOExceptionHandler(new HttpBackOffIOExceptionHandler(new ExponentialBackOff()))));
+    }
+
+    @Test
+    void aHandlerWithNoRetriesIsRetriesOff() throws IOException {
+        assertEquals(UpperLayer.RETRIES_OFF, GoogleHttpHooks.layerOf(request().setNumberOfRetries(0)
+                .setUnsuccessfulResponseHandler(new HttpBackOffUnsuccessfulResponseHandler(new ExponentialBackOff()))));
+    }
+
+    @Test
+    void theHookedMethodHasThisDescriptor() throws Exception {
+        assertEquals(GoogleHttpInstrumentation.EXECUTE_DESCRIPTOR,
+                Type.getMethodDescriptor(HttpRequest.class.getDeclaredMethod("execute")));
+        assertEquals(GoogleHttpInstrumentation.HTTP_REQUEST, HttpRequest.class.getName());
+        assertEquals(HttpResponse.class, HttpRequest.class.getDeclaredMethod("execute").getReturnType());
+    }
+}

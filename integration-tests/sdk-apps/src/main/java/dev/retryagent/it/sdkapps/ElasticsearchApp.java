@@ -1,0 +1,67 @@
+package dev.retryagent.it.sdkapps;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.apache.http.HttpHost;
+import org.elasticsearch.client.Request;
+import org.elasticsearch.client.Response;
+import org.elasticsearch.client.ResponseListener;
+import org.elasticsearch.client.RestClient;
+
+/**
+ * The Elasticsearch low-level REST client (its own HttpAsyncClient 4), one client per call ({@code client} is
+ * {@code sync} or {@code async}: {@code performRequest} or {@code performRequestAsync}). The call's URL is a
+ * comma-separated list of nodes; retries on: every node; off: the first node only. GET
+ * {@code /idx/_doc/1}; the POST {@code /idx/_doc} with a JSON body.
+ */
+public final class ElasticsearchApp {
+    private ElasticsearchApp() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        Calls calls = new Calls(args);
+        calls.runAll((client, scenario, url) -> {
+            List<HttpHost> hosts = new ArrayList<>();
+            for (String node : url.split(",")) {
+                hosts.add(HttpHost.create(node));
+                if (!calls.retries) {
+                    break;
+                }
+            }
+            try (RestClient rest = RestClient.builder(hosts.toArray(new HttpHost[0])).build()) {
+                Request request;
+                if (scenario.equals("droppedPost")) {
+                    request = new Request("POST", "/idx/_doc");
+                    request.setJsonEntity("{\"a\":1}");
+                } else {
+                    request = new Request("GET", "/idx/_doc/1");
+                }
+                Response response = client.equals("async") ? async(rest, request) : rest.performRequest(request);
+                return response.getStatusLine().getStatusCode();
+            }
+        });
+    }
+
+    private static Response async(RestClient rest, Request request) throws Exception {
+        CompletableFuture<Response> done = new CompletableFuture<>();
+        rest.performRequestAsync(request, new ResponseListener() {
+            @Override
+            public void onSuccess(Response response) {
+                done.complete(response);
+            }
+
+            @Override
+            public void onFailure(Exception exception) {
+                done.completeExceptionally(exception);
+            }
+        });
+        try {
+            return done.get(30, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof Exception ex ? ex : e;
+        }
+    }
+}

@@ -1,0 +1,55 @@
+package dev.retryagent.it.sdkapps;
+
+import com.google.api.client.http.ByteArrayContent;
+import com.google.api.client.http.GenericUrl;
+import com.google.api.client.http.HttpBackOffIOExceptionHandler;
+import com.google.api.client.http.HttpBackOffUnsuccessfulResponseHandler;
+import com.google.api.client.http.HttpRequest;
+import com.google.api.client.http.HttpResponse;
+import com.google.api.client.http.HttpTransport;
+import com.google.api.client.http.apache.v2.ApacheHttpTransport;
+import com.google.api.client.http.javanet.NetHttpTransport;
+import com.google.api.client.util.ExponentialBackOff;
+
+/**
+ * google-http-client, one request per call on the transport named by the call: {@code nethttp}
+ * ({@code NetHttpTransport}, HttpURLConnection) or {@code apache} ({@code ApacheHttpTransport}, HttpClient 4). Every
+ * request has an {@code HttpBackOffUnsuccessfulResponseHandler} and an {@code HttpBackOffIOExceptionHandler}
+ * ({@code ExponentialBackOff}, 10 ms initial, 20 ms at most); retries on: the default {@code numberOfRetries} (10),
+ * off: {@code setNumberOfRetries(0)}. The POST carries a byte-array body.
+ */
+public final class GoogleHttpApp {
+    private GoogleHttpApp() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        Calls calls = new Calls(args);
+        calls.runAll((client, scenario, url) -> {
+            HttpTransport transport = client.equals("apache") ? new ApacheHttpTransport() : new NetHttpTransport();
+            try {
+                GenericUrl target = new GenericUrl(url + "/items");
+                HttpRequest request = scenario.equals("droppedPost")
+                        ? transport.createRequestFactory().buildPostRequest(target,
+                                new ByteArrayContent("application/json", Calls.utf8("{\"a\":1}")))
+                        : transport.createRequestFactory().buildGetRequest(target);
+                request.setUnsuccessfulResponseHandler(new HttpBackOffUnsuccessfulResponseHandler(backOff()))
+                        .setIOExceptionHandler(new HttpBackOffIOExceptionHandler(backOff()));
+                if (!calls.retries) {
+                    request.setNumberOfRetries(0);
+                }
+                HttpResponse response = request.execute();
+                try {
+                    return response.getStatusCode();
+                } finally {
+                    response.disconnect();
+                }
+            } finally {
+                transport.shutdown();
+            }
+        });
+    }
+
+    private static ExponentialBackOff backOff() {
+        return new ExponentialBackOff.Builder().setInitialIntervalMillis(10).setMaxIntervalMillis(20).build();
+    }
+}

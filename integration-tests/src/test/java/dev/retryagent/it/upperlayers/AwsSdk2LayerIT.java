@@ -1,0 +1,35 @@
+package dev.retryagent.it.upperlayers;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.retryagent.it.harness.Step;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The AWS SDK v2 (2.57.8, S3, sync) as a retry layer above its HTTP clients: Apache HttpClient 4
+ * ({@code apache-client}), HttpURLConnection ({@code url-connection-client}) and Apache HttpClient 5
+ * ({@code apache5-client}). The SDK's own attempts per call are read from the {@code max} of the
+ * {@code amz-sdk-request} header it stamps.
+ */
+class AwsSdk2LayerIT {
+    static final String S3_ERROR = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>SlowDown</Code>"
+            + "<Message>Please reduce your request rate.</Message><RequestId>1</RequestId></Error>";
+
+    static Step s3Error() {
+        return Step.status(503).header("Content-Type", "application/xml").body(S3_ERROR);
+    }
+
+    static Step s3Object() {
+        return Step.status(200).header("Content-Type", "application/octet-stream").body("hello");
+    }
+
+    @Test
+    void theSdkRetriesAloneUnderDeferAndTheAgentWhenItsRetriesAreOff() {
+        new SdkLayerRuns("aws-sdk-v2", "aws-sdk-v2-2.57.8", "dev.retryagent.it.sdkapps.AwsSdk2App", List.of("libs"),
+                List.of("apache", "urlconnection", "apache5"), 1, s3Error(), s3Object())
+                .measureAndCheck(SdkLayerRuns::awsMaxAttempts).off().requests
+                .forEach((call, requests) -> requests.forEach(r -> assertEquals(1, SdkLayerRuns.awsMaxAttempts(r),
+                        call + ": the SDK with retries off stamps max=1, which makes no layer either")));
+    }
+}
