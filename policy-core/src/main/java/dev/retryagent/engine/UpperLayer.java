@@ -7,8 +7,8 @@ import java.util.Locale;
  * 4.14), this thread is running, so that a call made inside it is recognised and left to that layer. The loops are
  * hooked at their entry and every exit; each pushes what it is here and pops it when it returns or throws.
  *
- * <p>Also reads the evidence a layer writes on the request itself, for loops not hooked on this thread: the AWS SDK
- * v2 stamps {@code amz-sdk-request: attempt=N; max=M} on every attempt, v1 {@code amz-sdk-retry}.
+ * <p>Also reads the evidence a layer writes on the request itself, for loops not hooked on this thread: the AWS SDKs
+ * stamp {@code amz-sdk-request: attempt=N; max=M} on every attempt, v1 also {@code amz-sdk-retry}.
  *
  * <p>Per thread, as {@link AttemptScope}: a loop's attempts run on the thread that runs the loop. A call handed to
  * another thread is not seen inside the loop.
@@ -20,9 +20,9 @@ public final class UpperLayer {
      * stale default) does not count either.
      */
     public static final String RETRIES_OFF = "(retries-off)";
-    /** The AWS SDK v2's attempt header, {@code attempt=N; max=M}. */
-    public static final String AWS_SDK_V2_HEADER = "amz-sdk-request";
-    /** The AWS SDK v1's retry header, {@code retries/lastBackoff/capacity}. */
+    /** The AWS SDKs' attempt header, {@code attempt=N; max=M}, on every attempt: v2's, and v1's (1.12.797 checked). */
+    public static final String AWS_SDK_REQUEST_HEADER = "amz-sdk-request";
+    /** The AWS SDK v1's retry header, {@code retries/lastBackoff/capacity}, on every attempt. */
     public static final String AWS_SDK_V1_HEADER = "amz-sdk-retry";
     public static final String AWS_SDK_V2 = "aws-sdk-v2";
     public static final String AWS_SDK_V1 = "aws-sdk-v1";
@@ -113,11 +113,13 @@ public final class UpperLayer {
         if (loop != null) {
             return loop == RETRIES_OFF ? null : loop;
         }
-        String v2 = headers.value(AWS_SDK_V2_HEADER);
-        if (v2 != null) {
-            return awsMaxAttempts(v2) > 1 ? AWS_SDK_V2 : null;
+        String attempts = headers.value(AWS_SDK_REQUEST_HEADER);
+        boolean v1 = headers.value(AWS_SDK_V1_HEADER) != null;
+        if (attempts != null) {
+            // Both SDKs write it (v1 beside its own header); its max says whether the SDK retries.
+            return awsMaxAttempts(attempts) > 1 ? (v1 ? AWS_SDK_V1 : AWS_SDK_V2) : null;
         }
-        return headers.value(AWS_SDK_V1_HEADER) != null ? AWS_SDK_V1 : null;
+        return v1 ? AWS_SDK_V1 : null;
     }
 
     /**

@@ -150,6 +150,14 @@ class UpperLayerTest {
         }
 
         @Test
+        void awsSdkV1WritesTheAttemptHeaderTooAndItsMaxDecides() {
+            assertEquals(UpperLayer.AWS_SDK_V1, UpperLayer.of(headers("amz-sdk-retry", "0/0/500",
+                    "amz-sdk-request", "attempt=1;max=4")));
+            assertNull(UpperLayer.of(headers("amz-sdk-retry", "0/0/500", "amz-sdk-request", "attempt=1;max=1")),
+                    "NO_RETRY_POLICY: one attempt, no layer");
+        }
+
+        @Test
         void aHookedLoopDecidesBeforeTheHeaders() {
             UpperLayer.enter(UpperLayer.RETRIES_OFF);
             assertNull(UpperLayer.of(headers("amz-sdk-retry", "0/0/500")), "the loop said its retries are off");

@@ -1,5 +1,6 @@
 package dev.retryagent.agent.googlehttp;
 
+import com.google.api.client.http.HttpBackOffUnsuccessfulResponseHandler;
 import com.google.api.client.http.HttpRequest;
 import dev.retryagent.agent.bootstrap.Hooks;
 import dev.retryagent.engine.UpperLayer;
@@ -7,7 +8,11 @@ import dev.retryagent.engine.UpperLayer;
 /**
  * The handler of google-http-client's {@code HttpRequest.execute()} ({@link GoogleHttpInstrumentation}): the loop
  * retries only with retries left ({@code getNumberOfRetries() > 0}) and something that asks for a retry: an
- * unsuccessful-response handler, an I/O-exception handler, or the deprecated {@code setRetryOnExecuteIOException(true)}.
+ * I/O-exception handler, the deprecated {@code setRetryOnExecuteIOException(true)}, or the library's back-off handler
+ * for unsuccessful responses ({@code HttpBackOffUnsuccessfulResponseHandler}, a subclass included). Any other
+ * unsuccessful-response handler is not taken for a retry layer: the common one is a credential's (google-auth's
+ * {@code HttpCredentialsAdapter}, google-api-client's {@code Credential}), which retries a 401 after refreshing the
+ * token and nothing else; taking it for a layer would leave every 503 of those calls unretried.
  */
 public final class GoogleHttpHooks implements Hooks.Handler {
     public static final String LAYER = "google-http-client";
@@ -34,8 +39,8 @@ public final class GoogleHttpHooks implements Hooks.Handler {
     /** The layer {@code request}'s {@code execute()} is: null when nothing would ask it to retry. */
     @SuppressWarnings("deprecation")
     static String layerOf(HttpRequest request) {
-        boolean asks = request.getUnsuccessfulResponseHandler() != null || request.getIOExceptionHandler() != null
-                || request.getRetryOnExecuteIOException();
+        boolean asks = request.getUnsuccessfulResponseHandler() instanceof HttpBackOffUnsuccessfulResponseHandler
+                || request.getIOExceptionHandler() != null || request.getRetryOnExecuteIOException();
         if (!asks) {
             return null;
         }

@@ -12,10 +12,14 @@
  * The loop retries only when something asks it to: an {@code HttpUnsuccessfulResponseHandler} (such as
  * {@code HttpBackOffUnsuccessfulResponseHandler}) returns true for a response, an {@code HttpIOExceptionHandler}
  * (such as {@code HttpBackOffIOExceptionHandler}) for an I/O error, or the deprecated
- * {@code setRetryOnExecuteIOException(true)}; and only with {@code getNumberOfRetries() > 0} (10 by default). None of
- * them set: no layer (null); one set with 0 retries: {@link dev.retryagent.engine.UpperLayer#RETRIES_OFF}; one set
- * with retries: {@code google-http-client}. A handler that never asks for a retry on a retryable outcome (one that
- * only refreshes credentials on 401) still counts as the layer.
+ * {@code setRetryOnExecuteIOException(true)}; and only with {@code getNumberOfRetries() > 0} (10 by default). A
+ * layer is a request with retries left and an I/O-exception handler, that deprecated switch, or the library's
+ * {@code HttpBackOffUnsuccessfulResponseHandler} (a subclass included); with 0 retries it is
+ * {@link dev.retryagent.engine.UpperLayer#RETRIES_OFF}; anything else is no layer (null). An unsuccessful-response
+ * handler of another class is not taken for a layer: the usual one is a credential's (google-auth's
+ * {@code HttpCredentialsAdapter}, google-api-client's {@code Credential}), which retries a 401 once the token is
+ * refreshed and nothing else, so that the agent keeps retrying those calls' 503s. An application's own handler that
+ * retries server errors is not recognised: its attempts and the agent's multiply, as without this hook.
  *
  * <h2>Versions checked</h2>
  * 2.2.0 (the integration tests, with {@code NetHttpTransport} and {@code google-http-client-apache-v2} 2.2.0).

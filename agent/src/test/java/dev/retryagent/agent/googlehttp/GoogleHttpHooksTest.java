@@ -8,6 +8,7 @@ import com.google.api.client.http.HttpBackOffIOExceptionHandler;
 import com.google.api.client.http.HttpBackOffUnsuccessfulResponseHandler;
 import com.google.api.client.http.HttpRequest;
 import com.google.api.client.http.HttpResponse;
+import com.google.api.client.http.HttpUnsuccessfulResponseHandler;
 import com.google.api.client.http.javanet.NetHttpTransport;
 import com.google.api.client.util.ExponentialBackOff;
 import dev.retryagent.engine.UpperLayer;
@@ -32,6 +33,15 @@ class GoogleHttpHooksTest {
         assertEquals(GoogleHttpHooks.LAYER, GoogleHttpHooks.layerOf(request()
                 .setUnsuccessfulResponseHandler(new HttpBackOffUnsuccessfulResponseHandler(new ExponentialBackOff()))));
         assertEquals(GoogleHttpHooks.LAYER, GoogleHttpHooks.layerOf(request()
+                .setIOExceptionHandler(new HttpBackOffIOExceptionHandler(new ExponentialBackOff()))));
+    }
+
+    @Test
+    void aCredentialsRefreshHandlerIsNoRetryLayer() throws IOException {
+        // As google-auth's HttpCredentialsAdapter: a 401 is retried once the token is refreshed, nothing else.
+        HttpUnsuccessfulResponseHandler refreshOn401 = (request, response, supportsRetry) -> response.getStatusCode() == 401;
+        assertNull(GoogleHttpHooks.layerOf(request().setUnsuccessfulResponseHandler(refreshOn401)));
+        assertEquals(GoogleHttpHooks.LAYER, GoogleHttpHooks.layerOf(request().setUnsuccessfulResponseHandler(refreshOn401)
                 .setIOExceptionHandler(new HttpBackOffIOExceptionHandler(new ExponentialBackOff()))));
     }
 
