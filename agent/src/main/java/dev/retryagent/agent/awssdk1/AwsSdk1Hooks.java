@@ -1,6 +1,7 @@
 package dev.retryagent.agent.awssdk1;
 
 import dev.retryagent.agent.bootstrap.Hooks;
+import dev.retryagent.agent.instrument.RetryLoopHandler;
 import dev.retryagent.engine.UpperLayer;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
@@ -12,7 +13,7 @@ import java.lang.reflect.Method;
  * {@code getMaxErrorRetry()} is the client's resolved retries ({@code ClientConfiguration.setMaxErrorRetry}, else the
  * policy's own: 0 for {@code PredefinedRetryPolicies.NO_RETRY_POLICY}).
  */
-public final class AwsSdk1Hooks implements Hooks.Handler {
+public final class AwsSdk1Hooks extends RetryLoopHandler {
     public static final String EXECUTE_HELPER = "aws-sdk-v1.execute-helper";
 
     private static final Object[] NO_ARGS = new Object[0];
@@ -25,19 +26,7 @@ public final class AwsSdk1Hooks implements Hooks.Handler {
     }
 
     @Override
-    public boolean onEnter(String hook, Object self, Object[] args) {
-        return false;
-    }
-
-    @Override
-    public void onExit(String hook, Object self, Object[] args) {
-    }
-
-    @Override
-    public String retryLayer(String hook, Object self, Object[] args) {
-        if (self == null) {
-            return null;
-        }
+    protected String layerOf(String hook, Object self) {
         Accessors a = accessors;
         if (a == null || a.executorClass != self.getClass()) {
             a = new Accessors(self.getClass());

@@ -1,6 +1,7 @@
 package dev.retryagent.agent.awssdk2;
 
 import dev.retryagent.agent.bootstrap.Hooks;
+import dev.retryagent.agent.instrument.RetryLoopHandler;
 import dev.retryagent.engine.UpperLayer;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
@@ -12,7 +13,7 @@ import java.lang.reflect.Method;
  * {@code RetryPolicy}: {@code numRetries() + 1} attempts), else its option {@code RETRY_STRATEGY}
  * ({@code maxAttempts()}). {@code RetryableStage2} reads the strategy only, as its helper does.
  */
-public final class AwsSdk2Hooks implements Hooks.Handler {
+public final class AwsSdk2Hooks extends RetryLoopHandler {
     public static final String RETRYABLE_STAGE = "aws-sdk-v2.retryable-stage";
     public static final String RETRYABLE_STAGE2 = "aws-sdk-v2.retryable-stage2";
 
@@ -27,19 +28,7 @@ public final class AwsSdk2Hooks implements Hooks.Handler {
     }
 
     @Override
-    public boolean onEnter(String hook, Object self, Object[] args) {
-        return false;
-    }
-
-    @Override
-    public void onExit(String hook, Object self, Object[] args) {
-    }
-
-    @Override
-    public String retryLayer(String hook, Object self, Object[] args) {
-        if (self == null) {
-            return null;
-        }
+    protected String layerOf(String hook, Object self) {
         boolean second = RETRYABLE_STAGE2.equals(hook);
         Accessors a = second ? stage2 : stage;
         if (a == null || a.stageClass != self.getClass()) {

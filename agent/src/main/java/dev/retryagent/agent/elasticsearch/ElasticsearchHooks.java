@@ -1,6 +1,7 @@
 package dev.retryagent.agent.elasticsearch;
 
 import dev.retryagent.agent.bootstrap.Hooks;
+import dev.retryagent.agent.instrument.RetryLoopHandler;
 import org.elasticsearch.client.RestClient;
 
 /**
@@ -8,7 +9,7 @@ import org.elasticsearch.client.RestClient;
  * than one node tries the next one after a failure (an I/O error, 502, 503 or 504), so its calls are inside a retry
  * layer; a client of one node has nothing to retry on, and is no layer.
  */
-public final class ElasticsearchHooks implements Hooks.Handler {
+public final class ElasticsearchHooks extends RetryLoopHandler {
     public static final String LAYER = "elasticsearch-rest-client";
     public static final String PERFORM_REQUEST = "elasticsearch-rest-client.perform-request";
     public static final String PERFORM_REQUEST_ASYNC = "elasticsearch-rest-client.perform-request-async";
@@ -18,16 +19,7 @@ public final class ElasticsearchHooks implements Hooks.Handler {
     }
 
     @Override
-    public boolean onEnter(String hook, Object self, Object[] args) {
-        return false;
-    }
-
-    @Override
-    public void onExit(String hook, Object self, Object[] args) {
-    }
-
-    @Override
-    public String retryLayer(String hook, Object self, Object[] args) {
+    protected String layerOf(String hook, Object self) {
         return self instanceof RestClient ? layerOf((RestClient) self) : null;
     }
 

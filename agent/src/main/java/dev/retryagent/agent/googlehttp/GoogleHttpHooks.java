@@ -3,6 +3,7 @@ package dev.retryagent.agent.googlehttp;
 import com.google.api.client.http.HttpBackOffUnsuccessfulResponseHandler;
 import com.google.api.client.http.HttpRequest;
 import dev.retryagent.agent.bootstrap.Hooks;
+import dev.retryagent.agent.instrument.RetryLoopHandler;
 import dev.retryagent.engine.UpperLayer;
 
 /**
@@ -14,7 +15,7 @@ import dev.retryagent.engine.UpperLayer;
  * {@code HttpCredentialsAdapter}, google-api-client's {@code Credential}), which retries a 401 after refreshing the
  * token and nothing else; taking it for a layer would leave every 503 of those calls unretried.
  */
-public final class GoogleHttpHooks implements Hooks.Handler {
+public final class GoogleHttpHooks extends RetryLoopHandler {
     public static final String LAYER = "google-http-client";
     public static final String EXECUTE = "google-http-client.execute";
 
@@ -23,16 +24,7 @@ public final class GoogleHttpHooks implements Hooks.Handler {
     }
 
     @Override
-    public boolean onEnter(String hook, Object self, Object[] args) {
-        return false;
-    }
-
-    @Override
-    public void onExit(String hook, Object self, Object[] args) {
-    }
-
-    @Override
-    public String retryLayer(String hook, Object self, Object[] args) {
+    protected String layerOf(String hook, Object self) {
         return self instanceof HttpRequest ? layerOf((HttpRequest) self) : null;
     }
 
