@@ -3,6 +3,9 @@ package dev.retryagent.it.upperlayers;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.retryagent.it.harness.Step;
+import dev.retryagent.it.upperlayers.LayerRuns.App;
+import dev.retryagent.it.upperlayers.LayerRuns.Setting;
+import dev.retryagent.it.upperlayers.LayerRuns.Way;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -26,10 +29,11 @@ class AwsSdk2LayerIT {
 
     @Test
     void theSdkRetriesAloneUnderDeferAndTheAgentWhenItsRetriesAreOff() {
-        new SdkLayerRuns("aws-sdk-v2", "aws-sdk-v2-2.57.8", "dev.retryagent.it.sdkapps.AwsSdk2App", List.of("libs"),
-                List.of("apache", "urlconnection", "apache5"), 1, s3Error(), s3Object())
-                .measureAndCheck(SdkLayerRuns::awsMaxAttempts).off().requests
-                .forEach((call, requests) -> requests.forEach(r -> assertEquals(1, SdkLayerRuns.awsMaxAttempts(r),
-                        call + ": the SDK with retries off stamps max=1, which makes no layer either")));
+        LayerRuns.measureAndCheck(new App("aws-sdk-v2-2.57.8", "sdk-apps", "dev.retryagent.it.sdkapps.AwsSdk2App",
+                List.of("libs"), "aws-sdk-v2", List.of(new Way("apache", true, LayerRuns::awsMaxAttempts),
+                        new Way("urlconnection", true, LayerRuns::awsMaxAttempts),
+                        new Way("apache5", true, LayerRuns::awsMaxAttempts)), 1, 1, s3Error(), s3Object()), "aws-sdk-v2")
+                .get(Setting.OFF).byCall().forEach((call, m) -> m.seen().forEach(r -> assertEquals(1,
+                        LayerRuns.awsMaxAttempts(r), call + ": the SDK with retries off stamps max=1, which makes no layer either")));
     }
 }

@@ -23,7 +23,7 @@ class Resilience4jLayerIT {
     void theLibrarysAttemptsOnly(String libSet) {
         String library = libSet.equals("newest") ? "resilience4j-2.4.0(HttpURLConnection)"
                 : "resilience4j-1.7.1(HttpURLConnection)";
-        LayerRuns.measureAndCheck(new App(library, "dev.retryagent.it.layers.Resilience4jApp", libSet, "resilience4j",
-                WAYS), String.valueOf(RETRIES), "r4j-" + libSet);
+        LayerRuns.measureAndCheck(new App(library, "resilience-apps", "dev.retryagent.it.layers.Resilience4jApp",
+                List.of("libs/" + libSet), "resilience4j", WAYS, RETRIES), "r4j-" + libSet);
     }
 }

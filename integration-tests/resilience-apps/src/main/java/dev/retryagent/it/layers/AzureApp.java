@@ -2,9 +2,9 @@ package dev.retryagent.it.layers;
 
 import com.azure.core.http.HttpClient;
 import com.azure.core.http.HttpMethod;
-import com.azure.core.http.HttpPipelineCallContext;
 import com.azure.core.http.HttpPipeline;
 import com.azure.core.http.HttpPipelineBuilder;
+import com.azure.core.http.HttpPipelineCallContext;
 import com.azure.core.http.HttpRequest;
 import com.azure.core.http.HttpResponse;
 import com.azure.core.http.jdk.httpclient.JdkHttpClientBuilder;
@@ -13,6 +13,7 @@ import com.azure.core.http.policy.FixedDelay;
 import com.azure.core.http.policy.HttpPipelineSyncPolicy;
 import com.azure.core.http.policy.RetryPolicy;
 import com.azure.core.util.Context;
+import dev.retryagent.it.apps.LayerCalls;
 import java.time.Duration;
 
 /**

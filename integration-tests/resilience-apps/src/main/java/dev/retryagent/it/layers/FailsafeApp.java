@@ -4,6 +4,7 @@ import dev.failsafe.CircuitBreaker;
 import dev.failsafe.Failsafe;
 import dev.failsafe.RetryPolicy;
 import dev.failsafe.function.ContextualSupplier;
+import dev.retryagent.it.apps.LayerCalls;
 import java.io.IOException;
 import java.time.Duration;
 import okhttp3.MediaType;

@@ -1,5 +1,6 @@
 package dev.retryagent.it.layers;
 
+import dev.retryagent.it.apps.LayerCalls;
 import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.retry.RetryConfig;
 import java.io.IOException;
