@@ -16,10 +16,11 @@ import javax.management.ObjectName;
  * (-1 without the agent), and {@code DONE}.
  *
  * <pre>
- * --retries N                 the library's own retries after the first attempt (0: its retries are off); a library
- *                             configured by on/off only reads N &gt; 0 as its default
- * --call ID METHOD WAY URL    a call (repeatable): GET or POST, the way (client) the library is called with (per app),
- *                             URL the server's base URL (a comma-separated list where the library takes several nodes)
+ * --call ID METHOD WAY RETRIES URL   a call (repeatable): GET or POST, the way (client) the library is called with
+ *                                    (per app), the library's own retries after the first attempt (0: its retries
+ *                                    off; a library configured by on/off only reads a number above 0 as its
+ *                                    default), URL the server's base URL (a comma-separated list where the library
+ *                                    takes several nodes)
  * </pre>
  *
  * Plain application code: nothing here knows about the agent but its MBean's name.
@@ -27,13 +28,13 @@ import javax.management.ObjectName;
 public final class LayerCalls {
     /** One call through the library; answers the HTTP status the application ends with. */
     public interface Caller {
-        int call(String method, String way, String url) throws Exception;
+        int call(String method, String way, int retries, String url) throws Exception;
     }
 
     /** A status the application treats as a failure for the library to retry. */
     public static final class StatusException extends java.io.IOException {
         private static final long serialVersionUID = 1L;
-        final int status;
+        public final int status;
 
         public StatusException(int status) {
             super("HTTP " + status);
@@ -54,21 +55,12 @@ public final class LayerCalls {
         ATTEMPTS.incrementAndGet();
     }
 
-    public static int retries(String[] args) {
-        for (int i = 0; i < args.length - 1; i++) {
-            if (args[i].equals("--retries")) {
-                return Integer.parseInt(args[i + 1]);
-            }
-        }
-        throw new IllegalArgumentException("--retries N expected");
-    }
-
     public static void run(String[] args, Caller caller) {
         List<String[]> calls = new ArrayList<>();
         for (int i = 0; i < args.length; i++) {
             if (args[i].equals("--call")) {
-                calls.add(new String[]{args[i + 1], args[i + 2], args[i + 3], args[i + 4]});
-                i += 4;
+                calls.add(new String[]{args[i + 1], args[i + 2], args[i + 3], args[i + 4], args[i + 5]});
+                i += 5;
             }
         }
         for (String[] c : calls) {
@@ -76,7 +68,7 @@ public final class LayerCalls {
             int status;
             String error = "none";
             try {
-                status = caller.call(c[1], c[2], c[3]);
+                status = caller.call(c[1], c[2], Integer.parseInt(c[3]), c[4]);
             } catch (Throwable t) {
                 status = statusOf(t);
                 Throwable root = t;

@@ -1,8 +1,8 @@
 package dev.retryagent.it.upperlayers;
 
 import dev.retryagent.it.harness.Step;
-import dev.retryagent.it.upperlayers.LayerRuns.App;
-import dev.retryagent.it.upperlayers.LayerRuns.Way;
+import dev.retryagent.it.upperlayers.LayerMatrix.App;
+import dev.retryagent.it.upperlayers.LayerMatrix.Way;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -16,9 +16,9 @@ class ElasticsearchLayerIT {
     private static final int NODES = 2;
 
     private static void measureAndCheck(String version, String libs) {
-        LayerRuns.measureAndCheck(new App("elasticsearch-rest-client-" + version, "sdk-apps",
+        LayerMatrix.measureAndCheck(new App("elasticsearch-rest-client-" + version, "sdk-apps",
                 "dev.retryagent.it.sdkapps.ElasticsearchApp", List.of("libs", libs), "elasticsearch-rest-client",
-                List.of(new Way("sync", true, NODES), new Way("async", true, NODES)), 1, NODES,
+                List.of(new Way("sync", true, NODES), new Way("async", true, NODES)), 1).nodes(NODES,
                 Step.status(503).header("Content-Type", "application/json").body("{\"error\":\"unavailable\"}"),
                 Step.status(200).header("Content-Type", "application/json").body("{\"found\":true}")),
                 "elasticsearch-" + version);

@@ -22,9 +22,8 @@ public final class AwsSdk1App {
     }
 
     public static void main(String[] args) throws Exception {
-        boolean retries = LayerCalls.retries(args) > 0;
-        LayerCalls.run(args, (method, client, url) -> {
-            AmazonS3 s3 = s3(url, retries);
+        LayerCalls.run(args, (method, client, retries, url) -> {
+            AmazonS3 s3 = s3(url, retries > 0);
             try {
                 if (method.equals("POST")) {
                     s3.deleteObjects(new DeleteObjectsRequest("bucket").withKeys("key"));

@@ -27,9 +27,8 @@ public final class AwsSdk2App {
     }
 
     public static void main(String[] args) throws Exception {
-        boolean retries = LayerCalls.retries(args) > 0;
-        LayerCalls.run(args, (method, client, url) -> {
-            try (SdkHttpClient http = http(client); S3Client s3 = s3(http, url, retries)) {
+        LayerCalls.run(args, (method, client, retries, url) -> {
+            try (SdkHttpClient http = http(client); S3Client s3 = s3(http, url, retries > 0)) {
                 if (method.equals("POST")) {
                     return s3.deleteObjects(b -> b.bucket("bucket").delete(d -> d.objects(
                             ObjectIdentifier.builder().key("key").build()))).sdkHttpResponse().statusCode();

@@ -23,12 +23,11 @@ public final class ElasticsearchApp {
     }
 
     public static void main(String[] args) throws Exception {
-        boolean retries = LayerCalls.retries(args) > 0;
-        LayerCalls.run(args, (method, client, url) -> {
+        LayerCalls.run(args, (method, client, retries, url) -> {
             List<HttpHost> hosts = new ArrayList<>();
             for (String node : url.split(",")) {
                 hosts.add(HttpHost.create(node));
-                if (!retries) {
+                if (retries == 0) {
                     break;
                 }
             }

@@ -24,8 +24,7 @@ public final class GoogleHttpApp {
     }
 
     public static void main(String[] args) throws Exception {
-        boolean retries = LayerCalls.retries(args) > 0;
-        LayerCalls.run(args, (method, client, url) -> {
+        LayerCalls.run(args, (method, client, retries, url) -> {
             HttpTransport transport = client.equals("apache") ? new ApacheHttpTransport() : new NetHttpTransport();
             try {
                 GenericUrl target = new GenericUrl(url + "/items");
@@ -35,7 +34,7 @@ public final class GoogleHttpApp {
                         : transport.createRequestFactory().buildGetRequest(target);
                 request.setUnsuccessfulResponseHandler(new HttpBackOffUnsuccessfulResponseHandler(backOff()))
                         .setIOExceptionHandler(new HttpBackOffIOExceptionHandler(backOff()));
-                if (!retries) {
+                if (retries == 0) {
                     request.setNumberOfRetries(0);
                 }
                 HttpResponse response = request.execute();
