@@ -4,6 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 
 import dev.retryagent.it.harness.RecordedRequest;
+import dev.retryagent.it.upperlayers.LayerMatrix.App;
+import dev.retryagent.it.upperlayers.LayerMatrix.Runs;
+import dev.retryagent.it.upperlayers.LayerMatrix.Scenario;
+import dev.retryagent.it.upperlayers.LayerMatrix.Setting;
+import dev.retryagent.it.upperlayers.LayerMatrix.Way;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -14,19 +19,20 @@ import org.junit.jupiter.api.Test;
 class AwsSdk1LayerIT {
     @Test
     void theSdkRetriesAloneUnderDeferAndTheAgentWhenItsRetriesAreOff() {
-        SdkLayerRuns.Runs runs = new SdkLayerRuns("aws-sdk-v1", "aws-sdk-v1-1.12.797", "dev.retryagent.it.sdkapps.AwsSdk1App", List.of("libs"),
-                List.of("apache"), 1, AwsSdk2LayerIT.s3Error(), AwsSdk2LayerIT.s3Object())
-                .measureAndCheck(SdkLayerRuns::awsMaxAttempts);
+        Runs runs = LayerMatrix.measureAndCheck(new App("aws-sdk-v1-1.12.797", "sdk-apps",
+                "dev.retryagent.it.sdkapps.AwsSdk1App", List.of("libs"), "aws-sdk-v1",
+                List.of(new Way("apache", true, LayerMatrix::awsMaxAttempts)), 1).nodes(1, AwsSdk2LayerIT.s3Error(),
+                AwsSdk2LayerIT.s3Object()), "aws-sdk-v1");
         // The SDK writes both headers on every attempt, the first included; with its retries off, max=1.
-        List<RecordedRequest> alone = runs.alone().requests.get("apache/always503");
+        List<RecordedRequest> alone = runs.get(Setting.ALONE).requests("apache", Scenario.ALWAYS_503, true);
         for (RecordedRequest r : alone) {
             System.out.printf("HEADERS aws-sdk-v1 alone amz-sdk-request=%s amz-sdk-retry=%s%n",
                     r.header("amz-sdk-request"), r.header("amz-sdk-retry"));
             assertNotNull(r.header("amz-sdk-retry"), r.toString());
         }
-        for (RecordedRequest r : runs.off().requests.get("apache/always503")) {
+        for (RecordedRequest r : runs.get(Setting.DEFER).requests("apache", Scenario.ALWAYS_503, false)) {
             assertNotNull(r.header("amz-sdk-retry"), r.toString());
-            assertEquals(1, SdkLayerRuns.awsMaxAttempts(r), r.toString());
+            assertEquals(1, LayerMatrix.awsMaxAttempts(r), r.toString());
         }
     }
 }

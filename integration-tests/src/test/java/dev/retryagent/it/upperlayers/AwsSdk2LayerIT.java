@@ -3,6 +3,8 @@ package dev.retryagent.it.upperlayers;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.retryagent.it.harness.Step;
+import dev.retryagent.it.upperlayers.LayerMatrix.App;
+import dev.retryagent.it.upperlayers.LayerMatrix.Way;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -26,10 +28,15 @@ class AwsSdk2LayerIT {
 
     @Test
     void theSdkRetriesAloneUnderDeferAndTheAgentWhenItsRetriesAreOff() {
-        new SdkLayerRuns("aws-sdk-v2", "aws-sdk-v2-2.57.8", "dev.retryagent.it.sdkapps.AwsSdk2App", List.of("libs"),
-                List.of("apache", "urlconnection", "apache5"), 1, s3Error(), s3Object())
-                .measureAndCheck(SdkLayerRuns::awsMaxAttempts).off().requests
-                .forEach((call, requests) -> requests.forEach(r -> assertEquals(1, SdkLayerRuns.awsMaxAttempts(r),
-                        call + ": the SDK with retries off stamps max=1, which makes no layer either")));
+        LayerMatrix.measureAndCheck(new App("aws-sdk-v2-2.57.8", "sdk-apps", "dev.retryagent.it.sdkapps.AwsSdk2App",
+                List.of("libs"), "aws-sdk-v2", List.of(new Way("apache", true, LayerMatrix::awsMaxAttempts),
+                        new Way("urlconnection", true, LayerMatrix::awsMaxAttempts),
+                        new Way("apache5", true, LayerMatrix::awsMaxAttempts)), 1).nodes(1, s3Error(), s3Object()),
+                "aws-sdk-v2").bySetting().values().forEach(run -> run.byCall().forEach((call, m) -> {
+                    if (call.endsWith(".off")) {
+                        m.seen().forEach(r -> assertEquals(1, LayerMatrix.awsMaxAttempts(r),
+                                call + ": the SDK with retries off stamps max=1, which makes no layer either"));
+                    }
+                }));
     }
 }

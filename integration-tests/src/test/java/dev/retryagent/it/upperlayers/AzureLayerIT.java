@@ -1,7 +1,7 @@
 package dev.retryagent.it.upperlayers;
 
-import dev.retryagent.it.upperlayers.LayerRuns.App;
-import dev.retryagent.it.upperlayers.LayerRuns.Way;
+import dev.retryagent.it.upperlayers.LayerMatrix.App;
+import dev.retryagent.it.upperlayers.LayerMatrix.Way;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -19,9 +19,9 @@ class AzureLayerIT {
 
     @Test
     void theLibrarysAttemptsOnly() {
-        LayerRuns.measureAndCheck(new App("azure-core-1.61.0(OkHttp-4.12|java.net.http)", "dev.retryagent.it.layers.AzureApp",
-                "newest", "azure-sdk", List.of(new Way("sync", true, RETRIES + 1), new Way("jdk-sync", true, RETRIES + 1),
-                new Way("async", false, RETRIES + 1))),
-                String.valueOf(RETRIES), "azure");
+        LayerMatrix.measureAndCheck(new App("azure-core-1.61.0(OkHttp-4.12|java.net.http)", "resilience-apps",
+                "dev.retryagent.it.layers.AzureApp", List.of("libs/newest"), "azure-sdk", List.of(new Way("sync", true, RETRIES + 1), new Way("jdk-sync", true, RETRIES + 1),
+                new Way("async", false, RETRIES + 1)),
+                RETRIES), "azure");
     }
 }

@@ -1,6 +1,8 @@
 package dev.retryagent.it.upperlayers;
 
 import dev.retryagent.it.harness.Step;
+import dev.retryagent.it.upperlayers.LayerMatrix.App;
+import dev.retryagent.it.upperlayers.LayerMatrix.Way;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -13,20 +15,22 @@ import org.junit.jupiter.api.Test;
 class ElasticsearchLayerIT {
     private static final int NODES = 2;
 
-    private static SdkLayerRuns runs(String version, String libs) {
-        return new SdkLayerRuns("elasticsearch-rest-client", "elasticsearch-rest-client-" + version,
-                "dev.retryagent.it.sdkapps.ElasticsearchApp", List.of("libs", libs), List.of("sync", "async"), NODES,
+    private static void measureAndCheck(String version, String libs) {
+        LayerMatrix.measureAndCheck(new App("elasticsearch-rest-client-" + version, "sdk-apps",
+                "dev.retryagent.it.sdkapps.ElasticsearchApp", List.of("libs", libs), "elasticsearch-rest-client",
+                List.of(new Way("sync", true, NODES), new Way("async", true, NODES)), 1).nodes(NODES,
                 Step.status(503).header("Content-Type", "application/json").body("{\"error\":\"unavailable\"}"),
-                Step.status(200).header("Content-Type", "application/json").body("{\"found\":true}"));
+                Step.status(200).header("Content-Type", "application/json").body("{\"found\":true}")),
+                "elasticsearch-" + version);
     }
 
     @Test
     void newest() {
-        runs("9.5.6", "libs-es9").measureAndCheck(requests -> NODES);
+        measureAndCheck("9.5.6", "libs-es9");
     }
 
     @Test
     void older() {
-        runs("8.19.25", "libs-es8").measureAndCheck(requests -> NODES);
+        measureAndCheck("8.19.25", "libs-es8");
     }
 }

@@ -1,7 +1,7 @@
 package dev.retryagent.it.upperlayers;
 
-import dev.retryagent.it.upperlayers.LayerRuns.App;
-import dev.retryagent.it.upperlayers.LayerRuns.Way;
+import dev.retryagent.it.upperlayers.LayerMatrix.App;
+import dev.retryagent.it.upperlayers.LayerMatrix.Way;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -18,8 +18,8 @@ class FailsafeLayerIT {
 
     @Test
     void theLibrarysAttemptsOnly() {
-        LayerRuns.measureAndCheck(new App("failsafe-3.3.2+2.4.4(OkHttp-4.12)", "dev.retryagent.it.layers.FailsafeApp",
-                "newest", "failsafe", List.of(new Way("get", true, RETRIES + 1), new Way("call", true, RETRIES + 1),
-                new Way("v2", true, RETRIES + 1), new Way("breaker", false, 1))), String.valueOf(RETRIES), "failsafe");
+        LayerMatrix.measureAndCheck(new App("failsafe-3.3.2+2.4.4(OkHttp-4.12)", "resilience-apps",
+                "dev.retryagent.it.layers.FailsafeApp", List.of("libs/newest"), "failsafe", List.of(new Way("get", true, RETRIES + 1), new Way("call", true, RETRIES + 1),
+                new Way("v2", true, RETRIES + 1), new Way("breaker", false, 1)), RETRIES), "failsafe");
     }
 }

@@ -1,5 +1,8 @@
 package dev.retryagent.it.upperlayers;
 
+import dev.retryagent.it.upperlayers.LayerMatrix.App;
+import dev.retryagent.it.upperlayers.LayerMatrix.Scenario;
+import dev.retryagent.it.upperlayers.LayerMatrix.Way;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -9,21 +12,20 @@ import org.junit.jupiter.api.Test;
  * {@link LayerMatrix} for what is run and checked.
  */
 class FeignLayerIT {
+    private static final int RETRIES = 4;
+
     @Test
     void feignIsOneRetryLayerOverBothClients() {
-        new LayerMatrix("feign", "feign-13.12", "dev.retryagent.it.retryapps.FeignApp",
-                LayerMatrix.appClasspath("libs"),
-                List.of("default-on", "okhttp-on", "default-off", "okhttp-off"), List.of(LayerMatrix.Scenario.values()))
-                .runAndCheck(5, List.of("default-on", "okhttp-on"), List.of("default-off", "okhttp-off"));
+        LayerMatrix.measureAndCheck(new App("feign-13.12", "retry-apps", "dev.retryagent.it.retryapps.FeignApp",
+                List.of("libs"), "feign", List.of(new Way("default", true, RETRIES + 1),
+                new Way("okhttp", true, RETRIES + 1)), RETRIES).scenarios(List.of(Scenario.values())), "feign-13.12");
     }
 
     /** feign-core 13.13 (its loop in the private {@code runWithRetry}, below the hooked {@code invoke}): default client. */
     @Test
     void feign13IsOneRetryLayerWhereTheLoopMovedBelowInvoke() {
-        new LayerMatrix("feign", "feign-13.13", "dev.retryagent.it.retryapps.FeignApp",
-                LayerMatrix.appClasspath("libs-feign-13.13"), List.of("default-on", "default-off"),
-                List.of(LayerMatrix.Scenario.ALWAYS_503, LayerMatrix.Scenario.RECOVERS,
-                        LayerMatrix.Scenario.DROPPED_GET, LayerMatrix.Scenario.DROPPED_POST))
-                .runAndCheck(5, List.of("default-on"), List.of("default-off"));
+        LayerMatrix.measureAndCheck(new App("feign-13.13", "retry-apps", "dev.retryagent.it.retryapps.FeignApp",
+                List.of("libs-feign-13.13"), "feign", List.of(new Way("default", true, RETRIES + 1)), RETRIES),
+                "feign-13.13");
     }
 }

@@ -1,6 +1,8 @@
 package dev.retryagent.it.upperlayers;
 
 import dev.retryagent.it.harness.Step;
+import dev.retryagent.it.upperlayers.LayerMatrix.App;
+import dev.retryagent.it.upperlayers.LayerMatrix.Way;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -14,8 +16,10 @@ class GoogleHttpLayerIT {
 
     @Test
     void theLibraryRetriesAloneUnderDeferAndTheAgentWhenItsRetriesAreOff() {
-        new SdkLayerRuns("google-http-client", "google-http-client-2.2.0", "dev.retryagent.it.sdkapps.GoogleHttpApp",
-                List.of("libs"), List.of("nethttp", "apache"), 1, Step.status(503), Step.ok())
-                .measureAndCheck(requests -> 1 + DEFAULT_NUMBER_OF_RETRIES);
+        LayerMatrix.measureAndCheck(new App("google-http-client-2.2.0", "sdk-apps",
+                "dev.retryagent.it.sdkapps.GoogleHttpApp", List.of("libs"), "google-http-client",
+                List.of(new Way("nethttp", true, 1 + DEFAULT_NUMBER_OF_RETRIES),
+                        new Way("apache", true, 1 + DEFAULT_NUMBER_OF_RETRIES)),
+                DEFAULT_NUMBER_OF_RETRIES).nodes(1, Step.status(503), Step.ok()), "google-http-client");
     }
 }

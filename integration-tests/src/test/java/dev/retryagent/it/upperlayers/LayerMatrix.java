@@ -1,7 +1,8 @@
 package dev.retryagent.it.upperlayers;
 
+import static dev.retryagent.it.harness.Runs.logged;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.retryagent.it.harness.ForkedApp;
@@ -19,202 +20,340 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.ToIntFunction;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
- * Runs one application of {@code integration-tests/retry-apps} (a library with its own retry loop above the client)
- * through every scenario, in one forked JVM per policy (no agent, {@code upperLayers: defer}, {@code upperLayers:
- * retry}), each call against its own {@link ScriptedServer}, and checks the requests each server received (SPEC
- * 4.14): under {@code defer} what the library alone decides (its client's hidden resends off), under {@code retry}
- * the library's attempts times the agent's where the agent retries, and with the library's retries off the agent's
- * own count. Prints one {@code LAYER-TABLE} row per variant and scenario.
+ * SPEC 4.14 against a real retry library: an application of {@code integration-tests/retry-apps},
+ * {@code resilience-apps} or {@code sdk-apps} (system property {@code retry.agent.it.MODULE}: that module's
+ * {@code target}, with {@code MODULE.jar} and its class path directories) makes every scenario's calls, each way
+ * (client) the library is called, once with the library's retries and once with them off, to loopback servers of
+ * their own (one per node), through {@code dev.retryagent.it.apps.LayerCalls}: in one forked JVM per setting, without
+ * the agent ({@link Setting#ALONE}), under {@code upperLayers: defer} ({@link Setting#DEFER}, a policy that only
+ * shortens the backoff) and under {@code upperLayers: retry} ({@link Setting#RETRY}). Counts what each call's servers
+ * received, checks them against the library's attempts and the agent's (3, the built-in default), and prints one row
+ * per way and scenario: {@code LAYERS library=.. layer=.. way=.. scenario=.. libraryAttempts=.. alone=.. defer=..
+ * retry=.. retriesOff=..} (retriesOff: the library's retries off, under {@code defer}), each {@code requests(status)}.
  */
 final class LayerMatrix {
-    /** The agent's attempts under the policies below (the built-in {@code maxAttempts}). */
+    /** The agent's attempts (the built-in {@code maxAttempts}). */
     static final int AGENT_ATTEMPTS = 3;
-    private static final String BACKOFF = "  backoff: { base: 10ms, cap: 20ms }\n";
-
-    enum Policy {
-        ALONE(null), DEFER("version: 1\ndefaults:\n" + BACKOFF),
-        RETRY("version: 1\ndefaults:\n  upperLayers: retry\n" + BACKOFF);
-
-        final String yaml;
-
-        Policy(String yaml) {
-            this.yaml = yaml;
-        }
-    }
 
     enum Scenario {
-        ALWAYS_503("GET", false, Step.status(503)),
-        RECOVERS("GET", false, Step.status(503), Step.status(503), Step.ok()),
-        DROPPED_GET("GET", false, Step.dropAfterRequest()),
-        DROPPED_POST("POST", false, Step.dropAfterRequest()),
+        ALWAYS_503("always-503", "GET", false),
+        FLAKY("503-503-200", "GET", false),
+        DROPPED_GET("dropped-GET", "GET", false),
+        DROPPED_POST("dropped-POST", "POST", false),
         /** A GET dropped on a kept-alive connection (after one 200 on it): where clients resend on their own. */
-        DROPPED_GET_REUSED("GET", true, Step.ok(), Step.dropAfterRequest());
+        DROPPED_GET_REUSED("dropped-GET-reused", "GET", true);
 
+        static final List<Scenario> USUAL = List.of(ALWAYS_503, FLAKY, DROPPED_GET, DROPPED_POST);
+
+        final String label;
         final String method;
+        /** Whether a GET that succeeds goes first on the same server (its request not counted). */
         final boolean warmUp;
-        final Step[] steps;
 
-        Scenario(String method, boolean warmUp, Step... steps) {
+        Scenario(String label, String method, boolean warmUp) {
+            this.label = label;
             this.method = method;
             this.warmUp = warmUp;
-            this.steps = steps;
+        }
+
+        Step[] steps(Step error, Step ok) {
+            return switch (this) {
+                case ALWAYS_503 -> new Step[] {error};
+                case FLAKY -> new Step[] {error, error, ok};
+                case DROPPED_GET, DROPPED_POST -> new Step[] {Step.dropAfterRequest()};
+                case DROPPED_GET_REUSED -> new Step[] {ok, Step.dropAfterRequest()};
+            };
         }
     }
 
-    /** What one call did: the requests its server received (a warm-up call's left out) and what the app printed. */
-    record Cell(int requests, ReportLine result, List<String> markers) {
-        String outcome() {
-            return result.has("status") ? result.get("status") : result.get("failure");
+    enum Setting {
+        ALONE, DEFER, RETRY
+    }
+
+    /**
+     * A way of calling the library: its name in the app's {@code --call}, whether the agent sees its loop, and the
+     * library's own attempts per call, from the requests a call made without the agent (its configuration, or the
+     * attempt header it stamps).
+     */
+    record Way(String name, boolean layer, ToIntFunction<List<RecordedRequest>> libraryAttempts) {
+        Way(String name, boolean layer, int libraryAttempts) {
+            this(name, layer, requests -> libraryAttempts);
         }
     }
 
-    /** One forked JVM's calls, by variant and scenario, and its output. */
-    record Run(Map<String, Cell> cells, ForkedApp.Result result) {
-        Cell cell(String variant, Scenario scenario) {
-            return cells.get(variant + "/" + scenario);
+    /** One call: what its servers received ({@code warm} of them the warm-up's), what the app reported. */
+    record Measured(List<RecordedRequest> seen, int warm, int status, String error) {
+        int requests() {
+            return seen.size() - warm;
+        }
+
+        List<RecordedRequest> counted() {
+            return seen.subList(warm, seen.size());
+        }
+
+        List<String> markers() {
+            return counted().stream().map(r -> String.valueOf(r.header("Retry-Attempt"))).collect(Collectors.toList());
+        }
+
+        @Override
+        public String toString() {
+            return requests() + " requests, status " + status + ", error " + error + ", markers " + markers();
         }
     }
 
-    private final String layer;
-    /** The library and version in the printed rows, e.g. {@code feign-13.12}. */
-    private final String label;
-    private final String mainClass;
-    private final List<Path> classpath;
-    private final List<String> variants;
-    private final List<Scenario> scenarios;
-
-    LayerMatrix(String layer, String label, String mainClass, List<Path> classpath, List<String> variants,
-                List<Scenario> scenarios) {
-        this.layer = layer;
-        this.label = label;
-        this.mainClass = mainClass;
-        this.classpath = classpath;
-        this.variants = variants;
-        this.scenarios = scenarios;
-    }
-
-    /** The app jar and the jars of {@code target/<libsDir>} of retry-apps. */
-    static List<Path> appClasspath(String libsDir) {
-        String configured = System.getProperty("retry.agent.it.retry-apps");
-        Path target = configured != null && !configured.isBlank() ? Paths.get(configured)
-                : Paths.get("retry-apps", "target").toAbsolutePath();
-        List<Path> cp = new ArrayList<>();
-        cp.add(target.resolve("retry-apps.jar"));
-        try (Stream<Path> jars = Files.list(target.resolve(libsDir))) {
-            cp.addAll(jars.filter(p -> p.toString().endsWith(".jar")).sorted().collect(Collectors.toList()));
-        } catch (IOException e) {
-            throw new UncheckedIOException("retry-apps not built (mvn package -pl integration-tests/retry-apps)", e);
+    /** One forked JVM: its calls by {@link #id}, its output, its {@code UPPER} line (the agent's MBean). */
+    record Run(Setting setting, Map<String, Measured> byCall, ForkedApp.Result result, ReportLine agentCounts) {
+        long upperLayerCalls() {
+            return agentCounts.getLong("upperLayerCalls");
         }
-        return cp;
+
+        Measured get(Way way, Scenario scenario, boolean retries) {
+            return byCall.get(id(way.name(), scenario, retries));
+        }
+
+        /** The requests of {@code way}'s call in {@code scenario}, all nodes. */
+        List<RecordedRequest> requests(String way, Scenario scenario, boolean retries) {
+            return byCall.get(id(way, scenario, retries)).counted();
+        }
     }
 
-    Run run(Policy policy) {
-        List<ScriptedServer> servers = new ArrayList<>();
-        try {
-            ForkedApp app = ForkedApp.of(mainClass).name(label + "-" + policy.name().toLowerCase())
-                    .timeout(Duration.ofSeconds(90));
-            classpath.forEach(app::classpath);
-            if (policy.yaml != null) {
-                app.withAgent().policy(policy.yaml).agentArg("log", "debug");
-            }
-            if (policy == Policy.DEFER) {
-                app.args("--jmx");
-            }
-            Map<String, ScriptedServer> byKey = new LinkedHashMap<>();
-            for (String variant : variants) {
-                for (Scenario scenario : scenarios) {
-                    ScriptedServer server = ScriptedServer.start(scenario.steps);
-                    servers.add(server);
-                    String key = variant + "/" + scenario;
-                    byKey.put(key, server);
-                    String url = server.url("/items");
-                    if (scenario.warmUp) {
-                        app.args("--call", "warm-" + key + "|" + variant + "|GET|" + url);
-                    }
-                    app.args("--call", key + "|" + variant + "|" + scenario.method + "|" + url);
-                }
-            }
-            ForkedApp.Result result = app.run().assertExitCode(0);
-            Map<String, ReportLine> lines = result.results().stream()
-                    .collect(Collectors.toMap(l -> l.get("id"), l -> l));
-            Map<String, Cell> cells = new LinkedHashMap<>();
-            byKey.forEach((key, server) -> {
-                List<RecordedRequest> seen = server.requests();
-                int warm = key.endsWith(Scenario.DROPPED_GET_REUSED.name()) ? 1 : 0;
-                List<String> markers = seen.stream().skip(warm).map(r -> r.header("Retry-Attempt"))
-                        .collect(Collectors.toList());
-                cells.put(key, new Cell(seen.size() - warm, lines.get(key), markers));
-            });
-            return new Run(cells, result);
-        } finally {
-            servers.forEach(ScriptedServer::close);
+    /** The runs of {@link #measureAndCheck}, by setting. */
+    record Runs(Map<Setting, Run> bySetting) {
+        Run get(Setting setting) {
+            return bySetting.get(setting);
         }
     }
 
     /**
-     * All three runs and every check: {@code onVariants} retry in the library ({@code libraryAttempts} each),
-     * {@code offVariants} have its retries off.
+     * One application: the library (and version) in the rows, its module, main class and class path directories
+     * (under the module's {@code target}), its layer name, its ways, the library's retries its calls are given, the
+     * servers per call (its nodes), the library's 503 and 200 (with the body it needs to classify them) and the
+     * scenarios.
      */
-    void runAndCheck(int libraryAttempts, List<String> onVariants, List<String> offVariants) {
-        Run alone = run(Policy.ALONE);
-        Run defer = run(Policy.DEFER);
-        Run retry = run(Policy.RETRY);
-        for (String variant : variants) {
-            for (Scenario s : scenarios) {
-                Cell a = alone.cell(variant, s);
-                Cell d = defer.cell(variant, s);
-                Cell r = retry.cell(variant, s);
-                System.out.printf("LAYER-TABLE library=%s variant=%s scenario=%s alone=%d(%s) defer=%d(%s) "
-                                + "retry=%d(%s) markers-defer=%s markers-retry=%s%n", label, variant, s, a.requests,
-                        a.outcome(), d.requests, d.outcome(), r.requests, r.outcome(), d.markers, r.markers);
-            }
+    record App(String library, String module, String mainClass, List<String> libDirs, String layer, List<Way> ways,
+               int retries, int nodes, Step error, Step ok, List<Scenario> scenarios) {
+        App(String library, String module, String mainClass, List<String> libDirs, String layer, List<Way> ways,
+            int retries) {
+            this(library, module, mainClass, libDirs, layer, ways, retries, 1, Step.status(503).body("busy"),
+                    Step.ok(), Scenario.USUAL);
         }
-        for (String variant : onVariants) {
-            for (Scenario s : scenarios) {
-                String where = layer + " " + variant + " " + s;
-                Cell a = alone.cell(variant, s);
-                Cell d = defer.cell(variant, s);
-                Cell r = retry.cell(variant, s);
-                int library = s == Scenario.RECOVERS ? 3 : libraryAttempts;
-                boolean agentRetries = !s.method.equals("POST");
-                assertTrue(a.requests >= library, where + " alone: " + a);
-                assertEquals(library, d.requests, where + " defer: the library's own attempts, sent once each");
-                assertEquals(s == Scenario.RECOVERS || !agentRetries ? library : library * AGENT_ATTEMPTS,
-                        r.requests, where + " retry: the attempts multiply");
-                d.markers.forEach(m -> assertNull(m, where + " defer: unmarked inside the layer"));
-                if (s == Scenario.RECOVERS) {
-                    assertEquals("200", d.result.get("status"), where);
-                    assertEquals("200", r.result.get("status"), where);
-                }
-            }
+
+        App nodes(int count, Step libraryError, Step libraryOk) {
+            return new App(library, module, mainClass, libDirs, layer, ways, retries, count, libraryError, libraryOk,
+                    scenarios);
         }
-        for (String variant : offVariants) {
-            for (Scenario s : scenarios) {
-                String where = layer + " " + variant + " " + s + " (library retries off)";
-                assertTrue(alone.cell(variant, s).requests >= 1, where);
-                int agent = s.method.equals("POST") ? 1 : s == Scenario.RECOVERS ? 3 : AGENT_ATTEMPTS;
-                for (Run run : List.of(defer, retry)) {
-                    Cell c = run.cell(variant, s);
-                    assertEquals(agent, c.requests, where + ": the agent's own count");
-                    if (s == Scenario.RECOVERS) {
-                        assertEquals("200", c.result.get("status"), where);
-                        assertEquals(List.of("1", "2", "3"), c.markers, where);
+
+        App scenarios(List<Scenario> these) {
+            return new App(library, module, mainClass, libDirs, layer, ways, retries, nodes, error, ok, these);
+        }
+    }
+
+    private LayerMatrix() {
+    }
+
+    static String id(String way, Scenario scenario, boolean retries) {
+        return way + "." + scenario.name() + (retries ? "" : ".off");
+    }
+
+    static Path appsDir(String module) {
+        String configured = System.getProperty("retry.agent.it." + module);
+        return configured != null && !configured.isBlank() ? Paths.get(configured)
+                : Paths.get(module, "target").toAbsolutePath();
+    }
+
+    static String policy(Setting setting) {
+        return "version: 1\ndefaults:\n"
+                + "  backoff: { base: 10ms, cap: 20ms }\n"
+                + "  budget: { ratio: 1.0, minPerSecond: 1000 }\n"
+                + (setting == Setting.RETRY ? "  upperLayers: retry\n" : "");
+    }
+
+    /** Runs every way and scenario of {@code app}, with the library's retries and without, in one JVM. */
+    static Run run(App app, Setting setting, String runName) {
+        Map<String, List<ScriptedServer>> servers = new LinkedHashMap<>();
+        try {
+            List<String> args = new ArrayList<>();
+            for (boolean retries : List.of(true, false)) {
+                for (Way way : app.ways()) {
+                    for (Scenario scenario : app.scenarios()) {
+                        String id = id(way.name(), scenario, retries);
+                        List<ScriptedServer> nodes = new ArrayList<>();
+                        servers.put(id, nodes);
+                        for (int n = 0; n < app.nodes(); n++) {
+                            nodes.add(ScriptedServer.start(scenario.steps(app.error(), app.ok())));
+                        }
+                        String urls = nodes.stream().map(s -> s.url("").replaceAll("/$", ""))
+                                .collect(Collectors.joining(","));
+                        String retriesArg = String.valueOf(retries ? app.retries() : 0);
+                        if (scenario.warmUp) {
+                            args.addAll(List.of("--call", "warm-up." + id, "GET", way.name(), retriesArg, urls));
+                        }
+                        args.addAll(List.of("--call", id, scenario.method, way.name(), retriesArg, urls));
                     }
                 }
             }
+            Path dir = appsDir(app.module());
+            ForkedApp fork = ForkedApp.of(app.mainClass()).name(runName + "-" + setting.name().toLowerCase())
+                    .timeout(Duration.ofSeconds(120)).classpath(dir.resolve(app.module() + ".jar")).args(args);
+            app.libDirs().forEach(libs -> jars(dir.resolve(libs)).forEach(fork::classpath));
+            if (setting != Setting.ALONE) {
+                fork.policy(policy(setting)).agentArg("log", "debug");
+            }
+            ForkedApp.Result result = fork.run().assertExitCode(0);
+            assertFalse(result.stderr().contains("internal-error"), result.describe());
+            Map<String, Measured> byCall = new LinkedHashMap<>();
+            for (Map.Entry<String, List<ScriptedServer>> e : servers.entrySet()) {
+                ReportLine line = result.results().stream().filter(r -> e.getKey().equals(r.get("id"))).findFirst()
+                        .orElseThrow(() -> new AssertionError("no RESULT for " + e.getKey() + ": " + result.describe()));
+                List<RecordedRequest> seen = new ArrayList<>();
+                e.getValue().forEach(s -> seen.addAll(s.requests()));
+                int warm = e.getKey().contains("." + Scenario.DROPPED_GET_REUSED.name()) ? 1 : 0;
+                byCall.put(e.getKey(), new Measured(seen, warm, line.getInt("status"), line.get("error")));
+            }
+            return new Run(setting, byCall, result, result.single("UPPER"));
+        } finally {
+            servers.values().forEach(nodes -> nodes.forEach(ScriptedServer::close));
         }
-        assertTrue(defer.result().stderr().contains("reason=upper-layer layer=" + layer),
-                "defer: the give-up is logged with the layer\n" + defer.result().describe());
-        long upperLayerCalls = Long.parseLong(defer.result().single("MBEAN").get("upperLayerCalls"));
-        assertTrue(upperLayerCalls > 0, "upper_layer_calls " + upperLayerCalls);
-        assertTrue(!retry.result().stderr().contains("reason=upper-layer"), "retry: nothing deferred");
-        System.out.printf("LAYER-RUNS library=%s layer=%s java=%s upper_layer_calls_first_seen=%d aloneMs=%d deferMs=%d "
-                        + "retryMs=%d%n", label, layer, ForkedApp.defaultJava(), upperLayerCalls,
-                alone.result().elapsed().toMillis(), defer.result().elapsed().toMillis(),
-                retry.result().elapsed().toMillis());
+    }
+
+    static List<Path> jars(Path dir) {
+        try (Stream<Path> files = Files.list(dir)) {
+            return files.filter(p -> p.toString().endsWith(".jar")).sorted().collect(Collectors.toList());
+        } catch (IOException e) {
+            throw new UncheckedIOException("no class path directory " + dir + " (mvn package builds the app modules)", e);
+        }
+    }
+
+    /**
+     * The three runs of {@code app}, the table printed, then the checks. A way the agent sees as a layer sends, under
+     * {@code defer}, exactly the library's own attempts, unmarked; under {@code retry} the product where the agent
+     * retries; with the library's retries off, the agent's own count. A way it does not see (no loop, or attempts
+     * not made inside one method on one thread) is retried by the agent as any other call in every setting.
+     */
+    static Runs measureAndCheck(App app, String runName) {
+        Map<Setting, Run> runs = new LinkedHashMap<>();
+        for (Setting setting : Setting.values()) {
+            runs.put(setting, run(app, setting, runName));
+        }
+        Run alone = runs.get(Setting.ALONE);
+        Map<String, Integer> libraryAttempts = new LinkedHashMap<>();
+        for (Way way : app.ways()) {
+            for (Scenario scenario : app.scenarios()) {
+                int library = way.libraryAttempts().applyAsInt(alone.get(way, scenario, true).counted());
+                libraryAttempts.put(id(way.name(), scenario, true), library);
+                libraryAttempts.put(id(way.name(), scenario, false), 1);
+                System.out.println("LAYERS library=" + app.library() + " layer=" + (way.layer() ? app.layer() : "none")
+                        + " way=" + way.name() + " scenario=" + scenario.label + " libraryAttempts=" + library
+                        + " alone=" + cell(alone.get(way, scenario, true))
+                        + " defer=" + cell(runs.get(Setting.DEFER).get(way, scenario, true))
+                        + " retry=" + cell(runs.get(Setting.RETRY).get(way, scenario, true))
+                        + " retriesOff=" + cell(runs.get(Setting.DEFER).get(way, scenario, false)));
+            }
+        }
+        System.out.println("LAYERS library=" + app.library() + " upperLayerCalls defer="
+                + runs.get(Setting.DEFER).upperLayerCalls() + " retry=" + runs.get(Setting.RETRY).upperLayerCalls());
+        for (Run run : runs.values()) {
+            check(app, run, libraryAttempts);
+        }
+        return new Runs(runs);
+    }
+
+    private static String cell(Measured m) {
+        return m.requests() + "(" + m.status() + (m.error().equals("none") ? "" : "," + shortName(m.error())) + ")";
+    }
+
+    private static String shortName(String className) {
+        return className.substring(className.lastIndexOf('.') + 1);
+    }
+
+    private static void check(App app, Run run, Map<String, Integer> libraryAttempts) {
+        String describe = run.setting() + " " + run.byCall() + "\n" + run.result().describe();
+        long deferred = 0;
+        for (Way way : app.ways()) {
+            for (Scenario scenario : app.scenarios()) {
+                for (boolean retries : List.of(true, false)) {
+                    deferred += check(app, run, way, scenario, retries,
+                            libraryAttempts.get(id(way.name(), scenario, retries)), describe);
+                }
+            }
+        }
+        if (run.setting() == Setting.ALONE) {
+            assertEquals(-1, run.upperLayerCalls(), describe);
+            return;
+        }
+        // The agent counted a call per attempt of the library (each one client call), and the MBean was read then.
+        long total = run.byCall().values().stream().mapToInt(m -> m.seen().size()).sum();
+        if (run.agentCounts().getLong("attempts") > 0) {
+            assertEquals(run.agentCounts().getLong("attempts"), run.agentCounts().getLong("calls"), describe);
+        }
+        assertTrue(run.agentCounts().getLong("calls") <= total, describe);
+        // Every attempt the layer made is a call the agent left to it, and none else.
+        assertEquals(deferred, run.upperLayerCalls(), "upper_layer_calls: " + describe);
+        boolean logs = logged(run.result(), "reason=upper-layer", "layer=" + app.layer());
+        assertEquals(deferred > 0, logs, "reason=upper-layer layer=" + app.layer() + " logged: " + describe);
+    }
+
+    /** Checks one call; answers the requests the agent left to the layer in it and its warm-up. */
+    private static int check(App app, Run run, Way way, Scenario scenario, boolean retries, int library,
+                             String describe) {
+        boolean agentRetries = run.setting() != Setting.ALONE
+                && (run.setting() != Setting.DEFER || !way.layer() || library == 1);
+        Measured m = run.get(way, scenario, retries);
+        String what = app.library() + " " + run.setting() + " " + way.name() + " " + scenario.label
+                + (retries ? "" : " (library retries off)") + ": " + m;
+        int agent = agentRetries ? AGENT_ATTEMPTS : 1;
+        switch (scenario) {
+            case ALWAYS_503 -> {
+                assertEquals(library * agent, m.requests(), what + "\n" + describe);
+                assertEquals(503, m.status(), what);
+            }
+            case FLAKY -> {
+                int expected = Math.min(3, library * agent);
+                assertEquals(expected, m.requests(), what + "\n" + describe);
+                assertEquals(expected == 3 ? 200 : 503, m.status(), what);
+            }
+            case DROPPED_GET, DROPPED_GET_REUSED -> {
+                if (run.setting() == Setting.ALONE) {
+                    assertTrue(m.requests() >= library, what); // plus the client's own resends
+                } else {
+                    assertEquals(library * agent, m.requests(), what + "\n" + describe);
+                }
+                assertEquals(-1, m.status(), what);
+            }
+            case DROPPED_POST -> {
+                if (run.setting() == Setting.ALONE) {
+                    assertTrue(m.requests() >= library, what);
+                } else {
+                    assertEquals(library, m.requests(), what + "\n" + describe); // a POST without key: never
+                }
+                assertEquals(-1, m.status(), what);
+            }
+        }
+        boolean deferredHere = run.setting() == Setting.DEFER && way.layer() && library > 1;
+        if (deferredHere || run.setting() == Setting.ALONE || scenario == Scenario.DROPPED_POST) {
+            assertTrue(m.markers().stream().allMatch("null"::equals), "unmarked: " + what);
+        }
+        if (run.setting() != Setting.ALONE && !retries && scenario != Scenario.DROPPED_POST) {
+            assertEquals(List.of("1", "2", "3"), m.markers(), what);
+        }
+        // A warm-up call inside the layer is one the agent leaves to it as well.
+        return deferredHere ? m.seen().size() : 0;
+    }
+
+    /** The {@code max} of the first request's {@code amz-sdk-request: attempt=N; max=M}, as the AWS SDKs stamp it. */
+    static int awsMaxAttempts(List<RecordedRequest> requests) {
+        assertFalse(requests.isEmpty());
+        return awsMaxAttempts(requests.get(0));
+    }
+
+    static int awsMaxAttempts(RecordedRequest request) {
+        String header = request.header("amz-sdk-request");
+        assertTrue(header != null && header.contains("max="), "amz-sdk-request: " + header);
+        return Integer.parseInt(header.replaceAll(".*max=(\\d+).*", "$1"));
     }
 }

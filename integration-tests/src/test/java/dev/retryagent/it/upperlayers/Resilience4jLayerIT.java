@@ -1,7 +1,7 @@
 package dev.retryagent.it.upperlayers;
 
-import dev.retryagent.it.upperlayers.LayerRuns.App;
-import dev.retryagent.it.upperlayers.LayerRuns.Way;
+import dev.retryagent.it.upperlayers.LayerMatrix.App;
+import dev.retryagent.it.upperlayers.LayerMatrix.Way;
 import java.util.List;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -10,7 +10,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * Resilience4j Retry (4 attempts, 10 ms apart) over HttpURLConnection, 2.4.0 and 1.7.1 (the Java 8 line):
  * {@code retry.executeSupplier}, {@code Retry.decorateSupplier(retry, s).get()} and
- * {@code Retry.decorateCheckedSupplier(...)}, each scenario of {@link LayerRuns}.
+ * {@code Retry.decorateCheckedSupplier(...)}, each scenario of {@link LayerMatrix}.
  */
 @Timeout(240)
 class Resilience4jLayerIT {
@@ -23,7 +23,7 @@ class Resilience4jLayerIT {
     void theLibrarysAttemptsOnly(String libSet) {
         String library = libSet.equals("newest") ? "resilience4j-2.4.0(HttpURLConnection)"
                 : "resilience4j-1.7.1(HttpURLConnection)";
-        LayerRuns.measureAndCheck(new App(library, "dev.retryagent.it.layers.Resilience4jApp", libSet, "resilience4j",
-                WAYS), String.valueOf(RETRIES), "r4j-" + libSet);
+        LayerMatrix.measureAndCheck(new App(library, "resilience-apps", "dev.retryagent.it.layers.Resilience4jApp",
+                List.of("libs/" + libSet), "resilience4j", WAYS, RETRIES), "r4j-" + libSet);
     }
 }

@@ -1,5 +1,7 @@
 package dev.retryagent.it.upperlayers;
 
+import dev.retryagent.it.upperlayers.LayerMatrix.App;
+import dev.retryagent.it.upperlayers.LayerMatrix.Way;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -8,13 +10,12 @@ import org.junit.jupiter.api.Test;
  * java.net.http's {@code HttpClient}, the app {@code retryapps.SpringFrameworkRetryApp}: see {@link LayerMatrix}.
  */
 class SpringFrameworkRetryLayerIT {
+    private static final int RETRIES = 2;
+
     @Test
     void springFrameworkRetryIsOneRetryLayer() {
-        new LayerMatrix("spring-framework-retry", "spring-core-7.0.10",
-                "dev.retryagent.it.retryapps.SpringFrameworkRetryApp",
-                LayerMatrix.appClasspath("libs"), List.of("jdkhttp-on", "jdkhttp-off"),
-                List.of(LayerMatrix.Scenario.ALWAYS_503, LayerMatrix.Scenario.RECOVERS,
-                        LayerMatrix.Scenario.DROPPED_GET, LayerMatrix.Scenario.DROPPED_POST))
-                .runAndCheck(3, List.of("jdkhttp-on"), List.of("jdkhttp-off"));
+        LayerMatrix.measureAndCheck(new App("spring-core-7.0.10", "retry-apps",
+                "dev.retryagent.it.retryapps.SpringFrameworkRetryApp", List.of("libs"), "spring-framework-retry",
+                List.of(new Way("jdkhttp", true, RETRIES + 1)), RETRIES), "spring-core-7.0.10");
     }
 }

@@ -1,5 +1,7 @@
 package dev.retryagent.it.upperlayers;
 
+import dev.retryagent.it.upperlayers.LayerMatrix.App;
+import dev.retryagent.it.upperlayers.LayerMatrix.Way;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -8,8 +10,7 @@ import org.junit.jupiter.api.Test;
  * {@code retryapps.SpringRetryApp}, on 2.0.13 and on 1.3.4 (the line Java 8 fleets run): see {@link LayerMatrix}.
  */
 class SpringRetryLayerIT {
-    private static final List<LayerMatrix.Scenario> SCENARIOS = List.of(LayerMatrix.Scenario.ALWAYS_503,
-            LayerMatrix.Scenario.RECOVERS, LayerMatrix.Scenario.DROPPED_GET, LayerMatrix.Scenario.DROPPED_POST);
+    private static final int RETRIES = 2;
 
     @Test
     void springRetry2IsOneRetryLayer() {
@@ -22,9 +23,7 @@ class SpringRetryLayerIT {
     }
 
     private static void check(String label, String libs) {
-        new LayerMatrix("spring-retry", label, "dev.retryagent.it.retryapps.SpringRetryApp",
-                LayerMatrix.appClasspath(libs),
-                List.of("jdk-on", "jdk-off"), SCENARIOS)
-                .runAndCheck(3, List.of("jdk-on"), List.of("jdk-off"));
+        LayerMatrix.measureAndCheck(new App(label, "retry-apps", "dev.retryagent.it.retryapps.SpringRetryApp",
+                List.of(libs), "spring-retry", List.of(new Way("jdk", true, RETRIES + 1)), RETRIES), label);
     }
 }

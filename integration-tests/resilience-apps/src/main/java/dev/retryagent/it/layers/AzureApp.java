@@ -2,9 +2,9 @@ package dev.retryagent.it.layers;
 
 import com.azure.core.http.HttpClient;
 import com.azure.core.http.HttpMethod;
-import com.azure.core.http.HttpPipelineCallContext;
 import com.azure.core.http.HttpPipeline;
 import com.azure.core.http.HttpPipelineBuilder;
+import com.azure.core.http.HttpPipelineCallContext;
 import com.azure.core.http.HttpRequest;
 import com.azure.core.http.HttpResponse;
 import com.azure.core.http.jdk.httpclient.JdkHttpClientBuilder;
@@ -13,10 +13,11 @@ import com.azure.core.http.policy.FixedDelay;
 import com.azure.core.http.policy.HttpPipelineSyncPolicy;
 import com.azure.core.http.policy.RetryPolicy;
 import com.azure.core.util.Context;
+import dev.retryagent.it.apps.LayerCalls;
 import java.time.Duration;
 
 /**
- * The Azure SDK's generic core: an {@code HttpPipeline} with {@code new RetryPolicy(new FixedDelay(--retries N,
+ * The Azure SDK's generic core: an {@code HttpPipeline} with {@code new RetryPolicy(new FixedDelay(N,
  * 10 ms))} over its OkHttp client, ways {@code sync} ({@code pipeline.sendSync(request, Context.NONE)}) and
  * {@code async} ({@code pipeline.send(request).block()}: the reactive path), and over its JDK client
  * ({@code java.net.http}), way {@code jdk-sync}.
@@ -26,12 +27,13 @@ public final class AzureApp {
     }
 
     public static void main(String[] args) {
-        int retries = LayerCalls.retries(args);
-        HttpPipeline pipeline = pipeline(new OkHttpAsyncHttpClientBuilder().build(), retries);
-        HttpPipeline jdk = pipeline(new JdkHttpClientBuilder().build(), retries);
+        HttpClient okHttp = new OkHttpAsyncHttpClientBuilder().build();
+        HttpClient jdkHttp = new JdkHttpClientBuilder().build();
         LayerCalls.line("APP", "library", "azure-sdk", "version",
-                HttpPipeline.class.getPackage().getImplementationVersion(), "maxRetries", retries);
-        LayerCalls.run(args, (method, way, url) -> {
+                HttpPipeline.class.getPackage().getImplementationVersion());
+        LayerCalls.run(args, (method, way, retries, url) -> {
+            HttpPipeline pipeline = pipeline(okHttp, retries);
+            HttpPipeline jdk = pipeline(jdkHttp, retries);
             HttpRequest request = new HttpRequest(HttpMethod.valueOf(method), url);
             if (method.equals("POST")) {
                 request.setHeader(com.azure.core.http.HttpHeaderName.CONTENT_TYPE, "application/json");

@@ -4,6 +4,7 @@ import dev.failsafe.CircuitBreaker;
 import dev.failsafe.Failsafe;
 import dev.failsafe.RetryPolicy;
 import dev.failsafe.function.ContextualSupplier;
+import dev.retryagent.it.apps.LayerCalls;
 import java.io.IOException;
 import java.time.Duration;
 import okhttp3.MediaType;
@@ -16,7 +17,7 @@ import okhttp3.Response;
  * OkHttp (sync {@code execute}) calls in Failsafe. Ways: {@code get} ({@code Failsafe.with(retryPolicy).get(...)}),
  * {@code call} ({@code Failsafe.with(retryPolicy).newCall(...).execute()}), {@code breaker} (a
  * {@code CircuitBreaker} only: no retry loop), {@code v2} (Failsafe 2.4, {@code net.jodah.failsafe}). The retry
- * policy handles an {@code IOException} and a 503 result, {@code --retries N}, 10 ms apart.
+ * policy handles an {@code IOException} and a 503 result, the call's retries, 10 ms apart.
  */
 public final class FailsafeApp {
     private static final MediaType JSON = MediaType.get("application/json");
@@ -25,17 +26,16 @@ public final class FailsafeApp {
     }
 
     public static void main(String[] args) {
-        int retries = LayerCalls.retries(args);
         OkHttpClient client = new OkHttpClient();
-        RetryPolicy<Integer> retry = RetryPolicy.<Integer>builder().handle(IOException.class)
-                .handleResultIf(status -> status == 503).withDelay(Duration.ofMillis(10)).withMaxRetries(retries).build();
         CircuitBreaker<Integer> breaker = CircuitBreaker.<Integer>builder().withFailureThreshold(1000).build();
-        net.jodah.failsafe.RetryPolicy<Integer> retry2 = new net.jodah.failsafe.RetryPolicy<Integer>()
-                .handle(IOException.class).handleResultIf(status -> status == 503).withDelay(Duration.ofMillis(10))
-                .withMaxRetries(retries);
-        LayerCalls.line("APP", "library", "failsafe", "version", RetryPolicy.class.getPackage().getImplementationVersion(),
-                "maxRetries", retry.getConfig().getMaxRetries());
-        LayerCalls.run(args, (method, way, url) -> {
+        LayerCalls.line("APP", "library", "failsafe", "version", RetryPolicy.class.getPackage().getImplementationVersion());
+        LayerCalls.run(args, (method, way, retries, url) -> {
+            RetryPolicy<Integer> retry = RetryPolicy.<Integer>builder().handle(IOException.class)
+                    .handleResultIf(status -> status == 503).withDelay(Duration.ofMillis(10)).withMaxRetries(retries)
+                    .build();
+            net.jodah.failsafe.RetryPolicy<Integer> retry2 = new net.jodah.failsafe.RetryPolicy<Integer>()
+                    .handle(IOException.class).handleResultIf(status -> status == 503).withDelay(Duration.ofMillis(10))
+                    .withMaxRetries(retries);
             switch (way) {
                 case "get":
                     return Failsafe.with(retry).get(() -> http(client, method, url));

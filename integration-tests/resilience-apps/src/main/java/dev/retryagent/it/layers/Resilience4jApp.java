@@ -1,5 +1,6 @@
 package dev.retryagent.it.layers;
 
+import dev.retryagent.it.apps.LayerCalls;
 import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.retry.RetryConfig;
 import java.io.IOException;
@@ -16,7 +17,7 @@ import java.time.Duration;
 import java.util.concurrent.Callable;
 
 /**
- * HttpURLConnection calls in a Resilience4j {@code Retry} of {@code --retries N} + 1 attempts, 10 ms apart, retrying
+ * HttpURLConnection calls in a Resilience4j {@code Retry} of the call's retries + 1 attempts, 10 ms apart, retrying
  * an {@code IOException} (a 503 is one: {@link LayerCalls.StatusException}). Ways: {@code execute}
  * ({@code retry.executeSupplier}), {@code decorate} ({@code Retry.decorateSupplier(retry, s).get()}), {@code checked}
  * ({@code Retry.decorateCheckedSupplier}: vavr's {@code CheckedFunction0} in 1.x, resilience4j-core's
@@ -28,12 +29,11 @@ public final class Resilience4jApp {
     }
 
     public static void main(String[] args) {
-        int attempts = LayerCalls.retries(args) + 1;
-        Retry retry = Retry.of("http", RetryConfig.custom().maxAttempts(attempts).waitDuration(Duration.ofMillis(10))
-                .retryExceptions(IOException.class, UncheckedIOException.class).build());
-        LayerCalls.line("APP", "library", "resilience4j", "version", Retry.class.getPackage().getImplementationVersion(),
-                "maxAttempts", retry.getRetryConfig().getMaxAttempts());
-        LayerCalls.run(args, (method, way, url) -> {
+        LayerCalls.line("APP", "library", "resilience4j", "version", Retry.class.getPackage().getImplementationVersion());
+        LayerCalls.run(args, (method, way, retries, url) -> {
+            Retry retry = Retry.of("http", RetryConfig.custom().maxAttempts(retries + 1)
+                    .waitDuration(Duration.ofMillis(10)).retryExceptions(IOException.class, UncheckedIOException.class)
+                    .build());
             switch (way) {
                 case "execute":
                     return retry.executeSupplier(() -> unchecked(method, url));

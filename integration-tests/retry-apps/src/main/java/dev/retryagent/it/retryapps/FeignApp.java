@@ -1,5 +1,6 @@
 package dev.retryagent.it.retryapps;
 
+import dev.retryagent.it.apps.LayerCalls;
 import feign.Client;
 import feign.Feign;
 import feign.FeignException;
@@ -13,17 +14,16 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * Calls through a Feign interface ({@link LayerApp} for the arguments). Variants {@code default-on},
- * {@code default-off}, {@code okhttp-on}, {@code okhttp-off}: Feign's default client (HttpURLConnection) or
- * {@code feign-okhttp}; {@code Retryer.Default(10, 50, 5)} (5 attempts, short waits) or {@code Retryer.NEVER_RETRY}.
+ * Calls through a Feign interface ({@link LayerCalls} for the arguments). Ways {@code default} and {@code okhttp}:
+ * Feign's default client (HttpURLConnection) or {@code feign-okhttp}; {@code Retryer.Default(10, 50, retries + 1)}
+ * (short waits) or, with no retries, {@code Retryer.NEVER_RETRY}.
  * Feign retries I/O errors by itself; a 503 only through an {@code ErrorDecoder} that makes it a
  * {@code RetryableException}, as services commonly add (the default decoder does so only with {@code Retry-After}).
- * One Feign client per variant and base URL, kept for the run (connections pooled as in a service). Runs on
- * feign-core alone for the {@code default-*} variants.
+ * One Feign client per way, retries and base URL, kept for the run (connections pooled as in a service). Runs on
+ * feign-core alone for the {@code default} way. A request interceptor counts the attempts (Feign applies it to
+ * each).
  */
 public final class FeignApp {
-    public static final int ATTEMPTS = 5;
-
     interface Items {
         @RequestLine("GET /items")
         String get();
@@ -54,15 +54,16 @@ public final class FeignApp {
         static final Client CLIENT = new OkHttpClient();
     }
 
-    public static void main(String[] args) throws Exception {
-        LayerApp.run(args, FeignApp::call);
+    public static void main(String[] args) {
+        LayerCalls.run(args, FeignApp::call);
+        System.exit(0);
     }
 
-    static int call(String variant, String method, String url) {
-        String base = url.substring(0, url.indexOf('/', "http://".length()));
-        Items items = CLIENTS.computeIfAbsent(variant + " " + base, k -> Feign.builder()
-                .client(variant.startsWith("okhttp") ? OkHttp.CLIENT : new Client.Default(null, null))
-                .retryer(variant.endsWith("-on") ? new Retryer.Default(10, 50, ATTEMPTS) : Retryer.NEVER_RETRY)
+    static int call(String method, String way, int retries, String base) {
+        Items items = CLIENTS.computeIfAbsent(way + " " + retries + " " + base, k -> Feign.builder()
+                .client(way.equals("okhttp") ? OkHttp.CLIENT : new Client.Default(null, null))
+                .retryer(retries > 0 ? new Retryer.Default(10, 50, retries + 1) : Retryer.NEVER_RETRY)
+                .requestInterceptor(template -> LayerCalls.attempt())
                 .errorDecoder(new RetryOn503())
                 .target(Items.class, base));
         try {

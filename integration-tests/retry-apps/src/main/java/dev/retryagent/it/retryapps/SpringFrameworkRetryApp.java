@@ -1,5 +1,6 @@
 package dev.retryagent.it.retryapps;
 
+import dev.retryagent.it.apps.LayerCalls;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -12,32 +13,25 @@ import org.springframework.core.retry.RetryTemplate;
 
 /**
  * Calls through Spring Framework 7's {@code org.springframework.core.retry.RetryTemplate} around a java.net.http
- * request that throws an {@code IOException} on 503 ({@link LayerApp} for the arguments). Variants
- * {@code jdkhttp-on} ({@code RetryPolicy.builder().maxRetries(2).delay(10 ms).includes(IOException.class)}: 3
- * attempts) and {@code jdkhttp-off} ({@code maxRetries(0)}). One {@code HttpClient} for the run.
+ * request that throws an {@code IOException} on 503 ({@link LayerCalls} for the arguments). Way {@code jdkhttp}:
+ * {@code RetryPolicy.builder().maxRetries(retries).delay(10 ms).includes(IOException.class)}. One {@code HttpClient}
+ * for the run.
  */
 public final class SpringFrameworkRetryApp {
-    public static final int ATTEMPTS = 3;
-
     private static final HttpClient CLIENT = HttpClient.newHttpClient();
-    private static final RetryTemplate RETRYING = template(ATTEMPTS - 1);
-    private static final RetryTemplate ONCE = template(0);
 
-    private static RetryTemplate template(int maxRetries) {
-        return new RetryTemplate(RetryPolicy.builder().maxRetries(maxRetries).delay(Duration.ofMillis(10))
-                .includes(IOException.class).build());
+    public static void main(String[] args) {
+        LayerCalls.run(args, SpringFrameworkRetryApp::call);
+        System.exit(0);
     }
 
-    public static void main(String[] args) throws Exception {
-        LayerApp.run(args, SpringFrameworkRetryApp::call);
-    }
-
-    static int call(String variant, String method, String url) throws Exception {
-        RetryTemplate template = variant.endsWith("-on") ? RETRYING : ONCE;
+    static int call(String method, String way, int retries, String url) throws Exception {
+        RetryTemplate template = new RetryTemplate(RetryPolicy.builder().maxRetries(retries)
+                .delay(Duration.ofMillis(10)).includes(IOException.class).build());
         try {
             return template.execute(() -> send(method, url));
         } catch (RetryException e) {
-            if (e.getCause() instanceof StatusException s) {
+            if (e.getCause() instanceof LayerCalls.StatusException s) {
                 return s.status;
             }
             throw e.getCause() instanceof Exception cause ? cause : e;
@@ -45,6 +39,7 @@ public final class SpringFrameworkRetryApp {
     }
 
     static int send(String method, String url) throws IOException, InterruptedException {
+        LayerCalls.attempt();
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10));
         if ("POST".equals(method)) {
             request.header("Content-Type", "text/plain").POST(HttpRequest.BodyPublishers.ofString("payload"));
@@ -53,7 +48,7 @@ public final class SpringFrameworkRetryApp {
         }
         HttpResponse<String> response = CLIENT.send(request.build(), HttpResponse.BodyHandlers.ofString());
         if (response.statusCode() == 503) {
-            throw new StatusException(503);
+            throw new LayerCalls.StatusException(503);
         }
         return response.statusCode();
     }

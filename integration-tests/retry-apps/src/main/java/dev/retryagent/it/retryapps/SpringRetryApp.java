@@ -1,5 +1,6 @@
 package dev.retryagent.it.retryapps;
 
+import dev.retryagent.it.apps.LayerCalls;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -10,32 +11,28 @@ import org.springframework.retry.support.RetryTemplate;
 
 /**
  * Calls through Spring Retry's {@code RetryTemplate} around a plain HttpURLConnection request that throws an
- * {@code IOException} on 503 ({@link LayerApp} for the arguments). Variants {@code jdk-on}
- * ({@code RetryTemplate.builder().maxAttempts(3).fixedBackoff(10).retryOn(IOException.class)}) and {@code jdk-off}
- * ({@code maxAttempts(1)}). Only API that 1.3 has too, so the same class runs on Spring Retry 1.3.4 and 2.0.x.
+ * {@code IOException} on 503 ({@link LayerCalls} for the arguments). Way {@code jdk}:
+ * {@code RetryTemplate.builder().maxAttempts(retries + 1).fixedBackoff(10).retryOn(IOException.class)}. Only API that
+ * 1.3 has too, so the same class runs on Spring Retry 1.3.4 and 2.0.x.
  */
 public final class SpringRetryApp {
-    public static final int ATTEMPTS = 3;
-
-    private static final RetryTemplate RETRYING = RetryTemplate.builder().maxAttempts(ATTEMPTS).fixedBackoff(10)
-            .retryOn(IOException.class).build();
-    private static final RetryTemplate ONCE = RetryTemplate.builder().maxAttempts(1).fixedBackoff(10)
-            .retryOn(IOException.class).build();
-
-    public static void main(String[] args) throws Exception {
-        LayerApp.run(args, SpringRetryApp::call);
+    public static void main(String[] args) {
+        LayerCalls.run(args, SpringRetryApp::call);
+        System.exit(0);
     }
 
-    static int call(String variant, String method, String url) throws IOException {
-        RetryTemplate template = variant.endsWith("-on") ? RETRYING : ONCE;
+    static int call(String method, String way, int retries, String url) throws IOException {
+        RetryTemplate template = RetryTemplate.builder().maxAttempts(retries + 1).fixedBackoff(10)
+                .retryOn(IOException.class).build();
         try {
             return template.execute(context -> send(method, url));
-        } catch (StatusException e) {
+        } catch (LayerCalls.StatusException e) {
             return e.status;
         }
     }
 
     static int send(String method, String url) throws IOException {
+        LayerCalls.attempt();
         HttpURLConnection c = (HttpURLConnection) new URL(url).openConnection();
         c.setRequestMethod(method);
         if ("POST".equals(method)) {
@@ -53,7 +50,7 @@ public final class SpringRetryApp {
             }
         }
         if (status == 503) {
-            throw new StatusException(status);
+            throw new LayerCalls.StatusException(status);
         }
         return status;
     }

@@ -10,6 +10,7 @@ import com.amazonaws.services.s3.AmazonS3;
 import com.amazonaws.services.s3.AmazonS3ClientBuilder;
 import com.amazonaws.services.s3.model.DeleteObjectsRequest;
 import com.amazonaws.services.s3.model.S3Object;
+import dev.retryagent.it.apps.LayerCalls;
 
 /**
  * S3 through the AWS SDK v1 (its own Apache HttpClient 4), one client per call ({@code client} is {@code apache}).
@@ -21,11 +22,10 @@ public final class AwsSdk1App {
     }
 
     public static void main(String[] args) throws Exception {
-        Calls calls = new Calls(args);
-        calls.runAll((client, scenario, url) -> {
-            AmazonS3 s3 = s3(url, calls.retries);
+        LayerCalls.run(args, (method, client, retries, url) -> {
+            AmazonS3 s3 = s3(url, retries > 0);
             try {
-                if (scenario.equals("droppedPost")) {
+                if (method.equals("POST")) {
                     s3.deleteObjects(new DeleteObjectsRequest("bucket").withKeys("key"));
                     return 200;
                 }
@@ -37,6 +37,7 @@ public final class AwsSdk1App {
                 s3.shutdown();
             }
         });
+        System.exit(0);
     }
 
     private static AmazonS3 s3(String url, boolean retries) {

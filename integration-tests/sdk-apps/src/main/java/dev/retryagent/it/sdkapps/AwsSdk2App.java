@@ -1,5 +1,6 @@
 package dev.retryagent.it.sdkapps;
 
+import dev.retryagent.it.apps.LayerCalls;
 import java.net.URI;
 import java.time.Duration;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
@@ -26,10 +27,9 @@ public final class AwsSdk2App {
     }
 
     public static void main(String[] args) throws Exception {
-        Calls calls = new Calls(args);
-        calls.runAll((client, scenario, url) -> {
-            try (SdkHttpClient http = http(client); S3Client s3 = s3(http, url, calls.retries)) {
-                if (scenario.equals("droppedPost")) {
+        LayerCalls.run(args, (method, client, retries, url) -> {
+            try (SdkHttpClient http = http(client); S3Client s3 = s3(http, url, retries > 0)) {
+                if (method.equals("POST")) {
                     return s3.deleteObjects(b -> b.bucket("bucket").delete(d -> d.objects(
                             ObjectIdentifier.builder().key("key").build()))).sdkHttpResponse().statusCode();
                 }
@@ -37,6 +37,7 @@ public final class AwsSdk2App {
                         .statusCode();
             }
         });
+        System.exit(0);
     }
 
     private static SdkHttpClient http(String client) {

@@ -1,5 +1,6 @@
 package dev.retryagent.it.sdkapps;
 
+import dev.retryagent.it.apps.LayerCalls;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -22,18 +23,17 @@ public final class ElasticsearchApp {
     }
 
     public static void main(String[] args) throws Exception {
-        Calls calls = new Calls(args);
-        calls.runAll((client, scenario, url) -> {
+        LayerCalls.run(args, (method, client, retries, url) -> {
             List<HttpHost> hosts = new ArrayList<>();
             for (String node : url.split(",")) {
                 hosts.add(HttpHost.create(node));
-                if (!calls.retries) {
+                if (retries == 0) {
                     break;
                 }
             }
             try (RestClient rest = RestClient.builder(hosts.toArray(new HttpHost[0])).build()) {
                 Request request;
-                if (scenario.equals("droppedPost")) {
+                if (method.equals("POST")) {
                     request = new Request("POST", "/idx/_doc");
                     request.setJsonEntity("{\"a\":1}");
                 } else {
@@ -43,6 +43,7 @@ public final class ElasticsearchApp {
                 return response.getStatusLine().getStatusCode();
             }
         });
+        System.exit(0);
     }
 
     private static Response async(RestClient rest, Request request) throws Exception {

@@ -10,6 +10,7 @@ import com.google.api.client.http.HttpTransport;
 import com.google.api.client.http.apache.v2.ApacheHttpTransport;
 import com.google.api.client.http.javanet.NetHttpTransport;
 import com.google.api.client.util.ExponentialBackOff;
+import dev.retryagent.it.apps.LayerCalls;
 
 /**
  * google-http-client, one request per call on the transport named by the call: {@code nethttp}
@@ -23,18 +24,17 @@ public final class GoogleHttpApp {
     }
 
     public static void main(String[] args) throws Exception {
-        Calls calls = new Calls(args);
-        calls.runAll((client, scenario, url) -> {
+        LayerCalls.run(args, (method, client, retries, url) -> {
             HttpTransport transport = client.equals("apache") ? new ApacheHttpTransport() : new NetHttpTransport();
             try {
                 GenericUrl target = new GenericUrl(url + "/items");
-                HttpRequest request = scenario.equals("droppedPost")
+                HttpRequest request = method.equals("POST")
                         ? transport.createRequestFactory().buildPostRequest(target,
-                                new ByteArrayContent("application/json", Calls.utf8("{\"a\":1}")))
+                                new ByteArrayContent("application/json", LayerCalls.BODY))
                         : transport.createRequestFactory().buildGetRequest(target);
                 request.setUnsuccessfulResponseHandler(new HttpBackOffUnsuccessfulResponseHandler(backOff()))
                         .setIOExceptionHandler(new HttpBackOffIOExceptionHandler(backOff()));
-                if (!calls.retries) {
+                if (retries == 0) {
                     request.setNumberOfRetries(0);
                 }
                 HttpResponse response = request.execute();
@@ -47,6 +47,7 @@ public final class GoogleHttpApp {
                 transport.shutdown();
             }
         });
+        System.exit(0);
     }
 
     private static ExponentialBackOff backOff() {
