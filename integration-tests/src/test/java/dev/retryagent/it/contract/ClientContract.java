@@ -467,6 +467,8 @@ public abstract class ClientContract<T extends ClientContract.Target> {
         try (Batch b = new Batch()) {
             for (String m : target.modes()) {
                 b.add(m + "-observed", "/observed/" + m, parts(m, Run.OBSERVE, "observed"), Step.status(503), Step.ok());
+                b.add(m + "-observedSdk", "/observed-sdk/" + m, parts(m, Run.OBSERVE, "observedSdk",
+                        "header=amz-sdk-request: attempt=1%3B max=3"), Step.status(503), Step.ok());
             }
             addOwnCalls(target, Run.OBSERVE, b);
             ForkedApp.Result run = target.app("observe").policy(POLICY).agentArg("mode", "observe")
@@ -478,6 +480,11 @@ public abstract class ClientContract<T extends ClientContract.Target> {
                 assertNull(server.requests().get(0).header("Retry-Attempt"), "observe adds no marker");
                 assertTrue(logged(run, "would retry", "client=" + clientName(), "path=/observed/" + m + " "),
                         run.describe());
+                // inside the AWS SDK's own retry loop: what enforce would do is said, nothing is changed
+                assertEquals(503, result(run, m + "-observedSdk").getInt("status"), run.describe());
+                assertEquals(1, b.server(m + "-observedSdk").requestCount(), m);
+                assertTrue(logged(run, "would defer", "path=/observed-sdk/" + m + " ", "reason=upper-layer",
+                        "layer=aws-sdk-v2"), run.describe());
             }
             checkOwn(target, Run.OBSERVE, b, run);
         }
