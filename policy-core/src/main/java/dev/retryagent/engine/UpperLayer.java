@@ -8,7 +8,7 @@ import java.util.Locale;
  * hooked at their entry and every exit; each pushes what it is here and pops it when it returns or throws.
  *
  * <p>Also reads the evidence a layer writes on the request itself, for loops not hooked on this thread: the AWS SDKs
- * stamp {@code amz-sdk-request: attempt=N; max=M} on every attempt, v1 also {@code amz-sdk-retry}.
+ * stamp {@code amz-sdk-request: attempt=N; max=M} on every attempt (v1 also {@code amz-sdk-retry}, which names it).
  *
  * <p>Per thread, as {@link AttemptScope}: a loop's attempts run on the thread that runs the loop. A call handed to
  * another thread is not seen inside the loop.
@@ -22,7 +22,7 @@ public final class UpperLayer {
     public static final String RETRIES_OFF = "(retries-off)";
     /** The AWS SDKs' attempt header, {@code attempt=N; max=M}, on every attempt: v2's, and v1's (1.12.797 checked). */
     public static final String AWS_SDK_REQUEST_HEADER = "amz-sdk-request";
-    /** The AWS SDK v1's retry header, {@code retries/lastBackoff/capacity}, on every attempt. */
+    /** The AWS SDK v1's retry header, {@code retries/lastBackoff/capacity}, beside the attempt header. */
     public static final String AWS_SDK_V1_HEADER = "amz-sdk-retry";
     public static final String AWS_SDK_V2 = "aws-sdk-v2";
     public static final String AWS_SDK_V1 = "aws-sdk-v1";
@@ -113,13 +113,13 @@ public final class UpperLayer {
         if (loop != null) {
             return loop == RETRIES_OFF ? null : loop;
         }
+        // One header looked up per call: both SDKs write it on every attempt, and its max says whether they retry.
+        // v1's own header only names the layer then.
         String attempts = headers.value(AWS_SDK_REQUEST_HEADER);
-        boolean v1 = headers.value(AWS_SDK_V1_HEADER) != null;
-        if (attempts != null) {
-            // Both SDKs write it (v1 beside its own header); its max says whether the SDK retries.
-            return awsMaxAttempts(attempts) > 1 ? (v1 ? AWS_SDK_V1 : AWS_SDK_V2) : null;
+        if (attempts == null || awsMaxAttempts(attempts) <= 1) {
+            return null;
         }
-        return v1 ? AWS_SDK_V1 : null;
+        return headers.value(AWS_SDK_V1_HEADER) != null ? AWS_SDK_V1 : AWS_SDK_V2;
     }
 
     /**

@@ -144,8 +144,8 @@ class UpperLayerTest {
         }
 
         @Test
-        void awsSdkV1IsALayerByItsRetryHeader() {
-            assertEquals(UpperLayer.AWS_SDK_V1, UpperLayer.of(headers("amz-sdk-retry", "0/0/500")));
+        void theRetryHeaderOfV1AloneSaysNothingOfTheAttemptsToCome() {
+            assertNull(UpperLayer.of(headers("amz-sdk-retry", "0/0/500")));
             assertNull(UpperLayer.of(headers("Accept", "*/*")));
         }
 
@@ -160,7 +160,8 @@ class UpperLayerTest {
         @Test
         void aHookedLoopDecidesBeforeTheHeaders() {
             UpperLayer.enter(UpperLayer.RETRIES_OFF);
-            assertNull(UpperLayer.of(headers("amz-sdk-retry", "0/0/500")), "the loop said its retries are off");
+            assertNull(UpperLayer.of(headers("amz-sdk-retry", "0/0/500", "amz-sdk-request", "attempt=1;max=4")),
+                    "the loop said its retries are off");
             UpperLayer.exit();
             UpperLayer.enter("spring-retry");
             assertEquals("spring-retry", UpperLayer.of(headers("amz-sdk-request", "attempt=1; max=1")));
@@ -225,7 +226,7 @@ class UpperLayerTest {
         @Test
         void aLoopWithItsRetriesOffIsNoLayer() {
             UpperLayer.enter(UpperLayer.RETRIES_OFF);
-            CallFacts call = read(engine, "GET", headers("amz-sdk-retry", "0/0/500"));
+            CallFacts call = read(engine, "GET", headers("amz-sdk-request", "attempt=1; max=3"));
             UpperLayer.exit();
             assertNull(call.upperLayer());
             assertTrue(engine.mayRetry(call));
