@@ -29,7 +29,7 @@ public final class AzureHooks extends RetryLoopHandler {
     protected String layerOf(String hook, Object self) throws ReflectiveOperationException {
         Field f = retryStrategy;
         if (f == null) {
-            f = strategyField(self.getClass());
+            f = declaredField(self.getClass(), AzureInstrumentation.RETRY_POLICY, "retryStrategy");
             retryStrategy = f;
         }
         Object strategy = f.get(self);
@@ -38,16 +38,5 @@ public final class AzureHooks extends RetryLoopHandler {
 
     static String layerOf(RetryStrategy strategy) {
         return strategy.getMaxRetries() > 0 ? LAYER : UpperLayer.RETRIES_OFF;
-    }
-
-    private static Field strategyField(Class<?> type) throws NoSuchFieldException {
-        for (Class<?> c = type; c != null; c = c.getSuperclass()) {
-            if (c.getName().equals(AzureInstrumentation.RETRY_POLICY)) {
-                Field f = c.getDeclaredField("retryStrategy");
-                f.setAccessible(true);
-                return f;
-            }
-        }
-        throw new NoSuchFieldException(AzureInstrumentation.RETRY_POLICY + ".retryStrategy from " + type.getName());
     }
 }

@@ -37,7 +37,7 @@ public final class FailsafeHooks extends RetryLoopHandler {
         if (SYNC.equals(hook)) {
             Field f = executor;
             if (f == null) {
-                f = declared(self.getClass(), FailsafeInstrumentation.SYNC_EXECUTION, "executor");
+                f = declaredField(self.getClass(), FailsafeInstrumentation.SYNC_EXECUTION, "executor");
                 executor = f;
             }
             Object exec = f.get(self);
@@ -46,7 +46,7 @@ public final class FailsafeHooks extends RetryLoopHandler {
         if (SYNC_2.equals(hook)) {
             Field f = policies2;
             if (f == null) {
-                f = declared(self.getClass(), FailsafeInstrumentation.EXECUTOR_2, "policies");
+                f = declaredField(self.getClass(), FailsafeInstrumentation.EXECUTOR_2, "policies");
                 policies2 = f;
             }
             return Failsafe2.layerOf((List<?>) f.get(self));
@@ -67,17 +67,5 @@ public final class FailsafeHooks extends RetryLoopHandler {
             }
         }
         return answer;
-    }
-
-    /** The field {@code name} declared by the class named {@code owner}, {@code type} or one of its superclasses. */
-    static Field declared(Class<?> type, String owner, String name) throws NoSuchFieldException {
-        for (Class<?> c = type; c != null; c = c.getSuperclass()) {
-            if (c.getName().equals(owner)) {
-                Field f = c.getDeclaredField(name);
-                f.setAccessible(true);
-                return f;
-            }
-        }
-        throw new NoSuchFieldException(owner + "." + name + " from " + type.getName());
     }
 }

@@ -1,6 +1,7 @@
 package dev.retryagent.agent.instrument;
 
 import dev.retryagent.agent.bootstrap.Hooks;
+import java.lang.reflect.Field;
 
 /**
  * The handler of a retry layer above the clients (hook points of kind {@code RETRY_LOOP} only): it answers
@@ -43,4 +44,19 @@ public abstract class RetryLoopHandler implements Hooks.Handler {
      * {@code UpperLayer.RETRIES_OFF} when its retries are off, null when it is no retry loop.
      */
     protected abstract String layerOf(String hook, Object loop) throws ReflectiveOperationException;
+
+    /**
+     * The field {@code name} that the class named {@code owner} declares, found from {@code type} (that class or one
+     * of its subclasses, an application's own included) and made accessible: a library's private setting.
+     */
+    protected static Field declaredField(Class<?> type, String owner, String name) throws NoSuchFieldException {
+        for (Class<?> c = type; c != null; c = c.getSuperclass()) {
+            if (c.getName().equals(owner)) {
+                Field f = c.getDeclaredField(name);
+                f.setAccessible(true);
+                return f;
+            }
+        }
+        throw new NoSuchFieldException(owner + "." + name + " from " + type.getName());
+    }
 }

@@ -38,19 +38,11 @@ public final class SpringRetryHooks extends RetryLoopHandler {
     private static final ClassValue<Field> POLICY_FIELD = new ClassValue<Field>() {
         @Override
         protected Field computeValue(Class<?> templateClass) {
-            for (Class<?> c = templateClass; c != null; c = c.getSuperclass()) {
-                if (SpringRetryInstrumentation.RETRY_TEMPLATE.equals(c.getName())) {
-                    try {
-                        Field f = c.getDeclaredField(RETRY_POLICY_FIELD);
-                        f.setAccessible(true);
-                        return f;
-                    } catch (NoSuchFieldException e) {
-                        throw new IllegalStateException(c.getName() + " has no " + RETRY_POLICY_FIELD, e);
-                    }
-                }
+            try {
+                return declaredField(templateClass, SpringRetryInstrumentation.RETRY_TEMPLATE, RETRY_POLICY_FIELD);
+            } catch (NoSuchFieldException e) {
+                throw new IllegalStateException("no " + RETRY_POLICY_FIELD + " in " + templateClass.getName(), e);
             }
-            throw new IllegalStateException(templateClass.getName() + " is no "
-                    + SpringRetryInstrumentation.RETRY_TEMPLATE);
         }
     };
 

@@ -66,8 +66,13 @@ class HookWeaverTest {
         return (List<String>) fixture.getClass().getField("events").get(fixture);
     }
 
-    @Test
-    void aRetryLoopRunsInsideItsLayerUntilItReturnsOrThrows() throws Exception {
+    /** What a retry loop's handler answers at the loop's entry. */
+    private interface LayerAnswer {
+        String at(String hook, Object self, Object[] args);
+    }
+
+    /** A handler for {@code RETRY_LOOP} hook points only, answering {@code answer}. */
+    private static void installRetryLoop(LayerAnswer answer) {
         Hooks.install(site -> new Hooks.Handler() {
             @Override
             public boolean onEnter(String hook, Object self, Object[] args) {
@@ -80,9 +85,16 @@ class HookWeaverTest {
 
             @Override
             public String retryLayer(String hook, Object self, Object[] args) {
-                calls.add("loop " + hook + " self=" + (self != null) + " args=" + Arrays.deepToString(args));
-                return "some-sdk";
+                return answer.at(hook, self, args);
             }
+        });
+    }
+
+    @Test
+    void aRetryLoopRunsInsideItsLayerUntilItReturnsOrThrows() throws Exception {
+        installRetryLoop((hook, self, args) -> {
+            calls.add("loop " + hook + " self=" + (self != null) + " args=" + Arrays.deepToString(args));
+            return "some-sdk";
         });
         Class<?> c = wovenFixture(List.of(HookPoint.retryLoop("loop", FIXTURE, "retrying", "(I)Ljava/lang/String;")));
         Object fixture = c.getConstructor(String.class).newInstance("a");
@@ -102,20 +114,8 @@ class HookWeaverTest {
 
     @Test
     void aRetryLoopWhoseHandlerFailsIsNoLayerAndStillLeaves() throws Exception {
-        Hooks.install(site -> new Hooks.Handler() {
-            @Override
-            public boolean onEnter(String hook, Object self, Object[] args) {
-                return false;
-            }
-
-            @Override
-            public void onExit(String hook, Object self, Object[] args) {
-            }
-
-            @Override
-            public String retryLayer(String hook, Object self, Object[] args) {
-                throw new IllegalStateException("broken handler");
-            }
+        installRetryLoop((hook, self, args) -> {
+            throw new IllegalStateException("broken handler");
         });
         Class<?> c = wovenFixture(List.of(HookPoint.retryLoop("loop", FIXTURE, "retrying", "(I)Ljava/lang/String;")));
         Object fixture = c.getConstructor(String.class).newInstance("b");
