@@ -37,7 +37,9 @@ import java.util.logging.Level;
  * retransformed: the hook changes a method body only). {@link #prepare} gives {@code java.base} what that needs,
  * through {@link Instrumentation#redefineModule} (no command-line flag): a read edge to the bootstrap loader's
  * unnamed module, for the woven call to {@code Hooks}, and the packages whose private state a retry resets (and,
- * {@code sun.net.www.http}, whose client's hidden resend it switches off), opened to that module only.
+ * {@code sun.net.www.http}, whose client's hidden resend it switches off), opened to that module only; and
+ * {@code sun.net} and {@code sun.nio.ch}, for the check without a wait of a kept-alive connection's socket
+ * ({@code bootstrap.IdleConnectionCheck}), which falls back to the JDK's own check where they are not open.
  */
 public final class HttpUrlConnectionInstrumentation extends ClientInstrumentation {
     static final String HTTP_URL_CONNECTION = "sun.net.www.protocol.http.HttpURLConnection";
@@ -46,6 +48,8 @@ public final class HttpUrlConnectionInstrumentation extends ClientInstrumentatio
     static final String WRITE_REQUESTS_DESCRIPTOR = "()V";
     /** What {@code java.base} opens to the bootstrap loader's unnamed module. */
     static final String[] OPENED_PACKAGES = {"sun.net.www.protocol.http", "sun.net.www", "java.net", "sun.net.www.http"};
+    /** Opened as well, but not required: without them a kept-alive connection is checked the JDK's way. */
+    static final String[] OPTIONAL_OPENED_PACKAGES = {"sun.net", "sun.nio.ch"};
 
     public HttpUrlConnectionInstrumentation() {
         super(ClientNames.HTTP_URL_CONNECTION,
@@ -98,6 +102,9 @@ public final class HttpUrlConnectionInstrumentation extends ClientInstrumentatio
         Object bootstrapUnnamed = getModule.invoke(bootstrapClass);
         Map<String, Set<Object>> opens = new HashMap<String, Set<Object>>();
         for (String pkg : OPENED_PACKAGES) {
+            opens.put(pkg, Collections.singleton(bootstrapUnnamed));
+        }
+        for (String pkg : OPTIONAL_OPENED_PACKAGES) {
             opens.put(pkg, Collections.singleton(bootstrapUnnamed));
         }
         Method redefineModule = Instrumentation.class.getMethod("redefineModule",

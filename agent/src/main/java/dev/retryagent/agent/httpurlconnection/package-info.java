@@ -57,7 +57,7 @@
  *       {@code writeRequests()} (every request head, redirect hops and the JDK's rewrite after a failed write
  *       included) calls the client's public {@code setDoNotRetry(true)}: the failure reaches the retry loop, which
  *       recovers a GET and sends a POST without key once. A request the policy would not retry, on a connection
- *       from the keep-alive cache that the server has already closed ({@code available()}), keeps the JDK's resend:
+ *       from the keep-alive cache that the server has already closed (its socket polled without waiting), keeps the JDK's resend:
  *       that resend goes to a server that never saw the request ({@code bootstrap.HiddenResend}).</li>
  *   <li><b>Nested calls.</b> Each attempt runs in an {@code AttemptScope}: another connection's call made on this
  *       thread meanwhile (an {@code Authenticator}'s own lookup, or any instrumented client's) is executed once and

@@ -163,11 +163,12 @@ class HttpUrlConnectionInstrumentationTest {
 
     /**
      * The module edges: java.base reads the handler's module and opens the four packages whose state it resets
-     * (or, sun.net.www.http, whose client's hidden resend it switches off) to that module only. Shown with a class of java.base itself (whose module is java.base: the edges then hold
-     * by definition), the Instrumentation a recording stub.
+     * (or, sun.net.www.http, whose client's hidden resend it switches off), and the two through which a kept-alive
+     * socket is polled, to that module only. Shown with a class of java.base itself (whose module is java.base: the
+     * edges then hold by definition), the Instrumentation a recording stub.
      */
     @Test
-    void openJavaBaseAddsAReadEdgeAndOpensFourPackagesToTheBootstrapModule() throws Exception {
+    void openJavaBaseAddsAReadEdgeAndOpensSixPackagesToTheBootstrapModule() throws Exception {
         List<Object[]> redefinitions = new ArrayList<>();
         Instrumentation inst = (Instrumentation) Proxy.newProxyInstance(getClass().getClassLoader(),
                 new Class<?>[] {Instrumentation.class}, (proxy, method, args) -> {
@@ -185,7 +186,8 @@ class HttpUrlConnectionInstrumentationTest {
         assertEquals(Set.of(String.class.getModule()), args[1], "extra reads");
         assertEquals(Map.of(), args[2], "no exports");
         assertEquals(Map.of("sun.net.www.protocol.http", Set.of(javaBase), "sun.net.www", Set.of(javaBase),
-                "java.net", Set.of(javaBase), "sun.net.www.http", Set.of(javaBase)), args[3], "opens");
+                "java.net", Set.of(javaBase), "sun.net.www.http", Set.of(javaBase), "sun.net", Set.of(javaBase),
+                "sun.nio.ch", Set.of(javaBase)), args[3], "opens");
         assertEquals(Set.of(), args[4]);
         assertEquals(Map.of(), args[5]);
     }

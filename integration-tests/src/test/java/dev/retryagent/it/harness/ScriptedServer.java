@@ -28,6 +28,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.net.ssl.SSLContext;
@@ -61,6 +62,8 @@ public final class ScriptedServer implements AutoCloseable {
     private final Set<Socket> openSockets = ConcurrentHashMap.newKeySet();
     private final Set<Thread> handlers = ConcurrentHashMap.newKeySet();
     private final AtomicInteger connections = new AtomicInteger();
+    /** Released when the server has closed its first connection. */
+    private final CountDownLatch firstClose = new CountDownLatch(1);
 
     private final Object lock = new Object();
     private final Deque<Step> script = new ArrayDeque<>();
@@ -231,6 +234,11 @@ public final class ScriptedServer implements AutoCloseable {
     }
 
     /** How many TCP connections have been accepted. */
+    /** Released once this server has closed its first connection (both its sockets closed). */
+    public CountDownLatch firstConnectionClosed() {
+        return firstClose;
+    }
+
     public int connectionsAccepted() {
         return connections.get();
     }
@@ -353,6 +361,7 @@ public final class ScriptedServer implements AutoCloseable {
             openSockets.remove(io);
             openSockets.remove(raw);
             handlers.remove(Thread.currentThread());
+            firstClose.countDown();
         }
     }
 
@@ -414,6 +423,9 @@ public final class ScriptedServer implements AutoCloseable {
 
         if (!step.delay.isZero()) {
             Thread.sleep(step.delay.toMillis(), step.delay.toNanosPart() % 1_000_000);
+        }
+        if (step.gate != null && !step.gate.await(30, TimeUnit.SECONDS)) {
+            throw new IOException("the step's gate was not released in 30 s");
         }
 
         switch (step.action) {

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.Objects;
 
 /**
@@ -49,9 +50,17 @@ public final class Step {
     final int bodyBytesBeforeCut;
     final boolean chunkedResponse;
     final boolean closeAfterResponse;
+    /** Released before the server answers (null: at once), for an answer that must follow an event elsewhere. */
+    final CountDownLatch gate;
 
     private Step(Action action, int status, String reason, List<Map.Entry<String, String>> headers, byte[] body,
             Duration delay, int bodyBytesBeforeCut, boolean chunkedResponse, boolean closeAfterResponse) {
+        this(action, status, reason, headers, body, delay, bodyBytesBeforeCut, chunkedResponse, closeAfterResponse, null);
+    }
+
+    private Step(Action action, int status, String reason, List<Map.Entry<String, String>> headers, byte[] body,
+            Duration delay, int bodyBytesBeforeCut, boolean chunkedResponse, boolean closeAfterResponse,
+            CountDownLatch gate) {
         this.action = action;
         this.status = status;
         this.reason = reason;
@@ -61,6 +70,7 @@ public final class Step {
         this.bodyBytesBeforeCut = bodyBytesBeforeCut;
         this.chunkedResponse = chunkedResponse;
         this.closeAfterResponse = closeAfterResponse;
+        this.gate = gate;
     }
 
     // ---- factories ----
@@ -185,6 +195,15 @@ public final class Step {
      */
     public Step closeAfterResponse() {
         return new Step(action, status, reason, headers, body, delay, bodyBytesBeforeCut, chunkedResponse, true);
+    }
+
+    /**
+     * The server answers only once {@code latch} is released (it waits at most 30 s, then fails the connection): a
+     * client's next call can then wait, through this answer, for something that happens on another server.
+     */
+    public Step after(CountDownLatch latch) {
+        return new Step(action, status, reason, headers, body, delay, bodyBytesBeforeCut, chunkedResponse,
+                closeAfterResponse, latch);
     }
 
     private Step withAction(Action newAction) {

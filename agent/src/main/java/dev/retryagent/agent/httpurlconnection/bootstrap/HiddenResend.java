@@ -24,8 +24,9 @@ import java.net.HttpURLConnection;
  * the peer had reset the connection, so no server read that request whole), streaming modes (never resent), and
  * one case the JDK's resend is right about: a kept-alive connection the server closed while it was idle. For a
  * request the policy would not retry after a reset (a POST without key, a nested call), a connection from the
- * keep-alive cache is checked first, as the JDK checks one for a streaming POST ({@code available()}: a 1 ms read);
- * if the server has closed it already, the resend stays on, because it re-sends a request no server has seen.
+ * keep-alive cache is checked first, as the JDK checks one for a streaming POST, but without its 1 ms wait
+ * ({@link IdleConnectionCheck}); if the server has closed it already, the resend stays on, because it re-sends a
+ * request no server has seen.
  *
  * <p>Reflection on {@code sun.net.www.http}, which {@code java.base} opens to the bootstrap loader's unnamed module
  * at start-up. Fails open: if a member is missing or inaccessible (logged once), the JDK keeps its resend.
@@ -37,8 +38,8 @@ final class HiddenResend {
     private final Method setDoNotRetry;
     /** {@code sun.net.www.http.HttpClient.isCachedConnection()}: taken from the keep-alive cache. */
     private final Method isCachedConnection;
-    /** {@code sun.net.www.http.HttpClient.available()}: the JDK's own check that a cached socket is still open. */
-    private final Method available;
+    /** Whether the server closed a cached connection while it was idle. */
+    private final IdleConnectionCheck idle;
 
     /** The attempt this thread is making of a connection whose hidden resend is off, or null. */
     private static final ThreadLocal<ResendOff> CURRENT = new ThreadLocal<ResendOff>();
@@ -51,8 +52,9 @@ final class HiddenResend {
         setDoNotRetry.setAccessible(true);
         isCachedConnection = client.getMethod("isCachedConnection");
         isCachedConnection.setAccessible(true);
-        available = client.getDeclaredMethod("available");
+        Method available = client.getDeclaredMethod("available");
         available.setAccessible(true);
+        idle = IdleConnectionCheck.of(client, available);
     }
 
     /**
@@ -135,7 +137,7 @@ final class HiddenResend {
         }
         boolean cached = (Boolean) ConnectionState.invoke(isCachedConnection, client);
         attempt.cachedConnection = cached;
-        if (attempt.checkStale && cached && !(Boolean) ConnectionState.invoke(available, client)) {
+        if (attempt.checkStale && cached && idle.closedByServer(client)) {
             return; // closed by the server while idle: the JDK's resend goes to a server that never saw the request
         }
         ConnectionState.invoke(setDoNotRetry, client, Boolean.TRUE);

@@ -121,6 +121,30 @@ class ConnectionStateTest {
     }
 
     /**
+     * The kept-alive connection check without a wait reaches the socket's descriptor and polls it the same way on
+     * every JDK: the client's socket, the socket's implementation (behind the JDK's delegating one where it has one),
+     * its descriptor, and {@code Net.poll} with {@code POLLIN}; and the JDK's 1 ms check it falls back to.
+     */
+    @Test
+    void theIdleConnectionCheckFindsItsMembersOnEveryJdk() throws IOException {
+        classFiles("sun.net.NetworkClient").forEach((jdk, bytes) ->
+                assertTrue(members(bytes).contains("serverSocket Ljava/net/Socket;"), jdk));
+        classFiles("java.net.Socket").forEach((jdk, bytes) ->
+                assertTrue(members(bytes).stream().anyMatch(m -> m.startsWith("impl Ljava/net/SocketImpl;")), jdk));
+        classFiles("java.net.SocketImpl").forEach((jdk, bytes) ->
+                assertTrue(members(bytes).contains("fd Ljava/io/FileDescriptor;"), jdk));
+        classFiles("java.net.DelegatingSocketImpl").forEach((jdk, bytes) ->
+                assertTrue(members(bytes).contains("delegate Ljava/net/SocketImpl;"), jdk));
+        classFiles("sun.nio.ch.Net").forEach((jdk, bytes) -> {
+            List<String> members = members(bytes);
+            assertTrue(members.contains("poll(Ljava/io/FileDescriptor;IJ)I"), jdk);
+            assertTrue(members.contains("POLLIN S"), jdk);
+        });
+        classFiles("sun.net.www.http.HttpClient").forEach((jdk, bytes) ->
+                assertTrue(members(bytes).contains("available()Z"), jdk));
+    }
+
+    /**
      * Without access to java.base's internals (no agent opened them here), the state is unavailable: logged once,
      * and every read runs as the JDK runs it alone (the hook answers PROCEED). Streaming marks are skipped too.
      */
