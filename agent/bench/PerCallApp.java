@@ -21,21 +21,24 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * The per-call cost of a client on a warm keep-alive loopback connection, for every path a call can take (a GET that
  * succeeds at once, GETs the policy will not retry, POST and PUT with and without a key, a body that cannot be
  * replayed, HTTPS, a followed redirect). It starts keep-alive HTTP/1.1 servers of its own on 127.0.0.1 (plain, and
- * TLS when given a key store), warms the client up on every path in turn for WARMUP_MS, then for each path: calls for
- * PATH_WARMUP_MS, then ROUNDS rounds of ROUND_MS each, and prints the median of the rounds' nanoseconds per call. No
- * agent code: per-call.sh runs it with and without -javaagent. Each client's code is in its own nested class, so that
- * only the chosen client's jars are needed.
+ * TLS when given a key store) and warms the client up on every path in turn: for WARMUP_MS, then on until the JIT
+ * compiler has been idle for two windows of 250 ms running, or WARMUP_MAX_MS have passed. On a loaded 2-core machine
+ * the compiler needs several seconds to settle, longer with the agent, and a path measured before it has settled
+ * pays for it. Then for each path, in the order given: calls for PATH_WARMUP_MS, then ROUNDS rounds of ROUND_MS each,
+ * and it prints the median of the rounds' nanoseconds per call. No agent code: per-call.sh runs it with and without
+ * -javaagent. Each client's code is in its own nested class, so that only the chosen client's jars are needed.
  *
  * <pre>java [-Dpercall.tls.keystore=P12 -Dpercall.tls.password=PW] -cp CLASSES:CLIENT-JARS PerCallApp CLIENT STYLE \
- *      WARMUP_MS PATH_WARMUP_MS ROUNDS ROUND_MS [PATHS]</pre>
+ *      WARMUP_MS WARMUP_MAX_MS PATH_WARMUP_MS ROUNDS ROUND_MS [PATHS]</pre>
  * CLIENT: okhttp, httpclient5, httpclient4, huc, jdkhttp; STYLE: sync or async (httpclient5 and httpclient4: classic
  * or async; huc: sync only; jdkhttp: send or async). PATHS: comma-separated path names ({@link Path}), all by
  * default. Rounds are timed rather than counted, so that a client at 30 us a call and one at 600 us both get rounds
  * of the same length.
  *
- * <p>Prints per path {@code per-call path=NAME ns=MEDIAN min=MIN cpu_ns=MEAN thread_cpu_ns=MEAN alloc_b=MEAN
- * rounds=R calls=N connections=C} (per call: wall time, process CPU time, CPU time of the Java threads, bytes
- * allocated by the Java threads, the means over the path's rounds; C the connections its calls opened), or
+ * <p>Prints {@code per-call warmup_ms=W jit_settled=true|false jit_ms=T} (T: the JIT compiler's time so far), then per path {@code per-call path=NAME ns=MEDIAN
+ * min=MIN cpu_ns=MEAN thread_cpu_ns=MEAN alloc_b=MEAN rounds=R calls=N connections=C jit_ms=J} (per call: wall
+ * time, process CPU time, CPU time of the Java threads, bytes allocated by the Java threads, the means over the
+ * path's rounds; C the connections its calls opened, J the JIT compiler's time during its rounds), or
  * {@code per-call path=NAME skipped=REASON}. Exits non-zero at the first wrong answer (status, body, exception) and
  * when the servers did not see exactly the requests the calls should have sent: a client or an agent that resends a
  * request silently, or sends one to the wrong place, fails the run.
@@ -130,12 +133,13 @@ public final class PerCallApp {
         String client = args[0];
         String style = args[1];
         long warmupMillis = Long.parseLong(args[2]);
-        long pathWarmupMillis = Long.parseLong(args[3]);
-        int rounds = Integer.parseInt(args[4]);
-        long roundNanos = TimeUnit.MILLISECONDS.toNanos(Long.parseLong(args[5]));
+        long warmupMaxMillis = Long.parseLong(args[3]);
+        long pathWarmupMillis = Long.parseLong(args[4]);
+        int rounds = Integer.parseInt(args[5]);
+        long roundNanos = TimeUnit.MILLISECONDS.toNanos(Long.parseLong(args[6]));
         List<Path> paths = new ArrayList<>();
-        if (args.length > 6 && !args[6].equals("all")) {
-            for (String name : args[6].split(",")) {
+        if (args.length > 7 && !args[7].equals("all")) {
+            for (String name : args[7].split(",")) {
                 paths.add(Path.named(name.trim()));
             }
         } else {
@@ -162,19 +166,38 @@ public final class PerCallApp {
             }
         }
 
-        // every path in turn first, so that the client's common code is compiled before any path is measured
+        // every path in turn first, so that the code the paths share is compiled before any path is measured
         Expected expected = new Expected();
         phase = "warm-up";
-        long warmEnd = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(warmupMillis);
-        while (System.nanoTime() < warmEnd) {
+        long warmStart = System.nanoTime();
+        long warmMin = warmStart + TimeUnit.MILLISECONDS.toNanos(warmupMillis);
+        long warmMax = warmStart + TimeUnit.MILLISECONDS.toNanos(Math.max(warmupMillis, warmupMaxMillis));
+        long windowEnd = warmMin;
+        long jitAtWindowStart = jitMillis();
+        int idleWindows = 0;
+        boolean settled = false;
+        while (true) {
             for (int i = 0; i < taken.size(); i++) {
-                for (int n = 0; n < 20; n++) {
+                for (int n = 0; n < 5; n++) {
                     calls.get(i).run();
                 }
-                expected.add(taken.get(i), 20);
+                expected.add(taken.get(i), 5);
+            }
+            long now = System.nanoTime();
+            if (now >= windowEnd) {
+                long jit = jitMillis();
+                idleWindows = jit >= 0 && jit - jitAtWindowStart <= JIT_IDLE_MILLIS ? idleWindows + 1 : 0;
+                jitAtWindowStart = jit;
+                windowEnd = now + JIT_WINDOW_NANOS;
+                settled = idleWindows >= 2;
+                if (settled || now >= warmMax || jit < 0) {
+                    break;
+                }
             }
         }
         expected.verify();
+        System.out.println("per-call warmup_ms=" + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - warmStart) + " jit_settled=" + settled
+                + " jit_ms=" + jitMillis());
 
         for (int i = 0; i < taken.size(); i++) {
             Path p = taken.get(i);
@@ -189,6 +212,7 @@ public final class PerCallApp {
             } while (System.nanoTime() < pathWarmEnd);
             long[] nsPerCall = new long[rounds];
             long measured = 0;
+            long jitBefore = jitMillis();
             long cpuStart = processCpuNanos(); // over all rounds: the OS counts it in ticks of up to 10 ms
             java.util.Map<Long, Long> threadCpuStart = javaThreadsCpuNanos();
             java.util.Map<Long, Long> allocStart = javaThreadsAllocatedBytes();
@@ -203,6 +227,7 @@ public final class PerCallApp {
                 nsPerCall[r] = elapsed / n;
                 measured += n;
             }
+            long jitDuring = jitMillis() - jitBefore;
             long cpuPerCall = (processCpuNanos() - cpuStart) / measured;
             long threadCpuPerCall = sumOfDeltas(threadCpuStart, javaThreadsCpuNanos()) / measured;
             long allocPerCall = sumOfDeltas(allocStart, javaThreadsAllocatedBytes()) / measured;
@@ -211,9 +236,20 @@ public final class PerCallApp {
             long min = Arrays.stream(nsPerCall).min().getAsLong();
             System.out.println("per-call path=" + p.label + " ns=" + median(nsPerCall) + " min=" + min + " cpu_ns=" + cpuPerCall
                     + " thread_cpu_ns=" + threadCpuPerCall + " alloc_b=" + allocPerCall + " rounds=" + rounds
-                    + " calls=" + measured + " connections=" + (CONNECTIONS.get() - connectionsBefore));
+                    + " calls=" + measured + " connections=" + (CONNECTIONS.get() - connectionsBefore)
+                    + " jit_ms=" + jitDuring);
         }
         driver.close();
+    }
+
+    /** A warm-up window in which the JIT compiler spent at most this long is idle (a late compilation now and then stays). */
+    static final long JIT_IDLE_MILLIS = 2;
+    static final long JIT_WINDOW_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
+
+    /** The JIT compiler's total time so far, or -1 where the JVM does not tell. */
+    static long jitMillis() {
+        java.lang.management.CompilationMXBean jit = java.lang.management.ManagementFactory.getCompilationMXBean();
+        return jit != null && jit.isCompilationTimeMonitoringSupported() ? jit.getTotalCompilationTime() : -1;
     }
 
     /** Sorts {@code values} and returns their median. */
