@@ -1,16 +1,9 @@
 package dev.retryagent.agent;
 
-import dev.retryagent.agent.azure.AzureInstrumentation;
 import dev.retryagent.agent.bootstrap.Hooks;
 import dev.retryagent.agent.bootstrap.Housekeeping;
 import dev.retryagent.agent.bootstrap.InjectedFaults;
 import dev.retryagent.agent.bootstrap.RetryRuntime;
-import dev.retryagent.agent.failsafe.FailsafeInstrumentation;
-import dev.retryagent.agent.feign.FeignInstrumentation;
-import dev.retryagent.agent.awssdk1.AwsSdk1Instrumentation;
-import dev.retryagent.agent.awssdk2.AwsSdk2Instrumentation;
-import dev.retryagent.agent.elasticsearch.ElasticsearchInstrumentation;
-import dev.retryagent.agent.googlehttp.GoogleHttpInstrumentation;
 import dev.retryagent.agent.httpclient4.HttpClient4Instrumentation;
 import dev.retryagent.agent.httpclient5.HttpClient5Instrumentation;
 import dev.retryagent.agent.httpurlconnection.HttpUrlConnectionInstrumentation;
@@ -21,9 +14,6 @@ import dev.retryagent.agent.instrument.UncoveredClients;
 import dev.retryagent.agent.jdkhttp.JdkHttpClientInstrumentation;
 import dev.retryagent.agent.metrics.Metrics;
 import dev.retryagent.agent.okhttp.OkHttpInstrumentation;
-import dev.retryagent.agent.resilience4j.Resilience4jInstrumentation;
-import dev.retryagent.agent.springframeworkretry.SpringFrameworkRetryInstrumentation;
-import dev.retryagent.agent.springretry.SpringRetryInstrumentation;
 import dev.retryagent.engine.RetryLog;
 import dev.retryagent.policy.Mode;
 import dev.retryagent.policy.Policy;
@@ -46,7 +36,7 @@ final class AgentStartup {
     private AgentStartup() {
     }
 
-    /** The clients the agent instruments. */
+    /** The clients the agent instruments, then the retry layers above them. */
     static List<ClientInstrumentation> clients() {
         List<ClientInstrumentation> clients = new ArrayList<ClientInstrumentation>();
         clients.add(new OkHttpInstrumentation());
@@ -54,16 +44,7 @@ final class AgentStartup {
         clients.add(new HttpClient4Instrumentation());
         clients.add(new HttpUrlConnectionInstrumentation());
         clients.add(new JdkHttpClientInstrumentation());
-        clients.add(new Resilience4jInstrumentation());
-        clients.add(new FailsafeInstrumentation());
-        clients.add(new AzureInstrumentation());
-        clients.add(new FeignInstrumentation());
-        clients.add(new SpringRetryInstrumentation());
-        clients.add(new SpringFrameworkRetryInstrumentation());
-        clients.add(new AwsSdk2Instrumentation());
-        clients.add(new AwsSdk1Instrumentation());
-        clients.add(new GoogleHttpInstrumentation());
-        clients.add(new ElasticsearchInstrumentation());
+        clients.addAll(RetryLayers.all());
         return Collections.unmodifiableList(clients);
     }
 
