@@ -18,9 +18,6 @@ import dev.retryagent.engine.RetryLog;
 import dev.retryagent.policy.Mode;
 import dev.retryagent.policy.Policy;
 import java.lang.instrument.Instrumentation;
-import java.nio.file.InvalidPathException;
-import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -79,7 +76,7 @@ final class AgentStartup {
             policy = builtInPolicy(config.mode());
         } else {
             BootClasses.defineParser();
-            watcher = watcher(config.policy(), config.mode());
+            watcher = PolicyWatcher.of(config.policy(), config.mode());
             policy = watcher != null ? watcher.start() : Policy.builtIn().withModeOverride(Mode.OFF);
         }
         RetryAgent.mark("policy");
@@ -114,30 +111,6 @@ final class AgentStartup {
     private static String uncovered() {
         String names = UncoveredClients.jvm().names();
         return names.isEmpty() ? "" : " uncovered=" + names;
-    }
-
-    /**
-     * The watcher of the policy file {@code file}: its start-up load, then its reloads (SPEC 4.13). A file that
-     * cannot be used leaves the application running without retries (SPEC 4.11): every error is logged with its
-     * file, line and key, and the agent runs in mode {@code off} until the file is fixed. The operator's
-     * {@code mode} argument, if any, overrides the file's mode at every load.
-     */
-    static PolicyWatcher watcher(String file, Mode modeOverride) {
-        Path path;
-        try {
-            path = Paths.get(file);
-        } catch (InvalidPathException e) {
-            RetryLog.agent(Level.SEVERE, "policy-invalid file=" + file
-                    + " error=not a valid path; the application runs without retries (mode off)");
-            return null;
-        }
-        return new PolicyWatcher(path, modeOverride, PolicyWatcher.REAL_FILES, PolicyWatcher.SYSTEM_CLOCK,
-                new PolicyWatcher.Target() {
-                    @Override
-                    public void install(Policy policy) {
-                        RetryRuntime.setPolicy(policy);
-                    }
-                });
     }
 
     /** The built-in policy, when no file is given; logged as a load, so that every service says what it runs. */
