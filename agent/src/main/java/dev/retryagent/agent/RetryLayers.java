@@ -28,10 +28,10 @@ import java.util.List;
  * since a class literal would load them at premain.
  */
 public final class RetryLayers {
-    static final String STAGES = "software.amazon.awssdk.core.internal.http.pipeline.stages.";
+    private static final String STAGES = "software.amazon.awssdk.core.internal.http.pipeline.stages.";
     /** Failsafe 3.1+ returns the result from {@code executeSync()}, 3.0 its {@code ExecutionResult}. */
-    static final String FAILSAFE_RESULT = "()Ljava/lang/Object;";
-    static final String FAILSAFE_3_0_RESULT = "()Ldev/failsafe/spi/ExecutionResult;";
+    private static final String FAILSAFE_RESULT = "()Ljava/lang/Object;";
+    private static final String FAILSAFE_3_0_RESULT = "()Ldev/failsafe/spi/ExecutionResult;";
 
     private static final String R = "Lio/github/resilience4j/retry/Retry;";
     private static final String OBJECT = "Ljava/lang/Object;";
@@ -49,7 +49,7 @@ public final class RetryLayers {
      * each are noted), then the default {@code executeX} methods, which call {@code decorateX(this, ...)}'s lambda
      * and so keep the common {@code retry.executeX(...)} covered should a later release renumber its lambdas.
      */
-    static final String[][] RESILIENCE4J_LOOPS = {
+    private static final String[][] RESILIENCE4J_LOOPS = {
             // 1.5.0 - 1.7.1 (vavr's functional types; the serializable lambdas carry javac's hash in their name)
             {"lambda$decorateCheckedSupplier$3f69f149$1", "(" + R + VAVR + "CheckedFunction0;)" + OBJECT},
             {"lambda$decorateCheckedRunnable$1", "(" + R + VAVR + "CheckedRunnable;)V"},
