@@ -1,16 +1,9 @@
 package dev.retryagent.agent;
 
-import dev.retryagent.agent.azure.AzureInstrumentation;
 import dev.retryagent.agent.bootstrap.Hooks;
 import dev.retryagent.agent.bootstrap.Housekeeping;
 import dev.retryagent.agent.bootstrap.InjectedFaults;
 import dev.retryagent.agent.bootstrap.RetryRuntime;
-import dev.retryagent.agent.failsafe.FailsafeInstrumentation;
-import dev.retryagent.agent.feign.FeignInstrumentation;
-import dev.retryagent.agent.awssdk1.AwsSdk1Instrumentation;
-import dev.retryagent.agent.awssdk2.AwsSdk2Instrumentation;
-import dev.retryagent.agent.elasticsearch.ElasticsearchInstrumentation;
-import dev.retryagent.agent.googlehttp.GoogleHttpInstrumentation;
 import dev.retryagent.agent.httpclient4.HttpClient4Instrumentation;
 import dev.retryagent.agent.httpclient5.HttpClient5Instrumentation;
 import dev.retryagent.agent.httpurlconnection.HttpUrlConnectionInstrumentation;
@@ -21,16 +14,10 @@ import dev.retryagent.agent.instrument.UncoveredClients;
 import dev.retryagent.agent.jdkhttp.JdkHttpClientInstrumentation;
 import dev.retryagent.agent.metrics.Metrics;
 import dev.retryagent.agent.okhttp.OkHttpInstrumentation;
-import dev.retryagent.agent.resilience4j.Resilience4jInstrumentation;
-import dev.retryagent.agent.springframeworkretry.SpringFrameworkRetryInstrumentation;
-import dev.retryagent.agent.springretry.SpringRetryInstrumentation;
 import dev.retryagent.engine.RetryLog;
 import dev.retryagent.policy.Mode;
 import dev.retryagent.policy.Policy;
 import java.lang.instrument.Instrumentation;
-import java.nio.file.InvalidPathException;
-import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -46,7 +33,7 @@ final class AgentStartup {
     private AgentStartup() {
     }
 
-    /** The clients the agent instruments. */
+    /** The clients the agent instruments, then the retry layers above them. */
     static List<ClientInstrumentation> clients() {
         List<ClientInstrumentation> clients = new ArrayList<ClientInstrumentation>();
         clients.add(new OkHttpInstrumentation());
@@ -54,16 +41,7 @@ final class AgentStartup {
         clients.add(new HttpClient4Instrumentation());
         clients.add(new HttpUrlConnectionInstrumentation());
         clients.add(new JdkHttpClientInstrumentation());
-        clients.add(new Resilience4jInstrumentation());
-        clients.add(new FailsafeInstrumentation());
-        clients.add(new AzureInstrumentation());
-        clients.add(new FeignInstrumentation());
-        clients.add(new SpringRetryInstrumentation());
-        clients.add(new SpringFrameworkRetryInstrumentation());
-        clients.add(new AwsSdk2Instrumentation());
-        clients.add(new AwsSdk1Instrumentation());
-        clients.add(new GoogleHttpInstrumentation());
-        clients.add(new ElasticsearchInstrumentation());
+        clients.addAll(RetryLayers.all());
         return Collections.unmodifiableList(clients);
     }
 
@@ -98,7 +76,7 @@ final class AgentStartup {
             policy = builtInPolicy(config.mode());
         } else {
             BootClasses.defineParser();
-            watcher = watcher(config.policy(), config.mode());
+            watcher = PolicyWatcher.of(config.policy(), config.mode());
             policy = watcher != null ? watcher.start() : Policy.builtIn().withModeOverride(Mode.OFF);
         }
         RetryAgent.mark("policy");
@@ -133,30 +111,6 @@ final class AgentStartup {
     private static String uncovered() {
         String names = UncoveredClients.jvm().names();
         return names.isEmpty() ? "" : " uncovered=" + names;
-    }
-
-    /**
-     * The watcher of the policy file {@code file}: its start-up load, then its reloads (SPEC 4.13). A file that
-     * cannot be used leaves the application running without retries (SPEC 4.11): every error is logged with its
-     * file, line and key, and the agent runs in mode {@code off} until the file is fixed. The operator's
-     * {@code mode} argument, if any, overrides the file's mode at every load.
-     */
-    static PolicyWatcher watcher(String file, Mode modeOverride) {
-        Path path;
-        try {
-            path = Paths.get(file);
-        } catch (InvalidPathException e) {
-            RetryLog.agent(Level.SEVERE, "policy-invalid file=" + file
-                    + " error=not a valid path; the application runs without retries (mode off)");
-            return null;
-        }
-        return new PolicyWatcher(path, modeOverride, PolicyWatcher.REAL_FILES, PolicyWatcher.SYSTEM_CLOCK,
-                new PolicyWatcher.Target() {
-                    @Override
-                    public void install(Policy policy) {
-                        RetryRuntime.setPolicy(policy);
-                    }
-                });
     }
 
     /** The built-in policy, when no file is given; logged as a load, so that every service says what it runs. */

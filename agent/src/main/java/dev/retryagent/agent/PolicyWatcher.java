@@ -1,5 +1,6 @@
 package dev.retryagent.agent;
 
+import dev.retryagent.agent.bootstrap.RetryRuntime;
 import dev.retryagent.engine.RetryLog;
 import dev.retryagent.policy.Mode;
 import dev.retryagent.policy.Policy;
@@ -8,8 +9,10 @@ import dev.retryagent.policy.PolicyException;
 import dev.retryagent.policy.PolicyLoader;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.Paths;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -154,6 +157,31 @@ final class PolicyWatcher implements Runnable {
         this.files = files;
         this.clock = clock;
         this.target = target;
+    }
+
+    /**
+     * The watcher of the policy file {@code file}: its start-up load, then its reloads (SPEC 4.13). A file that
+     * cannot be used leaves the application running without retries (SPEC 4.11): every error is logged with its
+     * file, line and key, and the agent runs in mode {@code off} until the file is fixed. The operator's
+     * {@code mode} argument, if any, overrides the file's mode at every load. Kept out of {@link AgentStartup}:
+     * verifying a class that makes a {@link Target} loads {@code Target}, and a start on the built-in policy loads none
+     * of the watcher's classes.
+     */
+    static PolicyWatcher of(String file, Mode modeOverride) {
+        Path path;
+        try {
+            path = Paths.get(file);
+        } catch (InvalidPathException e) {
+            RetryLog.agent(Level.SEVERE, "policy-invalid file=" + file
+                    + " error=not a valid path; the application runs without retries (mode off)");
+            return null;
+        }
+        return new PolicyWatcher(path, modeOverride, REAL_FILES, SYSTEM_CLOCK, new Target() {
+            @Override
+            public void install(Policy policy) {
+                RetryRuntime.setPolicy(policy);
+            }
+        });
     }
 
     /** The content hash of the running policy, or null while the file has given none. */

@@ -1,6 +1,7 @@
 package dev.retryagent.agent;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.retryagent.agent.instrument.ClientInstrumentation;
@@ -11,10 +12,12 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.TreeSet;
 import net.bytebuddy.jar.asm.ClassReader;
 import net.bytebuddy.jar.asm.ClassVisitor;
 import net.bytebuddy.jar.asm.MethodVisitor;
 import net.bytebuddy.jar.asm.Opcodes;
+import net.bytebuddy.jar.asm.Type;
 import org.junit.jupiter.api.Test;
 
 /** Every client is described and served the same way. */
@@ -30,6 +33,60 @@ class ClientHandlersTest {
             }
         }
         assertEquals(ClientNames.ALL, names);
+    }
+
+    /**
+     * Premain loads the retry layers' table and none of their packages' classes: a handler is named by string, and
+     * loads when a class of its library is woven (README, Start-up).
+     */
+    @Test
+    void theRetryLayersTableLinksToNoClassOfALayer() throws IOException {
+        Set<String> packages = new HashSet<>();
+        for (ClientInstrumentation layer : RetryLayers.all()) {
+            assertTrue(layer.isRetryLayer(), layer.name());
+            String handler = layer.handlerClass().replace('.', '/');
+            packages.add(handler.substring(0, handler.lastIndexOf('/') + 1));
+        }
+        assertEquals(RetryLayers.all().size(), packages.size(), "a package per layer: " + packages);
+        Set<String> linked = new TreeSet<>();
+        try (InputStream in = getClass().getClassLoader().getResourceAsStream(
+                RetryLayers.class.getName().replace('.', '/') + ".class")) {
+            new ClassReader(in).accept(new ClassVisitor(Opcodes.ASM9) {
+                @Override
+                public MethodVisitor visitMethod(int access, String name, String descriptor, String signature,
+                                                 String[] exceptions) {
+                    return new MethodVisitor(Opcodes.ASM9) {
+                        @Override
+                        public void visitMethodInsn(int opcode, String owner, String method, String desc,
+                                                    boolean isInterface) {
+                            linked.add(owner);
+                        }
+
+                        @Override
+                        public void visitFieldInsn(int opcode, String owner, String field, String desc) {
+                            linked.add(owner);
+                        }
+
+                        @Override
+                        public void visitTypeInsn(int opcode, String type) {
+                            linked.add(type);
+                        }
+
+                        @Override
+                        public void visitLdcInsn(Object value) {
+                            if (value instanceof Type) {
+                                linked.add(((Type) value).getInternalName());
+                            }
+                        }
+                    };
+                }
+            }, ClassReader.SKIP_DEBUG);
+        }
+        assertTrue(linked.contains("dev/retryagent/agent/instrument/ClientInstrumentation"), linked.toString());
+        for (String owner : linked) {
+            String pkg = owner.substring(0, owner.lastIndexOf('/') + 1);
+            assertFalse(packages.contains(pkg), owner + " is linked from RetryLayers");
+        }
     }
 
     /** So that no handler is made by reflection (README, Start-up). */

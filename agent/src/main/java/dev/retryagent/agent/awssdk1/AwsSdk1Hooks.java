@@ -7,11 +7,11 @@ import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 
 /**
- * The handler of the AWS SDK v1's retry loop ({@link AwsSdk1Instrumentation}): says whether the loop starting here
- * retries. Reads, by reflection, the retry policy the loop asks ({@code shouldRetry}): the executor's outer
- * {@code AmazonHttpClient} ({@code this$0}) and its {@code retryPolicy}, a {@code RetryPolicyAdapter} whose
- * {@code getMaxErrorRetry()} is the client's resolved retries ({@code ClientConfiguration.setMaxErrorRetry}, else the
- * policy's own: 0 for {@code PredefinedRetryPolicies.NO_RETRY_POLICY}).
+ * The handler of the AWS SDK v1's retry loop (its hook points: {@link dev.retryagent.agent.RetryLayers}): says whether
+ * the loop starting here retries. Reads, by reflection, the retry policy the loop asks ({@code shouldRetry}): the
+ * executor's outer {@code AmazonHttpClient} ({@code this$0}) and its {@code retryPolicy}, a {@code RetryPolicyAdapter}
+ * whose {@code getMaxErrorRetry()} is the client's resolved retries ({@code ClientConfiguration.setMaxErrorRetry}, else
+ * the policy's own: 0 for {@code PredefinedRetryPolicies.NO_RETRY_POLICY}).
  */
 public final class AwsSdk1Hooks extends RetryLoopHandler {
     public static final String EXECUTE_HELPER = "aws-sdk-v1.execute-helper";

@@ -7,10 +7,10 @@ import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 
 /**
- * The handler of the AWS SDK v2's retry stages ({@link AwsSdk2Instrumentation}): says whether the loop starting here
- * retries. Reads, by reflection, what {@code RetryableStageHelper} itself reads when the loop starts: the stage's
- * {@code dependencies.clientConfiguration()}, its option {@code SdkClientOption.RETRY_POLICY} (a legacy
- * {@code RetryPolicy}: {@code numRetries() + 1} attempts), else its option {@code RETRY_STRATEGY}
+ * The handler of the AWS SDK v2's retry stages (its hook points: {@link dev.retryagent.agent.RetryLayers}): says
+ * whether the loop starting here retries. Reads, by reflection, what {@code RetryableStageHelper} itself reads when the
+ * loop starts: the stage's {@code dependencies.clientConfiguration()}, its option {@code SdkClientOption.RETRY_POLICY}
+ * (a legacy {@code RetryPolicy}: {@code numRetries() + 1} attempts), else its option {@code RETRY_STRATEGY}
  * ({@code maxAttempts()}). {@code RetryableStage2} reads the strategy only, as its helper does.
  */
 public final class AwsSdk2Hooks extends RetryLoopHandler {

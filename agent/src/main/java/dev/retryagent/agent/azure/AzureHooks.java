@@ -7,16 +7,19 @@ import dev.retryagent.engine.UpperLayer;
 import java.lang.reflect.Field;
 
 /**
- * The handler of the Azure SDK's {@code RetryPolicy.processSync} ({@link AzureInstrumentation}): a layer when the
- * policy's {@code RetryStrategy} (its private field {@code retryStrategy}, read by reflection; the strategy built
- * from {@code RetryOptions}, an {@code ExponentialBackoff}, a {@code FixedDelay} or the application's own) allows a
- * retry ({@code getMaxRetries()} above 0), {@link UpperLayer#RETRIES_OFF} when it allows none. Compiled against
- * azure-core 1.45.0; the field and {@code RetryStrategy.getMaxRetries()} are the same through 1.61.
+ * The handler of the Azure SDK's {@code RetryPolicy.processSync} (its hook points:
+ * {@link dev.retryagent.agent.RetryLayers}): a layer when the policy's {@code RetryStrategy} (its private field
+ * {@code retryStrategy}, read by reflection; the strategy built from {@code RetryOptions}, an
+ * {@code ExponentialBackoff}, a {@code FixedDelay} or the application's own) allows a retry ({@code getMaxRetries()}
+ * above 0), {@link UpperLayer#RETRIES_OFF} when it allows none. Compiled against azure-core 1.45.0; the field and
+ * {@code RetryStrategy.getMaxRetries()} are the same through 1.61.
  */
 public final class AzureHooks extends RetryLoopHandler {
     /** The layer's name in logs ({@code layer=azure-sdk}). */
     public static final String LAYER = "azure-sdk";
     public static final String PROCESS_SYNC = "azure-sdk.retry-policy-sync";
+    /** The hooked class: azure-core's {@code RetryPolicy}, the pipeline's retry step. */
+    public static final String RETRY_POLICY = "com.azure.core.http.policy.RetryPolicy";
 
     /** {@code RetryPolicy.retryStrategy}; one hooked class per loader. */
     private static volatile Field retryStrategy;
@@ -29,7 +32,7 @@ public final class AzureHooks extends RetryLoopHandler {
     protected String layerOf(String hook, Object self) throws ReflectiveOperationException {
         Field f = retryStrategy;
         if (f == null) {
-            f = declaredField(self.getClass(), AzureInstrumentation.RETRY_POLICY, "retryStrategy");
+            f = declaredField(self.getClass(), RETRY_POLICY, "retryStrategy");
             retryStrategy = f;
         }
         Object strategy = f.get(self);

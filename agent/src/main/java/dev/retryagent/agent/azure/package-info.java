@@ -1,7 +1,8 @@
 /**
  * The Azure SDK's core ({@code com.azure:azure-core}) {@code RetryPolicy} as a retry layer above the client (SPEC
  * 4.14, layer {@code azure-sdk}): a call made inside its synchronous retries is left to it under
- * {@code upperLayers: defer}. What is hooked: {@link dev.retryagent.agent.azure.AzureInstrumentation}.
+ * {@code upperLayers: defer}. Its hook point is declared in
+ * {@link dev.retryagent.agent.RetryLayers}, with the other layers'.
  *
  * <h2>Why there</h2>
  * <ul>

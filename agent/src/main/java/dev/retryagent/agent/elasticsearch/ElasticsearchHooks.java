@@ -5,9 +5,9 @@ import dev.retryagent.agent.instrument.RetryLoopHandler;
 import org.elasticsearch.client.RestClient;
 
 /**
- * The handler of the Elasticsearch REST client's node loop ({@link ElasticsearchInstrumentation}): a client of more
- * than one node tries the next one after a failure (an I/O error, 502, 503 or 504), so its calls are inside a retry
- * layer; a client of one node has nothing to retry on, and is no layer.
+ * The handler of the Elasticsearch REST client's node loop (its hook points: {@link dev.retryagent.agent.RetryLayers}):
+ * a client of more than one node tries the next one after a failure (an I/O error, 502, 503 or 504), so its calls are
+ * inside a retry layer; a client of one node has nothing to retry on, and is no layer.
  */
 public final class ElasticsearchHooks extends RetryLoopHandler {
     public static final String LAYER = "elasticsearch-rest-client";

@@ -10,10 +10,10 @@ import java.lang.reflect.Field;
 import java.util.List;
 
 /**
- * The handler of Failsafe's synchronous executions ({@link FailsafeInstrumentation}): a layer when the executor's
- * policies hold a {@code RetryPolicy} that allows a retry ({@code maxRetries} above 0, or -1: unlimited);
- * {@link UpperLayer#RETRIES_OFF} when every {@code RetryPolicy} it holds has {@code maxRetries} 0; null when it holds
- * none (only a circuit breaker, a timeout, a fallback...). Compiled against Failsafe 3.0 (its
+ * The handler of Failsafe's synchronous executions (its hook points: {@link dev.retryagent.agent.RetryLayers}): a layer
+ * when the executor's policies hold a {@code RetryPolicy} that allows a retry ({@code maxRetries} above 0, or -1:
+ * unlimited); {@link UpperLayer#RETRIES_OFF} when every {@code RetryPolicy} it holds has {@code maxRetries} 0; null
+ * when it holds none (only a circuit breaker, a timeout, a fallback...). Compiled against Failsafe 3.0 (its
  * {@code getPolicies()}, {@code RetryPolicy.getConfig().getMaxRetries()}, unchanged through 3.3); Failsafe 2.4 by
  * reflection, its types being in another package ({@code net.jodah.failsafe}).
  */
@@ -22,6 +22,10 @@ public final class FailsafeHooks extends RetryLoopHandler {
     public static final String LAYER = "failsafe";
     public static final String SYNC = "failsafe.sync-execution";
     public static final String SYNC_2 = "failsafe2.call";
+    /** Failsafe 3's execution, whose {@code executeSync()} is hooked. */
+    public static final String SYNC_EXECUTION = "dev.failsafe.SyncExecutionImpl";
+    /** Failsafe 2.4's executor, whose private {@code call(Function)} is hooked. */
+    public static final String EXECUTOR_2 = "net.jodah.failsafe.FailsafeExecutor";
 
     /** {@code SyncExecutionImpl.executor}, the execution's {@code FailsafeExecutor}; one hooked class per loader. */
     private static volatile Field executor;
@@ -37,7 +41,7 @@ public final class FailsafeHooks extends RetryLoopHandler {
         if (SYNC.equals(hook)) {
             Field f = executor;
             if (f == null) {
-                f = declaredField(self.getClass(), FailsafeInstrumentation.SYNC_EXECUTION, "executor");
+                f = declaredField(self.getClass(), SYNC_EXECUTION, "executor");
                 executor = f;
             }
             Object exec = f.get(self);
@@ -46,7 +50,7 @@ public final class FailsafeHooks extends RetryLoopHandler {
         if (SYNC_2.equals(hook)) {
             Field f = policies2;
             if (f == null) {
-                f = declaredField(self.getClass(), FailsafeInstrumentation.EXECUTOR_2, "policies");
+                f = declaredField(self.getClass(), EXECUTOR_2, "policies");
                 policies2 = f;
             }
             return Failsafe2.layerOf((List<?>) f.get(self));

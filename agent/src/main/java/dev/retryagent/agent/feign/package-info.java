@@ -5,17 +5,17 @@
  *
  * <h2>What is hooked, and why there</h2>
  * {@code feign.SynchronousMethodHandler.invoke(Object[])} ({@code ([Ljava/lang/Object;)Ljava/lang/Object;}), as a
- * {@code RETRY_LOOP} ({@link dev.retryagent.agent.feign.FeignInstrumentation}). It is entered once per call of a
- * Feign interface method, and every attempt runs inside it on that thread: up to 13.12 the {@code while (true)}
- * loop ({@code executeAndDecode}, then {@code retryer.continueOrPropagate} on a {@code RetryableException}) is its
- * body; 13.13 moved the loop into the private {@code runWithRetry(Invocation, Options)}, which {@code invoke} reaches
- * through its {@code MethodInterceptor} chain, synchronously. Hooking {@code invoke} covers both without naming the
- * private method. The Feign {@code Client} underneath ({@code Client.Default} over HttpURLConnection,
- * {@code feign.okhttp.OkHttpClient}, the Apache and java.net.http clients) is the agent's as usual; under
- * {@code upperLayers: defer} each attempt goes out once, unmarked, with the client's hidden resends off (the JDK's
- * silent resend, OkHttp's {@code retryOnConnectionFailure}), so a call sends what Feign alone decides.
- * {@code AsynchronousMethodHandler} (AsyncFeign) retries in future callbacks on other threads: not hooked, its
- * attempts are seen as plain calls.
+ * {@code RETRY_LOOP} (declared in {@link dev.retryagent.agent.RetryLayers}, with the other layers' hook points). It is
+ * entered once per call of a Feign interface method, and every attempt runs inside it on that thread: up to 13.12 the
+ * {@code while (true)} loop ({@code executeAndDecode}, then {@code retryer.continueOrPropagate} on a
+ * {@code RetryableException}) is its body; 13.13 moved the loop into the private
+ * {@code runWithRetry(Invocation, Options)}, which {@code invoke} reaches through its {@code MethodInterceptor} chain,
+ * synchronously. Hooking {@code invoke} covers both without naming the private method. The Feign {@code Client}
+ * underneath ({@code Client.Default} over HttpURLConnection, {@code feign.okhttp.OkHttpClient}, the Apache and
+ * java.net.http clients) is the agent's as usual; under {@code upperLayers: defer} each attempt goes out once,
+ * unmarked, with the client's hidden resends off (the JDK's silent resend, OkHttp's {@code retryOnConnectionFailure}),
+ * so a call sends what Feign alone decides. {@code AsynchronousMethodHandler} (AsyncFeign) retries in future callbacks
+ * on other threads: not hooked, its attempts are seen as plain calls.
  *
  * <h2>Retries off</h2>
  * The loop's {@code Retryer}, read by reflection: the handler's private field {@code retryer} (checked on 11.10,

@@ -7,13 +7,14 @@ import dev.retryagent.agent.instrument.RetryLoopHandler;
 import dev.retryagent.engine.UpperLayer;
 
 /**
- * The handler of google-http-client's {@code HttpRequest.execute()} ({@link GoogleHttpInstrumentation}): the loop
- * retries only with retries left ({@code getNumberOfRetries() > 0}) and something that asks for a retry: an
- * I/O-exception handler, the deprecated {@code setRetryOnExecuteIOException(true)}, or the library's back-off handler
- * for unsuccessful responses ({@code HttpBackOffUnsuccessfulResponseHandler}, a subclass included). Any other
- * unsuccessful-response handler is not taken for a retry layer: the common one is a credential's (google-auth's
- * {@code HttpCredentialsAdapter}, google-api-client's {@code Credential}), which retries a 401 after refreshing the
- * token and nothing else; taking it for a layer would leave every 503 of those calls unretried.
+ * The handler of google-http-client's {@code HttpRequest.execute()} (its hook points:
+ * {@link dev.retryagent.agent.RetryLayers}): the loop retries only with retries left ({@code getNumberOfRetries() > 0})
+ * and something that asks for a retry: an I/O-exception handler, the deprecated
+ * {@code setRetryOnExecuteIOException(true)}, or the library's back-off handler for unsuccessful responses
+ * ({@code HttpBackOffUnsuccessfulResponseHandler}, a subclass included). Any other unsuccessful-response handler is not
+ * taken for a retry layer: the common one is a credential's (google-auth's {@code HttpCredentialsAdapter},
+ * google-api-client's {@code Credential}), which retries a 401 after refreshing the token and nothing else; taking it
+ * for a layer would leave every 503 of those calls unretried.
  */
 public final class GoogleHttpHooks extends RetryLoopHandler {
     public static final String LAYER = "google-http-client";

@@ -10,18 +10,17 @@
  * {@code DelegateHttpsURLConnection} its public wrapper delegates to (the wrapper itself is not hooked, so attempts
  * never square). The first read of a connection runs the shared {@code RetryLoop} in the hook's handler
  * ({@code bootstrap.HttpUrlConnectionHooks}), under the connection's own lock; each attempt is a nested
- * {@code getInputStream()} on the application's own connection object, which the hook's per-thread re-entrancy
- * guard lets through to the JDK's body: the JDK connects, writes the head and the buffered body
- * ({@code PosterOutputStream}, which it keeps until a success) and parses the response, exactly as for a call of
- * its own. A status of 400 or more makes that body throw; the loop treats it as a response (status and
- * Retry-After read back through {@code getResponseCode()} and {@code getHeaderField}), and if it is the last, the
- * application gets that very exception. The JDK follows redirects inside that body and leaves the connection's URL
- * at the last hop, where later attempts go too: a response is decided under the rule of that URL
- * ({@code HttpUrlConnectionExchange.decidedUnder}). Once the connection has a result, later reads (the application's next
- * getter, the JDK's own re-entries) pass through untouched. Streaming modes write the head and body from
- * {@code getOutputStream()}: they are never retried, so their one head goes out unmarked, unless the call is made
- * inside an attempt of another call the agent retries: then an entry hook on {@code getOutputStream()} sets the
- * enclosing attempt's marker.
+ * {@code getInputStream()} on the application's own connection object, which the hook's per-thread re-entrancy guard
+ * lets through to the JDK's body: the JDK connects, writes the head and the buffered body ({@code PosterOutputStream},
+ * which it keeps until a success) and parses the response, exactly as for a call of its own. A status of 400 or more
+ * makes that body throw; the loop treats it as a response (status and Retry-After read back through
+ * {@code getResponseCode()} and {@code getHeaderField}), and if it is the last, the application gets that very
+ * exception. The JDK follows redirects inside that body and leaves the connection's URL at the last hop, where later
+ * attempts go too: a response is decided under the rule of that URL ({@code HttpUrlConnectionExchange.decidedUnder}).
+ * Once the connection has a result, later reads (the application's next getter, the JDK's own re-entries) pass through
+ * untouched. Streaming modes write the head and body from {@code getOutputStream()}: they are never retried, so their
+ * one head goes out unmarked, unless the call is made inside an attempt of another call the agent retries: then an
+ * entry hook on {@code getOutputStream()} sets the enclosing attempt's marker.
  *
  * <h2>How the connection is reset between attempts</h2>
  * {@code bootstrap.ConnectionState}, through reflection on the fields of

@@ -116,9 +116,9 @@ final class ClassInjector {
     /**
      * The classes {@code client}'s handler needs besides the client's, the JDK's and the bootstrap ones, with their
      * class files, in the order to define them: every class of the handler's package in the agent jar but the
-     * client's description (its {@link ClientInstrumentation}, which names no client type and stays in the agent's
-     * loader, nested classes included) and {@code package-info}; supertypes before subtypes, since defining a class
-     * loads its supertypes. Read from the jar (or directory) that holds the handler's class file.
+     * client's description when it is a subclass there (its {@link ClientInstrumentation}, which names no client type
+     * and stays in the agent's loader, nested classes included) and {@code package-info}; supertypes before subtypes,
+     * since defining a class loads its supertypes. Read from the jar (or directory) that holds the handler's class file.
      */
     static Map<String, byte[]> adapterClasses(ClassLoader from, ClientInstrumentation client) throws IOException {
         String handler = client.handlerClass();

@@ -8,10 +8,11 @@ import java.util.List;
 /**
  * What the agent instruments for one HTTP client: its name, its hook points, and the handler that serves them. The
  * handler and the classes it uses need the client's types, so they are loaded in the class loader of the
- * client ({@link ClientAdapters}); this description itself names no client type. A client's description is a
- * subclass whose constructor says all three.
+ * client ({@link ClientAdapters}); this description itself names no client type. A client whose hooks need the JVM
+ * readied first ({@link #prepare}) is described by a subclass; one that needs nothing, such as each retry layer above
+ * the clients, by an instance of this class.
  */
-public abstract class ClientInstrumentation {
+public class ClientInstrumentation {
     private final String name;
     private final String handlerClass;
     private final List<HookPoint> hookPoints;
@@ -24,7 +25,7 @@ public abstract class ClientInstrumentation {
      *                     ({@link dev.retryagent.agent.bootstrap.Hooks#register}); it also has a public no-argument
      *                     constructor, which serves only a thread that loses the race for that instance
      */
-    protected ClientInstrumentation(String name, String handlerClass, HookPoint... hookPoints) {
+    public ClientInstrumentation(String name, String handlerClass, HookPoint... hookPoints) {
         this.name = name;
         this.handlerClass = handlerClass;
         this.hookPoints = Collections.unmodifiableList(Arrays.asList(hookPoints.clone()));

@@ -7,9 +7,9 @@ import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.retry.RetryConfig;
 
 /**
- * The handler of Resilience4j Retry's loops ({@link Resilience4jInstrumentation}): which layer a loop's run is, from
- * the {@code Retry} it runs for (the receiver of an {@code executeX} default method, the first argument of a
- * {@code decorateX} lambda body). Compiled against 1.7.1; {@code Retry.getRetryConfig()} and
+ * The handler of Resilience4j Retry's loops (its hook points: {@link dev.retryagent.agent.RetryLayers}): which layer a
+ * loop's run is, from the {@code Retry} it runs for (the receiver of an {@code executeX} default method, the first
+ * argument of a {@code decorateX} lambda body). Compiled against 1.7.1; {@code Retry.getRetryConfig()} and
  * {@code RetryConfig.getMaxAttempts()} are the same in 2.x.
  */
 public final class Resilience4jHooks extends RetryLoopHandler {

@@ -2,30 +2,30 @@
  * Resilience4j Retry ({@code io.github.resilience4j:resilience4j-retry}) as a retry layer above the client (SPEC
  * 4.14, layer {@code resilience4j}): a call made inside one of its loops is left to it under
  * {@code upperLayers: defer}. No retry of the agent's own here: the package only tells the loop's entry and exit.
- * What is hooked: {@link dev.retryagent.agent.resilience4j.Resilience4jInstrumentation}.
+ * Its hook points are declared in {@link dev.retryagent.agent.RetryLayers}, with the other layers'.
  *
  * <h2>Why there</h2>
  * <ul>
- *   <li><b>The loop is the body of the lambda a {@code decorateX} returns.</b> Every synchronous decorator of the
- *       interface {@code io.github.resilience4j.retry.Retry} ({@code decorateSupplier}, {@code decorateCheckedSupplier},
- *       {@code decorateCallable}, {@code decorateRunnable}, {@code decorateCheckedRunnable}, {@code decorateFunction},
- *       {@code decorateCheckedFunction}, 2.3+ {@code decorateConsumer} and {@code decorateCheckedConsumer}, 1.x
- *       {@code decorateEitherSupplier} and {@code decorateTrySupplier}) returns a lambda whose body takes a
- *       {@code retry.context()} and loops on the calling thread ({@code while (true)}: call, {@code onResult} /
- *       {@code onError}, which waits and loops or rethrows, {@code onComplete}). javac compiles each body into a
- *       private static synthetic method of {@code Retry}, {@code lambda$decorateX$N(Retry, ...)}: entered once per
- *       decorated call, every attempt inside it. They are hooked by exact name and descriptor as compiled in the
- *       released jars (read with {@code javap -p -c} from 1.5.0 through 2.4.0: the numbers shift at 2.0 and 2.3; the
- *       1.x vavr lambdas are serializable and carry javac's hash in their name).</li>
- *   <li><b>And the {@code executeX} default methods</b> ({@code retry.executeSupplier(...)} and the like), which
- *       call {@code decorateX(this, ...)}'s lambda: the common way stays covered even if a release renumbers its
- *       lambdas (a nested loop of the same layer is counted, nothing more).</li>
- *   <li><b>Not {@code RetryImpl.context()} and {@code onComplete()}:</b> a context's end has no single exit (it ends
- *       by a rethrow from {@code onError}, or not at all when the application drops it), so the thread's loop stack
- *       could not be kept balanced.</li>
- *   <li><b>Not hooked: {@code decorateCompletionStage}/{@code executeCompletionStage}</b>, whose attempts run on the
- *       application's scheduler, nor the reactive and Kotlin operators: their attempts are not made inside one
- *       method on one thread. A call they make is retried by the agent as any other (the attempts multiply).</li>
+ * <li><b>The loop is the body of the lambda a {@code decorateX} returns.</b> Every synchronous decorator of the
+ *       interface {@code io.github.resilience4j.retry.Retry} ({@code decorateSupplier},
+ *       {@code decorateCheckedSupplier}, {@code decorateCallable}, {@code decorateRunnable},
+ *       {@code decorateCheckedRunnable}, {@code decorateFunction}, {@code decorateCheckedFunction}, 2.3+
+ *       {@code decorateConsumer} and {@code decorateCheckedConsumer}, 1.x {@code decorateEitherSupplier} and
+ *       {@code decorateTrySupplier}) returns a lambda whose body takes a {@code retry.context()} and loops on the
+ *       calling thread ({@code while (true)}: call, {@code onResult} / {@code onError}, which waits and loops or
+ *       rethrows, {@code onComplete}). javac compiles each body into a private static synthetic method of
+ *       {@code Retry}, {@code lambda$decorateX$N(Retry, ...)}: entered once per decorated call, every attempt inside
+ *       it. They are hooked by exact name and descriptor as compiled in the released jars (read with
+ *       {@code javap -p -c} from 1.5.0 through 2.4.0: the numbers shift at 2.0 and 2.3; the 1.x vavr lambdas are
+ *       serializable and carry javac's hash in their name).</li> <li><b>And the {@code executeX} default methods</b>
+ *       ({@code retry.executeSupplier(...)} and the like), which call {@code decorateX(this, ...)}'s lambda: the common
+ *       way stays covered even if a release renumbers its lambdas (a nested loop of the same layer is counted, nothing
+ *       more).</li> <li><b>Not {@code RetryImpl.context()} and {@code onComplete()}:</b> a context's end has no single
+ *       exit (it ends by a rethrow from {@code onError}, or not at all when the application drops it), so the thread's
+ *       loop stack could not be kept balanced.</li> <li><b>Not hooked:
+ *       {@code decorateCompletionStage}/{@code executeCompletionStage}</b>, whose attempts run on the application's
+ *       scheduler, nor the reactive and Kotlin operators: their attempts are not made inside one method on one thread.
+ *       A call they make is retried by the agent as any other (the attempts multiply).</li>
  * </ul>
  *
  * <h2>Retries off</h2>

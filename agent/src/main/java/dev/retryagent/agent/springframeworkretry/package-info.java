@@ -7,8 +7,8 @@
  *
  * <h2>What is hooked, and why there</h2>
  * {@code RetryTemplate.execute(Retryable)} ({@code (Lorg/springframework/core/retry/Retryable;)Ljava/lang/Object;}),
- * as a {@code RETRY_LOOP} ({@link dev.retryagent.agent.springframeworkretry.SpringFrameworkRetryInstrumentation}): it
- * makes the first attempt, then loops {@code while (retryPolicy.shouldRetry(last))}, sleeping for the policy's
+ * as a {@code RETRY_LOOP} (declared in {@link dev.retryagent.agent.RetryLayers}, with the other layers' hook points):
+ * it makes the first attempt, then loops {@code while (retryPolicy.shouldRetry(last))}, sleeping for the policy's
  * {@code BackOffExecution.nextBackOff()} and stopping at {@code STOP}, all on the caller's thread;
  * {@code invoke(Supplier)} and {@code invoke(Runnable)} call it.
  *

@@ -18,6 +18,8 @@ public final class SpringRetryHooks extends RetryLoopHandler {
     public static final String DO_EXECUTE = "spring-retry.do-execute";
     /** The layer's name in logs ({@code reason=upper-layer layer=spring-retry}). */
     public static final String LAYER = "spring-retry";
+    /** The hooked class, whose private {@code retryPolicy} is read. */
+    public static final String RETRY_TEMPLATE = "org.springframework.retry.support.RetryTemplate";
 
     static final String RETRY_POLICY_FIELD = "retryPolicy";
     static final String NEVER_RETRY_POLICY = "org.springframework.retry.policy.NeverRetryPolicy";
@@ -39,7 +41,7 @@ public final class SpringRetryHooks extends RetryLoopHandler {
         @Override
         protected Field computeValue(Class<?> templateClass) {
             try {
-                return declaredField(templateClass, SpringRetryInstrumentation.RETRY_TEMPLATE, RETRY_POLICY_FIELD);
+                return declaredField(templateClass, RETRY_TEMPLATE, RETRY_POLICY_FIELD);
             } catch (NoSuchFieldException e) {
                 throw new IllegalStateException("no " + RETRY_POLICY_FIELD + " in " + templateClass.getName(), e);
             }

@@ -5,14 +5,13 @@
  * <h2>What is hooked, and why there</h2>
  * {@code org.springframework.retry.support.RetryTemplate.doExecute(RetryCallback, RecoveryCallback, RetryState)}
  * (protected; {@code (Lorg/springframework/retry/RetryCallback;Lorg/springframework/retry/RecoveryCallback;}
- * {@code Lorg/springframework/retry/RetryState;)Ljava/lang/Object;}), as a {@code RETRY_LOOP}
- * ({@link dev.retryagent.agent.springretry.SpringRetryInstrumentation}): the four {@code execute} overloads end there
- * once per call, and its {@code while (canRetry(...) && !exhausted)} loop calls the callback for every attempt,
- * sleeping through the {@code BackOffPolicy} in between, on the caller's thread.
- * {@code @Retryable} methods ({@code RetryOperationsInterceptor}, {@code StatefulRetryOperationsInterceptor}) go
- * through the same template. With a {@code RetryState} (stateful retry) each {@code doExecute} makes one attempt and
- * the caller (a message redelivery, a transaction) comes back for the next: still Spring Retry's retries, so still a
- * layer.
+ * {@code Lorg/springframework/retry/RetryState;)Ljava/lang/Object;}), as a {@code RETRY_LOOP} (declared in
+ * {@link dev.retryagent.agent.RetryLayers}, with the other layers' hook points): the four {@code execute} overloads end
+ * there once per call, and its {@code while (canRetry(...) && !exhausted)} loop calls the callback for every attempt,
+ * sleeping through the {@code BackOffPolicy} in between, on the caller's thread. {@code @Retryable} methods
+ * ({@code RetryOperationsInterceptor}, {@code StatefulRetryOperationsInterceptor}) go through the same template. With a
+ * {@code RetryState} (stateful retry) each {@code doExecute} makes one attempt and the caller (a message redelivery, a
+ * transaction) comes back for the next: still Spring Retry's retries, so still a layer.
  *
  * <h2>Retries off</h2>
  * The template's private {@code retryPolicy} (read by reflection): {@code NeverRetryPolicy}, or a policy whose public

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import com.amazonaws.ClientConfiguration;
 import com.amazonaws.http.AmazonHttpClient;
 import com.amazonaws.retry.PredefinedRetryPolicies;
+import dev.retryagent.agent.RetryLayers;
+import dev.retryagent.agent.instrument.HookPoint;
 import dev.retryagent.engine.UpperLayer;
 import java.lang.reflect.Method;
 import net.bytebuddy.jar.asm.Type;
@@ -12,8 +14,10 @@ import org.junit.jupiter.api.Test;
 
 /** What the handler reads from the SDK's own client, built as the SDK builds it, per retry configuration. */
 class AwsSdk1HooksTest {
+    private static final HookPoint LOOP = RetryLayers.named(UpperLayer.AWS_SDK_V1).hookPoints().get(0);
+
     private static int maxErrorRetry(ClientConfiguration config) throws Exception {
-        Class<?> executor = Class.forName(AwsSdk1Instrumentation.REQUEST_EXECUTOR);
+        Class<?> executor = Class.forName(LOOP.className());
         AmazonHttpClient client = new AmazonHttpClient(config);
         try {
             return new AwsSdk1Hooks.Accessors(executor).clientMaxErrorRetry(client);
@@ -38,8 +42,8 @@ class AwsSdk1HooksTest {
 
     @Test
     void theHookedMethodIsTheExecutorLoopWithThisDescriptor() throws Exception {
-        Class<?> executor = Class.forName(AwsSdk1Instrumentation.REQUEST_EXECUTOR);
-        Method m = executor.getDeclaredMethod("executeHelper");
-        assertEquals(AwsSdk1Instrumentation.EXECUTE_HELPER_DESCRIPTOR, Type.getMethodDescriptor(m));
+        Class<?> executor = Class.forName(LOOP.className());
+        Method m = executor.getDeclaredMethod(LOOP.methodName());
+        assertEquals(LOOP.descriptor(), Type.getMethodDescriptor(m));
     }
 }

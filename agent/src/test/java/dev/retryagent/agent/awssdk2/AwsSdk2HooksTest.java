@@ -3,6 +3,8 @@ package dev.retryagent.agent.awssdk2;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
+import dev.retryagent.agent.RetryLayers;
+import dev.retryagent.agent.instrument.HookPoint;
 import dev.retryagent.engine.UpperLayer;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
@@ -60,15 +62,16 @@ class AwsSdk2HooksTest {
 
     @Test
     void theHookedMethodIsTheStageLoopWithThisDescriptor() {
+        HookPoint point = RetryLayers.named(UpperLayer.AWS_SDK_V2).hookPoints().get(0);
+        assertEquals(RetryableStage.class.getName(), point.className());
         int found = 0;
         for (Method m : RetryableStage.class.getDeclaredMethods()) {
-            if (m.getName().equals("execute") && !m.isBridge()
-                    && Type.getMethodDescriptor(m).equals(AwsSdk2Instrumentation.EXECUTE_DESCRIPTOR)) {
+            if (m.getName().equals(point.methodName()) && !m.isBridge()
+                    && Type.getMethodDescriptor(m).equals(point.descriptor())) {
                 assertFalse(Modifier.isAbstract(m.getModifiers()));
                 found++;
             }
         }
         assertEquals(1, found);
-        assertEquals(AwsSdk2Instrumentation.RETRYABLE_STAGE, RetryableStage.class.getName());
     }
 }

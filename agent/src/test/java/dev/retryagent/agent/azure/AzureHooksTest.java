@@ -11,6 +11,7 @@ import com.azure.core.http.policy.FixedDelayOptions;
 import com.azure.core.http.policy.RetryOptions;
 import com.azure.core.http.policy.RetryPolicy;
 import dev.retryagent.agent.LibraryClassFiles;
+import dev.retryagent.agent.RetryLayers;
 import dev.retryagent.agent.instrument.HookPoint;
 import dev.retryagent.engine.UpperLayer;
 import java.time.Duration;
@@ -42,7 +43,7 @@ class AzureHooksTest {
 
     @Test
     void theHookedMethodExists() {
-        for (HookPoint point : new AzureInstrumentation().hookPoints()) {
+        for (HookPoint point : RetryLayers.named(AzureHooks.LAYER).hookPoints()) {
             assertEquals(HookPoint.Where.RETRY_LOOP, point.where());
             assertTrue(LibraryClassFiles.concreteMethods(point.className())
                     .containsKey(point.methodName() + point.descriptor()), point.toString());

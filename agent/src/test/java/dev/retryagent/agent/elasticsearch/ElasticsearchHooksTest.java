@@ -2,10 +2,14 @@ package dev.retryagent.agent.elasticsearch;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.retryagent.agent.RetryLayers;
+import dev.retryagent.agent.instrument.HookPoint;
 import java.io.IOException;
 import java.lang.reflect.Method;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import net.bytebuddy.jar.asm.Type;
 import org.apache.http.HttpHost;
@@ -31,8 +35,11 @@ class ElasticsearchHooksTest {
         for (Method m : RestClient.class.getDeclaredMethods()) {
             found.add(m.getName() + Type.getMethodDescriptor(m));
         }
-        assertEquals(true, found.contains("performRequest" + ElasticsearchInstrumentation.PERFORM_REQUEST_DESCRIPTOR));
-        assertEquals(true, found.contains("performRequestAsync"
-                + ElasticsearchInstrumentation.PERFORM_REQUEST_ASYNC_DESCRIPTOR));
+        List<HookPoint> points = RetryLayers.named(ElasticsearchHooks.LAYER).hookPoints();
+        assertEquals(2, points.size());
+        for (HookPoint point : points) {
+            assertEquals(RestClient.class.getName(), point.className());
+            assertTrue(found.contains(point.methodName() + point.descriptor()), point.toString());
+        }
     }
 }

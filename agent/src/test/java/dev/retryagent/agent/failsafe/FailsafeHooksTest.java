@@ -11,6 +11,7 @@ import dev.failsafe.Policy;
 import dev.failsafe.RetryPolicy;
 import dev.failsafe.Timeout;
 import dev.retryagent.agent.LibraryClassFiles;
+import dev.retryagent.agent.RetryLayers;
 import dev.retryagent.agent.instrument.HookPoint;
 import dev.retryagent.engine.UpperLayer;
 import java.time.Duration;
@@ -26,7 +27,7 @@ class FailsafeHooksTest {
     private String fromInside(Policy<Object>... policies) {
         Object execution = Failsafe.with(policies[0], java.util.Arrays.copyOfRange(policies, 1, policies.length))
                 .get(ctx -> ctx);
-        assertEquals(FailsafeInstrumentation.SYNC_EXECUTION, execution.getClass().getName());
+        assertEquals(FailsafeHooks.SYNC_EXECUTION, execution.getClass().getName());
         return hooks.retryLayer(FailsafeHooks.SYNC, execution, new Object[0]);
     }
 
@@ -66,11 +67,11 @@ class FailsafeHooksTest {
     @Test
     void theHookedMethodsExist() {
         boolean seen3 = false;
-        for (HookPoint point : new FailsafeInstrumentation().hookPoints()) {
+        for (HookPoint point : RetryLayers.named(FailsafeHooks.LAYER).hookPoints()) {
             assertEquals(HookPoint.Where.RETRY_LOOP, point.where());
             boolean there = LibraryClassFiles.concreteMethods(point.className())
                     .containsKey(point.methodName() + point.descriptor());
-            if (point.className().equals(FailsafeInstrumentation.SYNC_EXECUTION)) {
+            if (point.className().equals(FailsafeHooks.SYNC_EXECUTION)) {
                 seen3 |= there; // one descriptor per release line (3.0: the ExecutionResult)
             } else {
                 assertTrue(there, point.toString());

@@ -3,6 +3,7 @@ package dev.retryagent.agent.feign;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
+import dev.retryagent.agent.RetryLayers;
 import dev.retryagent.agent.instrument.HookPoint;
 import dev.retryagent.engine.UpperLayer;
 import feign.Feign;
@@ -27,11 +28,11 @@ class FeignHooksTest {
 
     @Test
     void theHookPointNamesTheRealLoop() throws Exception {
-        HookPoint point = new FeignInstrumentation().hookPoints().get(0);
+        HookPoint point = RetryLayers.named(FeignHooks.LAYER).hookPoints().get(0);
         assertEquals(HookPoint.Where.RETRY_LOOP, point.where());
         Method invoke = Class.forName(point.className()).getDeclaredMethod(point.methodName(), Object[].class);
         assertEquals(point.descriptor(), Type.getMethodDescriptor(invoke));
-        assertEquals("feign", new FeignInstrumentation().name());
+        assertEquals("feign", FeignHooks.LAYER);
     }
 
     @Test
@@ -84,7 +85,8 @@ class FeignHooksTest {
             Field dispatch = invocationHandler.getClass().getDeclaredField("dispatch");
             dispatch.setAccessible(true);
             Object handler = ((Map<?, ?>) dispatch.get(invocationHandler)).values().iterator().next();
-            assertEquals(FeignInstrumentation.METHOD_HANDLER, handler.getClass().getName());
+            assertEquals(RetryLayers.named(FeignHooks.LAYER).hookPoints().get(0).className(),
+                    handler.getClass().getName());
             return handler;
         } catch (ReflectiveOperationException e) {
             throw new AssertionError(e);

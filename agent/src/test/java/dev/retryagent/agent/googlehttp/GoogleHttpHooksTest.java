@@ -11,6 +11,8 @@ import com.google.api.client.http.HttpResponse;
 import com.google.api.client.http.HttpUnsuccessfulResponseHandler;
 import com.google.api.client.http.javanet.NetHttpTransport;
 import com.google.api.client.util.ExponentialBackOff;
+import dev.retryagent.agent.RetryLayers;
+import dev.retryagent.agent.instrument.HookPoint;
 import dev.retryagent.engine.UpperLayer;
 import java.io.IOException;
 import net.bytebuddy.jar.asm.Type;
@@ -53,9 +55,10 @@ class GoogleHttpHooksTest {
 
     @Test
     void theHookedMethodHasThisDescriptor() throws Exception {
-        assertEquals(GoogleHttpInstrumentation.EXECUTE_DESCRIPTOR,
-                Type.getMethodDescriptor(HttpRequest.class.getDeclaredMethod("execute")));
-        assertEquals(GoogleHttpInstrumentation.HTTP_REQUEST, HttpRequest.class.getName());
+        HookPoint point = RetryLayers.named(GoogleHttpHooks.LAYER).hookPoints().get(0);
+        assertEquals(HttpRequest.class.getName(), point.className());
+        assertEquals(point.descriptor(),
+                Type.getMethodDescriptor(HttpRequest.class.getDeclaredMethod(point.methodName())));
         assertEquals(HttpResponse.class, HttpRequest.class.getDeclaredMethod("execute").getReturnType());
     }
 }

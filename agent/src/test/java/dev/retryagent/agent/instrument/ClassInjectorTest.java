@@ -3,6 +3,8 @@ package dev.retryagent.agent.instrument;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.retryagent.agent.RetryLayers;
+import dev.retryagent.agent.failsafe.FailsafeHooks;
 import dev.retryagent.agent.httpclient5.HttpClient5Instrumentation;
 import dev.retryagent.agent.okhttp.OkHttpInstrumentation;
 import java.io.IOException;
@@ -57,6 +59,17 @@ class ClassInjectorTest {
         String exchange = "dev.retryagent.agent.httpclient5.HttpClient5Exchange";
         assertTrue(order.indexOf(exchange) < order.indexOf(exchange + "$Chain"), order.toString());
         assertTrue(order.indexOf(exchange) < order.indexOf(exchange + "$Minimal"), order.toString());
+    }
+
+    /** A retry layer's description is no class of its package: the handler's whole package is its adapter classes. */
+    @Test
+    void theAdapterClassesOfARetryLayerAreItsWholePackage() throws Exception {
+        ClientInstrumentation layer = RetryLayers.named(FailsafeHooks.LAYER);
+        Map<String, byte[]> adapters = ClassInjector.adapterClasses(getClass().getClassLoader(), layer);
+        assertEquals(compiled("dev.retryagent.agent.failsafe", ClientInstrumentation.class),
+                new TreeSet<>(adapters.keySet()));
+        assertTrue(adapters.containsKey("dev.retryagent.agent.failsafe.Failsafe2"), adapters.keySet().toString());
+        assertTrue(adapters.containsKey(layer.handlerClass()));
     }
 
     /** As the agent runs: the classes are listed from the agent jar, with the same result. */

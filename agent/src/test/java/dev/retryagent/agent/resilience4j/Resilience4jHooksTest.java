@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.retryagent.agent.LibraryClassFiles;
+import dev.retryagent.agent.RetryLayers;
 import dev.retryagent.agent.instrument.HookPoint;
 import dev.retryagent.engine.UpperLayer;
 import io.github.resilience4j.retry.Retry;
@@ -54,13 +55,13 @@ class Resilience4jHooksTest {
     @Test
     void everySynchronousLoopOfTheJarIsHooked() {
         Set<String> hooked = new TreeSet<>();
-        for (HookPoint point : new Resilience4jInstrumentation().hookPoints()) {
+        for (HookPoint point : RetryLayers.named(Resilience4jHooks.LAYER).hookPoints()) {
             assertEquals(HookPoint.Where.RETRY_LOOP, point.where());
-            assertEquals(Resilience4jInstrumentation.RETRY, point.className());
+            assertEquals(Retry.class.getName(), point.className());
             hooked.add(point.methodName() + point.descriptor());
         }
         Set<String> loops = new TreeSet<>();
-        for (String method : LibraryClassFiles.concreteMethods(Resilience4jInstrumentation.RETRY).keySet()) {
+        for (String method : LibraryClassFiles.concreteMethods(Retry.class.getName()).keySet()) {
             boolean lambda = method.startsWith("lambda$decorate") && !method.startsWith("lambda$decorateCompletionStage");
             boolean execute = method.startsWith("execute") && !method.startsWith("executeCompletionStage");
             if (lambda || execute) {

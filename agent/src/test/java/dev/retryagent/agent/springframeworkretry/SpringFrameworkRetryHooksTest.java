@@ -3,6 +3,7 @@ package dev.retryagent.agent.springframeworkretry;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
+import dev.retryagent.agent.RetryLayers;
 import dev.retryagent.agent.instrument.HookPoint;
 import dev.retryagent.engine.UpperLayer;
 import java.io.IOException;
@@ -23,11 +24,11 @@ class SpringFrameworkRetryHooksTest {
 
     @Test
     void theHookPointNamesTheRealLoop() throws Exception {
-        HookPoint point = new SpringFrameworkRetryInstrumentation().hookPoints().get(0);
+        HookPoint point = RetryLayers.named(SpringFrameworkRetryHooks.LAYER).hookPoints().get(0);
         assertEquals(HookPoint.Where.RETRY_LOOP, point.where());
         Method execute = Class.forName(point.className()).getDeclaredMethod(point.methodName(), Retryable.class);
         assertEquals(point.descriptor(), Type.getMethodDescriptor(execute));
-        assertEquals("spring-framework-retry", new SpringFrameworkRetryInstrumentation().name());
+        assertEquals("spring-framework-retry", SpringFrameworkRetryHooks.LAYER);
     }
 
     @Test

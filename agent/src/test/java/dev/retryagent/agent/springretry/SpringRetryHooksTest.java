@@ -3,6 +3,7 @@ package dev.retryagent.agent.springretry;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
+import dev.retryagent.agent.RetryLayers;
 import dev.retryagent.agent.instrument.HookPoint;
 import dev.retryagent.engine.UpperLayer;
 import java.io.IOException;
@@ -26,12 +27,12 @@ class SpringRetryHooksTest {
 
     @Test
     void theHookPointNamesTheRealLoop() throws Exception {
-        HookPoint point = new SpringRetryInstrumentation().hookPoints().get(0);
+        HookPoint point = RetryLayers.named(SpringRetryHooks.LAYER).hookPoints().get(0);
         assertEquals(HookPoint.Where.RETRY_LOOP, point.where());
         Method doExecute = Class.forName(point.className()).getDeclaredMethod(point.methodName(),
                 RetryCallback.class, RecoveryCallback.class, RetryState.class);
         assertEquals(point.descriptor(), Type.getMethodDescriptor(doExecute));
-        assertEquals("spring-retry", new SpringRetryInstrumentation().name());
+        assertEquals("spring-retry", SpringRetryHooks.LAYER);
     }
 
     @Test

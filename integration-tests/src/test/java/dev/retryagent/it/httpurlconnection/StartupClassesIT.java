@@ -1,0 +1,59 @@
+package dev.retryagent.it.httpurlconnection;
+
+import static dev.retryagent.it.harness.Runs.markers;
+import static dev.retryagent.it.harness.Runs.result;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.retryagent.it.harness.ForkedApp;
+import dev.retryagent.it.harness.ScriptedServer;
+import dev.retryagent.it.harness.Step;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * What a start on the built-in policy loads of the agent jar, from the class loading log of an HttpURLConnection
+ * application that retries one GET: the retry layers' one table and none of their packages (a layer's handler loads
+ * when a class of its library is woven, and this application has none), and none of the policy file watcher's
+ * classes (README, Start-up).
+ */
+@Timeout(120)
+class StartupClassesIT {
+    private static final Duration WAIT = Duration.ofSeconds(10);
+    private static final String AGENT = "dev.retryagent.agent.";
+    private static final List<String> LAYER_PACKAGES = List.of("resilience4j", "failsafe", "azure", "feign",
+            "springretry", "springframeworkretry", "awssdk2", "awssdk1", "googlehttp", "elasticsearch");
+
+    @Test
+    void theLayersTableLoadsButNoLayerAndNoPolicyWatcher() throws IOException {
+        try (ScriptedServer server = ScriptedServer.start(Step.status(503), Step.ok().body("after"))) {
+            Path log = Files.createDirectories(ForkedApp.workRoot()).resolve("startup-classes-" + System.nanoTime()
+                    + ".log");
+            ForkedApp.Result run = HttpUrlConnectionAgentIT.app(Jdks.both().get(0), "startup-classes")
+                    .jvmArg("-Xlog:class+load=info:file=" + log)
+                    .withAgent("log=warn")
+                    .args("--call", HttpUrlConnectionAgentIT.call("get", server.url("/r")))
+                    .run().assertExitCode(0);
+            assertEquals(200, result(run, "get").getInt("status"), run.describe());
+            assertEquals(List.of("1", "2"), markers(server.awaitRequests(2, WAIT)), "the call was retried");
+
+            List<String> agentClasses = Files.readAllLines(log).stream()
+                    .filter(l -> l.contains(" " + AGENT))
+                    .map(l -> l.substring(l.indexOf(" " + AGENT) + 1, l.indexOf(" source: ")))
+                    .toList();
+            assertTrue(agentClasses.contains(AGENT + "RetryLayers"), agentClasses.toString());
+            for (String name : agentClasses) {
+                String inAgent = name.substring(AGENT.length());
+                String pkg = inAgent.indexOf('.') < 0 ? "" : inAgent.substring(0, inAgent.indexOf('.'));
+                assertFalse(LAYER_PACKAGES.contains(pkg), name + " loaded\n" + agentClasses);
+                assertFalse(inAgent.startsWith("PolicyWatcher"), name + " loaded\n" + agentClasses);
+            }
+        }
+    }
+}
