@@ -4,7 +4,10 @@ import dev.retryagent.policy.Mode;
 import dev.retryagent.policy.Policy;
 import dev.retryagent.policy.RetrySettings;
 import dev.retryagent.policy.Rule;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
+import java.util.Set;
 
 /**
  * What a policy says for the calls that one of its rules (or its defaults) covers, worked out once per
@@ -46,6 +49,10 @@ final class Resolution {
         private final Rule[] rules;
         private final Resolution[] byRule;
         private final Resolution defaults;
+        /** The methods that the defaults or a rule, not off and with more than one attempt, count as idempotent. */
+        private final Set<String> methodsRetried = new HashSet<String>();
+        /** Whether the defaults or a rule is not off and allows more than one attempt. */
+        private final boolean anyRetried;
 
         Policies(Policy policy) {
             this.policy = policy;
@@ -56,6 +63,29 @@ final class Resolution {
                 byRule[i] = new Resolution(this, policy, rules[i].settings());
             }
             this.defaults = new Resolution(this, policy, policy.defaults());
+            boolean any = retries(defaults);
+            for (Resolution r : byRule) {
+                any |= retries(r);
+            }
+            this.anyRetried = any;
+        }
+
+        private boolean retries(Resolution r) {
+            if (r.mode == Mode.OFF || r.settings.maxAttempts() <= 1) {
+                return false;
+            }
+            methodsRetried.addAll(r.settings.idempotentMethods());
+            return true;
+        }
+
+        /**
+         * Whether some rule of this policy, or its defaults, could retry a request with {@code method}, keyed or not,
+         * that nothing else forbids: a client's redirect may have the request decided under any of them. The method
+         * is matched as {@link RetrySettings#isIdempotentMethod} matches it.
+         */
+        boolean mayRetrySomewhere(String method, boolean keyed) {
+            return keyed ? anyRetried
+                    : methodsRetried.contains(method) || methodsRetried.contains(method.toUpperCase(Locale.ROOT));
         }
 
         /** The resolution of the first rule that matches the call, or of the defaults. */
