@@ -92,10 +92,11 @@ final class CallRun {
             if (r.mode == Mode.OFF) {
                 return OFF;
             }
-            boolean mayRetry = RetryEngine.mayRetry(r, call);
+            GiveUpReason refused = RetryEngine.refusal(r.settings, call, 1);
+            boolean mayRetry = RetryEngine.mayRetry(r, refused);
             return (RetryEngine.markerHeaderFor(r, call, mayRetry) != null ? MARKED : 0)
                     | (enclosing > 0 || mayRetry ? SCOPED : 0)
-                    | (mayRetry || RetryEngine.decidesOnTime(r, call) ? TIMED : 0);
+                    | (RetryEngine.decidesOnTime(r, call, refused) ? TIMED : 0);
         } catch (RuntimeException e) {
             RetryLog.internalError(where, e);
             return OFF;

@@ -6,7 +6,6 @@ import dev.retryagent.policy.RetrySettings;
 import dev.retryagent.policy.Rule;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Set;
 
 /**
@@ -84,8 +83,7 @@ final class Resolution {
          * is matched as {@link RetrySettings#isIdempotentMethod} matches it.
          */
         boolean mayRetrySomewhere(String method, boolean keyed) {
-            return keyed ? anyRetried
-                    : methodsRetried.contains(method) || methodsRetried.contains(method.toUpperCase(Locale.ROOT));
+            return keyed ? anyRetried : RetrySettings.containsMethod(methodsRetried, method);
         }
 
         /** The resolution of the first rule that matches the call, or of the defaults. */

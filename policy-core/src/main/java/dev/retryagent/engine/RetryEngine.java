@@ -188,21 +188,28 @@ public final class RetryEngine {
     }
 
     static boolean mayRetry(Resolution r, CallFacts call) {
-        return r.mode == Mode.ENFORCE && refusal(r.settings, call, 1) == null;
+        return mayRetry(r, refusal(r.settings, call, 1));
+    }
+
+    /** {@link #mayRetry(Resolution, CallFacts)}, given the {@link #refusal} of its first attempt. */
+    static boolean mayRetry(Resolution r, GiveUpReason firstRefusal) {
+        return r.mode == Mode.ENFORCE && firstRefusal == null;
     }
 
     /**
-     * Whether a decision about {@code call}, whose rule is {@code r}, may depend on how long the call has run (its
-     * deadline, Retry-After, the budget's window): the call gets past every {@link #refusal} under its rule in mode
-     * enforce or observe, or under another rule of the same policy, where a client's redirect inside an attempt may
-     * have it decided. When not, each decision is done or a refusal, and the call needs no clock reading.
+     * Whether a decision about {@code call}, whose rule {@code r} is not off and refuses a retry after the first
+     * attempt for {@code firstRefusal} (null: none), may depend on how long the call has run (its deadline,
+     * Retry-After, the budget's window): no refusal stops it under its rule, in mode enforce or observe, or under
+     * another rule of the same policy, where a client's redirect inside an attempt may have it decided (the refusals
+     * that come from the request itself hold under every rule). When not, each decision is done or a refusal, and the
+     * call needs no clock reading.
      */
-    static boolean decidesOnTime(Resolution r, CallFacts call) {
-        if (callRefusal(call) != null) {
-            return false;
+    static boolean decidesOnTime(Resolution r, CallFacts call, GiveUpReason firstRefusal) {
+        if (firstRefusal == null) {
+            return true;
         }
-        return r.mode != Mode.OFF && ruleRefusal(r.settings, call, 1) == null
-                || r.owner.mayRetrySomewhere(call.method(), call.idempotencyKeyPresent());
+        return (firstRefusal == GiveUpReason.NOT_IDEMPOTENT || firstRefusal == GiveUpReason.ATTEMPTS)
+                && r.owner.mayRetrySomewhere(call.method(), call.idempotencyKeyPresent());
     }
 
     /**
@@ -210,24 +217,16 @@ public final class RetryEngine {
      * outcome and the time, in the contract's order (nested, upper layer, body, idempotency, attempts); null when
      * nothing forbids it.
      */
-    private static GiveUpReason refusal(RetrySettings settings, CallFacts call, int attempt) {
-        GiveUpReason reason = callRefusal(call);
-        return reason != null ? reason : ruleRefusal(settings, call, attempt);
-    }
-
-    /** The {@link #refusal}s that come from the request itself, under any rule. */
-    private static GiveUpReason callRefusal(CallFacts call) {
+    static GiveUpReason refusal(RetrySettings settings, CallFacts call, int attempt) {
         if (call.nested()) {
             return GiveUpReason.NESTED;
         }
         if (call.upperLayer() != null) {
             return GiveUpReason.UPPER_LAYER;
         }
-        return call.bodyReplayable() ? null : GiveUpReason.BODY_NOT_REPLAYABLE;
-    }
-
-    /** The {@link #refusal}s that come from the rule's settings. */
-    private static GiveUpReason ruleRefusal(RetrySettings settings, CallFacts call, int attempt) {
+        if (!call.bodyReplayable()) {
+            return GiveUpReason.BODY_NOT_REPLAYABLE;
+        }
         if (!call.idempotencyKeyPresent() && !settings.isIdempotentMethod(call.method())) {
             return GiveUpReason.NOT_IDEMPOTENT;
         }

@@ -120,8 +120,16 @@ public final class RetrySettings {
     }
 
     public boolean isIdempotentMethod(String method) {
-        return idempotentMethods.contains(method)
-                || idempotentMethods.contains(method.toUpperCase(Locale.ROOT));
+        return containsMethod(idempotentMethods, method);
+    }
+
+    /** Whether {@code methods} (upper-case) holds {@code method} in any case; one lookup when it is upper-case. */
+    public static boolean containsMethod(Set<String> methods, String method) {
+        if (methods.contains(method)) {
+            return true;
+        }
+        String upper = method.toUpperCase(Locale.ROOT);
+        return upper != method && methods.contains(upper); // the same string when it was upper-case already
     }
 
     public List<String> idempotencyKeyHeaders() {
