@@ -1,12 +1,12 @@
 package dev.retryagent.engine;
 
+import dev.retryagent.policy.MethodSet;
 import dev.retryagent.policy.Mode;
 import dev.retryagent.policy.Policy;
 import dev.retryagent.policy.RetrySettings;
 import dev.retryagent.policy.Rule;
-import java.util.HashSet;
+import java.util.Collections;
 import java.util.List;
-import java.util.Set;
 
 /**
  * What a policy says for the calls that one of its rules (or its defaults) covers, worked out once per
@@ -29,6 +29,11 @@ final class Resolution {
         this.marker = mode == Mode.ENFORCE ? policy.markerHeader() : null;
     }
 
+    /** Whether a call under this rule may have more than one attempt: it is not off and allows more than one. */
+    private boolean retries() {
+        return mode != Mode.OFF && settings.maxAttempts() > 1;
+    }
+
     Backoff backoff() {
         Backoff b = backoff;
         if (b == null) {
@@ -49,7 +54,7 @@ final class Resolution {
         private final Resolution[] byRule;
         private final Resolution defaults;
         /** The methods that the defaults or a rule, not off and with more than one attempt, count as idempotent. */
-        private final Set<String> methodsRetried = new HashSet<String>();
+        private final MethodSet methodsRetried;
         /** Whether the defaults or a rule is not off and allows more than one attempt. */
         private final boolean anyRetried;
 
@@ -62,19 +67,20 @@ final class Resolution {
                 byRule[i] = new Resolution(this, policy, rules[i].settings());
             }
             this.defaults = new Resolution(this, policy, policy.defaults());
-            boolean any = retries(defaults);
+            MethodSet methods = new MethodSet(Collections.<String>emptySet());
+            boolean any = false;
             for (Resolution r : byRule) {
-                any |= retries(r);
+                if (r.retries()) {
+                    methods = new MethodSet(methods, r.settings.idempotentMethodSet());
+                    any = true;
+                }
             }
+            if (defaults.retries()) {
+                methods = new MethodSet(methods, defaults.settings.idempotentMethodSet());
+                any = true;
+            }
+            this.methodsRetried = methods;
             this.anyRetried = any;
-        }
-
-        private boolean retries(Resolution r) {
-            if (r.mode == Mode.OFF || r.settings.maxAttempts() <= 1) {
-                return false;
-            }
-            methodsRetried.addAll(r.settings.idempotentMethods());
-            return true;
         }
 
         /**
@@ -83,7 +89,7 @@ final class Resolution {
          * is matched as {@link RetrySettings#isIdempotentMethod} matches it.
          */
         boolean mayRetrySomewhere(String method, boolean keyed) {
-            return keyed ? anyRetried : RetrySettings.containsMethod(methodsRetried, method);
+            return keyed ? anyRetried : methodsRetried.contains(method);
         }
 
         /** The resolution of the first rule that matches the call, or of the defaults. */

@@ -23,6 +23,7 @@ public final class RetrySettings {
     private final boolean[] retryFailureByOrdinal;
     private final RetryAfterPolicy retryAfter;
     private final Set<String> idempotentMethods;
+    private final MethodSet idempotentMethodSet;
     private final List<String> idempotencyKeyHeaders;
     private final BudgetPolicy budget;
     private final UpperLayers upperLayers;
@@ -52,6 +53,7 @@ public final class RetrySettings {
             methods.add(method.toUpperCase(Locale.ROOT));
         }
         this.idempotentMethods = Collections.unmodifiableSet(methods);
+        this.idempotentMethodSet = new MethodSet(methods);
         this.idempotencyKeyHeaders = Collections.unmodifiableList(
                 new ArrayList<String>(require(b.idempotencyKeyHeaders, "idempotencyKeyHeaders")));
         this.budget = require(b.budget, "budget");
@@ -120,16 +122,12 @@ public final class RetrySettings {
     }
 
     public boolean isIdempotentMethod(String method) {
-        return containsMethod(idempotentMethods, method);
+        return idempotentMethodSet.contains(method);
     }
 
-    /** Whether {@code methods} (upper-case) holds {@code method} in any case; one lookup when it is upper-case. */
-    public static boolean containsMethod(Set<String> methods, String method) {
-        if (methods.contains(method)) {
-            return true;
-        }
-        String upper = method.toUpperCase(Locale.ROOT);
-        return upper != method && methods.contains(upper); // the same string when it was upper-case already
+    /** {@link #idempotentMethods()}, as the engine asks it on every call. */
+    public MethodSet idempotentMethodSet() {
+        return idempotentMethodSet;
     }
 
     public List<String> idempotencyKeyHeaders() {
