@@ -114,14 +114,23 @@ final class Resolution {
      */
     static final class Memo {
         final Resolution resolution;
+        /** Where it was made, with {@link Destinations#removals()} then: the destination is current while equal. */
+        final Destination destination;
+        final int removals;
+        /** {@code resolution.owner}, here so that checking it is one load less on every call. */
+        private final Policies owner;
         private final String client;
         private final String method;
         private final String host;
         private final int port;
         private final String path;
 
-        Memo(Resolution resolution, String client, String method, String host, int port, String path) {
+        Memo(Resolution resolution, String client, String method, String host, int port, String path,
+             Destination destination, int removals) {
             this.resolution = resolution;
+            this.destination = destination;
+            this.removals = removals;
+            this.owner = resolution.owner;
             this.client = client;
             this.method = method;
             this.host = host;
@@ -130,7 +139,7 @@ final class Resolution {
         }
 
         boolean isFor(Policies policies, String client, String method, String host, int port, String path) {
-            return resolution.owner == policies
+            return owner == policies
                     && this.port == port
                     && same(this.path, path)
                     && same(this.host, host)

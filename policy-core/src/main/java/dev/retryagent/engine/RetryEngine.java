@@ -27,6 +27,12 @@ public final class RetryEngine {
     private volatile Resolution.Policies policies;
     /** The one before, for calls whose facts were read under it just before a reload. */
     private volatile Resolution.Policies previous;
+    /**
+     * The memo a destination was last given ({@link #lastLookup}). Replaced only when a memo is made (once per
+     * destination and policy, or after a run of misses there), never on a hit, so that calls to many endpoints do
+     * not write it on every call.
+     */
+    private volatile Resolution.Memo lastMemo;
 
     public RetryEngine(Policy policy, Clock clock, RandomSource random) {
         this.clock = clock;
@@ -102,8 +108,12 @@ public final class RetryEngine {
             return r;
         }
         int removals = destinations.removals();
-        Destination d = destinations.find(call.scheme(), call.host(), call.port());
-        r = lookUp(policiesFor(call), d, call.client(), call.method(), call.host(), call.port(), call.path());
+        Resolution.Policies p = policiesFor(call);
+        Resolution.Memo last = lastLookup(p, removals, call.client(), call.method(), call.scheme(), call.host(),
+                call.port(), call.path());
+        Destination d = last != null ? last.destination : destinations.find(call.scheme(), call.host(), call.port());
+        r = last != null ? last.resolution
+                : lookUp(p, d, removals, call.client(), call.method(), call.host(), call.port(), call.path());
         call.destination = d;
         call.destinationRemovals = removals;
         call.resolution = r;
@@ -114,8 +124,11 @@ public final class RetryEngine {
     CallFacts read(CallFacts.Builder call, HeaderLookup headers) {
         Resolution.Policies p = policies;
         int removals = destinations.removals();
-        Destination d = destinations.find(call.scheme, call.host, call.port);
-        Resolution r = lookUp(p, d, call.client, call.method, call.host, call.port, call.path);
+        Resolution.Memo last = lastLookup(p, removals, call.client, call.method, call.scheme, call.host, call.port,
+                call.path);
+        Destination d = last != null ? last.destination : destinations.find(call.scheme, call.host, call.port);
+        Resolution r = last != null ? last.resolution
+                : lookUp(p, d, removals, call.client, call.method, call.host, call.port, call.path);
         CallFacts facts = call.build(r, p.policy, headers);
         facts.destination = d;
         facts.destinationRemovals = removals;
@@ -138,12 +151,25 @@ public final class RetryEngine {
     }
 
     /**
+     * The lookup last remembered at a destination, engine-wide, when it is for this very call (client, method,
+     * scheme, host, port, path, under policy {@code p}) and its destination was not dropped since ({@code removals});
+     * else null. A service whose calls mostly go to one endpoint finds that endpoint's rule and destination here
+     * without the table's chain of dependent loads.
+     */
+    private Resolution.Memo lastLookup(Resolution.Policies p, int removals, String client, String method,
+                                       String scheme, String host, int port, String path) {
+        Resolution.Memo last = lastMemo;
+        return last != null && last.removals == removals && last.isFor(p, client, method, host, port, path)
+                && last.destination.is(scheme, port) ? last : null;
+    }
+
+    /**
      * The rule lookup: {@link Policy#ruleFor}, unless the last lookup at the call's destination was for
      * the same client, method, host, port and path under the same policy. Destinations are only found
      * here, never added, so that calls the agent leaves alone leave no trace.
      */
-    private Resolution lookUp(Resolution.Policies p, Destination d, String client, String method, String host,
-                              int port, String path) {
+    private Resolution lookUp(Resolution.Policies p, Destination d, int removals, String client, String method,
+                              String host, int port, String path) {
         if (d == null) {
             return p.resolve(client, method, host, port, path);
         }
@@ -160,7 +186,9 @@ public final class RetryEngine {
         // otherwise after a run of misses, so that a destination whose common call changes follows it.
         if (memo == null || memo.resolution.owner != p || ++d.ruleMemoMisses >= MEMO_MISSES_BEFORE_REPLACING) {
             d.ruleMemoMisses = 0;
-            d.ruleMemo = new Resolution.Memo(r, client, method, host, port, path);
+            Resolution.Memo made = new Resolution.Memo(r, client, method, host, port, path, d, removals);
+            d.ruleMemo = made;
+            lastMemo = made;
         }
         return r;
     }
