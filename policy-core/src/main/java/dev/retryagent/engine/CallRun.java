@@ -60,11 +60,12 @@ final class CallRun {
             return null;
         }
         boolean timed = (how & TIMED) != 0;
-        return new CallRun(c, marker(engine, c, how), (how & SCOPED) != 0, enclosing, timed, start(clock, timed));
+        return new CallRun(c, marker(engine, c, how), (how & SCOPED) != 0, enclosing, timed,
+                startNanos(clock, timed));
     }
 
     /** The call's start on {@code clock} when it is {@code timed}, else 0 (no reading). */
-    static long start(Clock clock, boolean timed) {
+    static long startNanos(Clock clock, boolean timed) {
         return timed ? clock.nanoTime() : 0;
     }
 

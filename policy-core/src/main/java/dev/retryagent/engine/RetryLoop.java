@@ -42,7 +42,7 @@ public final class RetryLoop {
         String marker = CallRun.marker(engine, facts, how);
         boolean scoped = (how & CallRun.SCOPED) != 0;
         boolean timed = (how & CallRun.TIMED) != 0;
-        long startNanos = CallRun.start(clock, timed);
+        long startNanos = CallRun.startNanos(clock, timed);
         long previousWaitMillis = 0;
         for (int attempt = 1; ; attempt++) {
             R response = null;
