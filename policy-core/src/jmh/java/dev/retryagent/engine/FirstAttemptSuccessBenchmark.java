@@ -48,6 +48,8 @@ import org.openjdk.jmh.infra.Blackhole;
  *       exchange whose attempt answers 200 at once: the call's run (nested or not, mode, marker, scope), the
  *       attempt with its marker value, the decision (with the redirect check the adapters make) and its log
  *       call. This is the figure the target is about.</li>
+ *   <li>{@link #postWithoutKeyThroughRetryLoop}: the same path for a call no rule can retry, a {@code POST}
+ *       without idempotency key: it reads no clock, and its first attempt counts in the budget all the same.</li>
  *   <li>{@link #nanoTime}: the clock read alone, for reference.</li>
  * </ul>
  * {@code -p match=alternating} makes consecutive calls differ in path, so that the rule lookup remembered
@@ -66,6 +68,7 @@ public class FirstAttemptSuccessBenchmark {
 
     private RetryEngine engine;
     private CallFacts[] calls;
+    private CallFacts[] posts;
     private int next;
     private final Outcome ok = Outcome.status(200, null);
     private long elapsedMillis;
@@ -114,7 +117,7 @@ public class FirstAttemptSuccessBenchmark {
                         defaults.toBuilder().mode(Mode.OFF)),
                 rule(3, new Match("*.legacy.internal", 8443, null, methods(), "apache-httpclient5"),
                         defaults.toBuilder().maxAttempts(5).backoff(new BackoffPolicy(200, 5000, 2.0, Jitter.EQUAL))),
-                rule(4, new Match("*.internal", -1, "/v2/**", methods("GET", "HEAD"), null),
+                rule(4, new Match("*.internal", -1, "/v2/**", methods("GET", "HEAD", "POST"), null),
                         defaults.toBuilder().maxAttempts(4).deadlineMillis(5_000)));
         Policy policy = new Policy("bench.yaml", 1, Mode.ENFORCE, BuiltInRetries.REPLACE,
                 Policy.DEFAULT_MARKER_HEADER, defaults, rules);
@@ -140,11 +143,15 @@ public class FirstAttemptSuccessBenchmark {
                 throw new IllegalArgumentException("match: none, last or alternating");
         }
         calls = new CallFacts[paths.length];
+        posts = new CallFacts[paths.length];
         for (int i = 0; i < paths.length; i++) {
             calls[i] = new CallFacts("okhttp", "GET", "https", "inventory.internal", 443, paths[i], false, true, false);
-            Rule found = policy.ruleFor("okhttp", "GET", "inventory.internal", 443, paths[i]);
-            if (found != expected) {
-                throw new IllegalStateException(paths[i] + " matches " + found + ", not " + expected);
+            posts[i] = new CallFacts("okhttp", "POST", "https", "inventory.internal", 443, paths[i], false, true, false);
+            for (String method : new String[] {"GET", "POST"}) {
+                Rule found = policy.ruleFor("okhttp", method, "inventory.internal", 443, paths[i]);
+                if (found != expected) {
+                    throw new IllegalStateException(method + " " + paths[i] + " matches " + found + ", not " + expected);
+                }
             }
         }
         elapsedMillis = 3;
@@ -162,7 +169,10 @@ public class FirstAttemptSuccessBenchmark {
     }
 
     private CallFacts nextCall() {
-        CallFacts[] all = calls;
+        return next(calls);
+    }
+
+    private CallFacts next(CallFacts[] all) {
         CallFacts call;
         if (all.length == 1) {
             call = all[0];
@@ -195,6 +205,13 @@ public class FirstAttemptSuccessBenchmark {
     @Benchmark
     public Object throughRetryLoop(Blackhole bh) throws java.io.IOException {
         Object r = loop.execute(nextCall(), exchange);
+        bh.consume(sentMarker);
+        return r;
+    }
+
+    @Benchmark
+    public Object postWithoutKeyThroughRetryLoop(Blackhole bh) throws java.io.IOException {
+        Object r = loop.execute(next(posts), exchange);
         bh.consume(sentMarker);
         return r;
     }

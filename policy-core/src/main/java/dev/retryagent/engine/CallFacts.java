@@ -189,7 +189,8 @@ public final class CallFacts {
      * These facts for the same request after the client followed a redirect inside one attempt to
      * {@code scheme://host:port/path}: the rule and the destination (counters, budget) are those of where the request
      * went; method, idempotency key, body and marker stay the original request's, because a retry sends the original
-     * request again. Read under the same policy. These very facts when the address is the same.
+     * request again. Read under the same policy (the one these facts' rule was found under, when they named none).
+     * These very facts when the address is the same.
      */
     public CallFacts redirectedTo(String scheme, String host, int port, String path) {
         String p = path == null || path.isEmpty() ? "/" : path;
@@ -199,7 +200,8 @@ public final class CallFacts {
         }
         CallFacts redirected = new CallFacts(client, method, scheme, host, port, p, idempotencyKeyPresent,
                 bodyReplayable, markerPresent, enclosingAttempt, upperLayer);
-        redirected.readUnder = readUnder;
+        // Facts that named no policy take the one their rule was found under: a call sees one policy to its end.
+        redirected.readUnder = readUnder != null || resolution == null ? readUnder : resolution.owner.policy;
         return redirected;
     }
 

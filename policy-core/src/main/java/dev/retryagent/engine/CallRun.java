@@ -7,8 +7,8 @@ import java.util.List;
 
 /**
  * One call as both loops run it: what is settled before the first attempt (nested or not, the marker, whether the
- * attempts open an {@link AttemptScope}) and the step after each attempt (outcome, decision, log line). The sync and
- * the async loop differ only in how they send, wait and deliver.
+ * attempts open an {@link AttemptScope}, whether the call's start is read from the clock) and the step after each
+ * attempt (outcome, decision, log line). The sync and the async loop differ only in how they send, wait and deliver.
  *
  * <p>The work is in static methods over the run's values, so that {@link RetryLoop} can keep them in locals and
  * allocate nothing per call (C2's escape analysis does not remove a run object reliably); {@link AsyncRetryLoop},
@@ -21,6 +21,11 @@ final class CallRun {
     static final int MARKED = 1;
     /** {@link #settle}: the attempts run in an {@link AttemptScope}: this layer may retry the call, or it is nested. */
     static final int SCOPED = 2;
+    /**
+     * {@link #settle}: the call's start is read from the clock, for its deadline and the budget's window
+     * ({@link RetryEngine#decidesOnTime}); a call that can only be done or refused reads no clock.
+     */
+    static final int TIMED = 4;
 
     final CallFacts call;
     /** The marker header's name, or null when the attempts carry none. */
@@ -29,13 +34,16 @@ final class CallRun {
     private final boolean scoped;
     /** The attempt of another call this one was started inside, on the starting thread; 0 when none. */
     private final int enclosing;
+    private final boolean timed;
+    /** When the call started, if {@link #timed}. */
     private final long startNanos;
 
-    private CallRun(CallFacts call, String marker, boolean scoped, int enclosing, long startNanos) {
+    private CallRun(CallFacts call, String marker, boolean scoped, int enclosing, boolean timed, long startNanos) {
         this.call = call;
         this.marker = marker;
         this.scoped = scoped;
         this.enclosing = enclosing;
+        this.timed = timed;
         this.startNanos = startNanos;
     }
 
@@ -51,7 +59,14 @@ final class CallRun {
         if (how == OFF) {
             return null;
         }
-        return new CallRun(c, marker(engine, c, how), (how & SCOPED) != 0, enclosing, clock.nanoTime());
+        boolean timed = (how & TIMED) != 0;
+        return new CallRun(c, marker(engine, c, how), (how & SCOPED) != 0, enclosing, timed,
+                startNanos(clock, timed));
+    }
+
+    /** The call's start on {@code clock} when it is {@code timed}, else 0 (no reading). */
+    static long startNanos(Clock clock, boolean timed) {
+        return timed ? clock.nanoTime() : 0;
     }
 
     /**
@@ -68,8 +83,9 @@ final class CallRun {
 
     /**
      * What the call's rule says before its first attempt: {@link #OFF} (mode off, or the engine failed: fail open,
-     * logged once under {@code where}), else {@link #MARKED} and {@link #SCOPED} as they apply. The rule is looked up
-     * once; mode, marker and "may retry" all come from it, as modeFor, markerHeaderFor and mayRetry answer them.
+     * logged once under {@code where}), else {@link #MARKED}, {@link #SCOPED} and {@link #TIMED} as they apply. The
+     * rule is looked up once; mode, marker and "may retry" all come from it, as modeFor, markerHeaderFor and mayRetry
+     * answer them.
      */
     static int settle(RetryEngine engine, CallFacts call, int enclosing, String where) {
         try {
@@ -77,9 +93,11 @@ final class CallRun {
             if (r.mode == Mode.OFF) {
                 return OFF;
             }
-            boolean mayRetry = RetryEngine.mayRetry(r, call);
+            GiveUpReason refused = RetryEngine.refusal(r.settings, call, 1);
+            boolean mayRetry = RetryEngine.mayRetry(r, refused);
             return (RetryEngine.markerHeaderFor(r, call, mayRetry) != null ? MARKED : 0)
-                    | (enclosing > 0 || mayRetry ? SCOPED : 0);
+                    | (enclosing > 0 || mayRetry ? SCOPED : 0)
+                    | (RetryEngine.decidesOnTime(r, call, refused) ? TIMED : 0);
         } catch (RuntimeException e) {
             RetryLog.internalError(where, e);
             return OFF;
@@ -133,10 +151,10 @@ final class CallRun {
      * call's own destination counts it at attempt 1 even when the client redirected that attempt elsewhere: it
      * received the call. (At the call's own destination, attempt 1 is the first.)
      */
-    private static boolean firstAtOther(RetryEngine engine, CallFacts call, long startNanos, CallFacts at,
-                                        int attempt) {
+    private static boolean firstAtOther(RetryEngine engine, CallFacts call, boolean timed, long startNanos,
+                                        CallFacts at, int attempt) {
         if (attempt == 1) {
-            engine.countCall(call, startNanos);
+            engine.countCall(call, timed, startNanos);
         }
         List<CallFacts> seen = call.redirectsSeen;
         if (seen == null) {
@@ -158,13 +176,16 @@ final class CallRun {
      */
     <R> RetryDecision decide(RetryEngine engine, Clock clock, Outcomes<R> outcomes, int attempt, R response,
                              IOException failure, long previousWaitMillis, boolean cancelled, String where) {
-        return decide(engine, clock, outcomes, call, startNanos, attempt, response, failure, previousWaitMillis,
-                cancelled, where);
+        return decide(engine, clock, outcomes, call, timed, startNanos, attempt, response, failure,
+                previousWaitMillis, cancelled, where);
     }
 
-    /** {@link #decide(RetryEngine, Clock, Outcomes, int, Object, IOException, long, boolean, String)} of {@code call}. */
+    /**
+     * {@link #decide(RetryEngine, Clock, Outcomes, int, Object, IOException, long, boolean, String)} of {@code call},
+     * which started at {@code startNanos} if {@code timed}.
+     */
     static <R> RetryDecision decide(RetryEngine engine, Clock clock, Outcomes<R> outcomes, CallFacts call,
-                                    long startNanos, int attempt, R response, IOException failure,
+                                    boolean timed, long startNanos, int attempt, R response, IOException failure,
                                     long previousWaitMillis, boolean cancelled, String where) {
         try {
             Outcome outcome = failure != null ? Outcome.failure(outcomes.classify(failure)) : outcomes.outcome(response);
@@ -174,10 +195,10 @@ final class CallRun {
             }
             RetryDecision decision = cancelled
                     ? RetryDecision.done()
-                    : engine.decideSince(at, attempt, outcome, startNanos, previousWaitMillis, clock,
+                    : engine.decideSince(at, attempt, outcome, startNanos, timed, previousWaitMillis, clock,
                             at == call || at.sameDestination(call)
                                     ? attempt == 1
-                                    : firstAtOther(engine, call, startNanos, at, attempt));
+                                    : firstAtOther(engine, call, timed, startNanos, at, attempt));
             RetryLog.decision(at, outcome, decision);
             return decision;
         } catch (RuntimeException e) {

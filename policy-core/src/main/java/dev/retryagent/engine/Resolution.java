@@ -1,9 +1,11 @@
 package dev.retryagent.engine;
 
+import dev.retryagent.policy.MethodSet;
 import dev.retryagent.policy.Mode;
 import dev.retryagent.policy.Policy;
 import dev.retryagent.policy.RetrySettings;
 import dev.retryagent.policy.Rule;
+import java.util.Collections;
 import java.util.List;
 
 /**
@@ -27,6 +29,11 @@ final class Resolution {
         this.marker = mode == Mode.ENFORCE ? policy.markerHeader() : null;
     }
 
+    /** Whether a call under this rule may have more than one attempt: it is not off and allows more than one. */
+    private boolean retries() {
+        return mode != Mode.OFF && settings.maxAttempts() > 1;
+    }
+
     Backoff backoff() {
         Backoff b = backoff;
         if (b == null) {
@@ -46,6 +53,10 @@ final class Resolution {
         private final Rule[] rules;
         private final Resolution[] byRule;
         private final Resolution defaults;
+        /** The methods that the defaults or a rule, not off and with more than one attempt, count as idempotent. */
+        private final MethodSet methodsRetried;
+        /** Whether the defaults or a rule is not off and allows more than one attempt. */
+        private final boolean anyRetried;
 
         Policies(Policy policy) {
             this.policy = policy;
@@ -56,6 +67,29 @@ final class Resolution {
                 byRule[i] = new Resolution(this, policy, rules[i].settings());
             }
             this.defaults = new Resolution(this, policy, policy.defaults());
+            MethodSet methods = new MethodSet(Collections.<String>emptySet());
+            boolean any = false;
+            for (Resolution r : byRule) {
+                if (r.retries()) {
+                    methods = new MethodSet(methods, r.settings.idempotentMethodSet());
+                    any = true;
+                }
+            }
+            if (defaults.retries()) {
+                methods = new MethodSet(methods, defaults.settings.idempotentMethodSet());
+                any = true;
+            }
+            this.methodsRetried = methods;
+            this.anyRetried = any;
+        }
+
+        /**
+         * Whether some rule of this policy, or its defaults, could retry a request with {@code method}, keyed or not,
+         * that nothing else forbids: a client's redirect may have the request decided under any of them. The method
+         * is matched as {@link RetrySettings#isIdempotentMethod} matches it.
+         */
+        boolean mayRetrySomewhere(String method, boolean keyed) {
+            return keyed ? anyRetried : methodsRetried.contains(method);
         }
 
         /** The resolution of the first rule that matches the call, or of the defaults. */
@@ -80,14 +114,23 @@ final class Resolution {
      */
     static final class Memo {
         final Resolution resolution;
+        /** Where it was made, with {@link Destinations#removals()} then: the destination is current while equal. */
+        final Destination destination;
+        final int removals;
+        /** {@code resolution.owner}, here so that checking it is one load less on every call. */
+        private final Policies owner;
         private final String client;
         private final String method;
         private final String host;
         private final int port;
         private final String path;
 
-        Memo(Resolution resolution, String client, String method, String host, int port, String path) {
+        Memo(Resolution resolution, String client, String method, String host, int port, String path,
+             Destination destination, int removals) {
             this.resolution = resolution;
+            this.destination = destination;
+            this.removals = removals;
+            this.owner = resolution.owner;
             this.client = client;
             this.method = method;
             this.host = host;
@@ -96,7 +139,7 @@ final class Resolution {
         }
 
         boolean isFor(Policies policies, String client, String method, String host, int port, String path) {
-            return resolution.owner == policies
+            return owner == policies
                     && this.port == port
                     && same(this.path, path)
                     && same(this.host, host)

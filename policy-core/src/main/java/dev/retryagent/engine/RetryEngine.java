@@ -27,6 +27,12 @@ public final class RetryEngine {
     private volatile Resolution.Policies policies;
     /** The one before, for calls whose facts were read under it just before a reload. */
     private volatile Resolution.Policies previous;
+    /**
+     * The memo a destination was last given ({@link #lastLookup}). Replaced only when a memo is made (once per
+     * destination and policy, or after a run of misses there), never on a hit, so that calls to many endpoints do
+     * not write it on every call.
+     */
+    private volatile Resolution.Memo lastMemo;
 
     public RetryEngine(Policy policy, Clock clock, RandomSource random) {
         this.clock = clock;
@@ -102,8 +108,12 @@ public final class RetryEngine {
             return r;
         }
         int removals = destinations.removals();
-        Destination d = destinations.find(call.scheme(), call.host(), call.port());
-        r = lookUp(policiesFor(call), d, call.client(), call.method(), call.host(), call.port(), call.path());
+        Resolution.Policies p = policiesFor(call);
+        Resolution.Memo last = lastLookup(p, removals, call.client(), call.method(), call.scheme(), call.host(),
+                call.port(), call.path());
+        Destination d = last != null ? last.destination : destinations.find(call.scheme(), call.host(), call.port());
+        r = last != null ? last.resolution
+                : lookUp(p, d, removals, call.client(), call.method(), call.host(), call.port(), call.path());
         call.destination = d;
         call.destinationRemovals = removals;
         call.resolution = r;
@@ -114,8 +124,11 @@ public final class RetryEngine {
     CallFacts read(CallFacts.Builder call, HeaderLookup headers) {
         Resolution.Policies p = policies;
         int removals = destinations.removals();
-        Destination d = destinations.find(call.scheme, call.host, call.port);
-        Resolution r = lookUp(p, d, call.client, call.method, call.host, call.port, call.path);
+        Resolution.Memo last = lastLookup(p, removals, call.client, call.method, call.scheme, call.host, call.port,
+                call.path);
+        Destination d = last != null ? last.destination : destinations.find(call.scheme, call.host, call.port);
+        Resolution r = last != null ? last.resolution
+                : lookUp(p, d, removals, call.client, call.method, call.host, call.port, call.path);
         CallFacts facts = call.build(r, p.policy, headers);
         facts.destination = d;
         facts.destinationRemovals = removals;
@@ -138,12 +151,25 @@ public final class RetryEngine {
     }
 
     /**
+     * The lookup last remembered at a destination, engine-wide, when it is for this very call (client, method,
+     * scheme, host, port, path, under policy {@code p}) and its destination was not dropped since ({@code removals});
+     * else null. A service whose calls mostly go to one endpoint finds that endpoint's rule and destination here
+     * without the table's chain of dependent loads.
+     */
+    private Resolution.Memo lastLookup(Resolution.Policies p, int removals, String client, String method,
+                                       String scheme, String host, int port, String path) {
+        Resolution.Memo last = lastMemo;
+        return last != null && last.removals == removals && last.isFor(p, client, method, host, port, path)
+                && last.destination.is(scheme, port) ? last : null;
+    }
+
+    /**
      * The rule lookup: {@link Policy#ruleFor}, unless the last lookup at the call's destination was for
      * the same client, method, host, port and path under the same policy. Destinations are only found
      * here, never added, so that calls the agent leaves alone leave no trace.
      */
-    private Resolution lookUp(Resolution.Policies p, Destination d, String client, String method, String host,
-                              int port, String path) {
+    private Resolution lookUp(Resolution.Policies p, Destination d, int removals, String client, String method,
+                              String host, int port, String path) {
         if (d == null) {
             return p.resolve(client, method, host, port, path);
         }
@@ -160,7 +186,9 @@ public final class RetryEngine {
         // otherwise after a run of misses, so that a destination whose common call changes follows it.
         if (memo == null || memo.resolution.owner != p || ++d.ruleMemoMisses >= MEMO_MISSES_BEFORE_REPLACING) {
             d.ruleMemoMisses = 0;
-            d.ruleMemo = new Resolution.Memo(r, client, method, host, port, path);
+            Resolution.Memo made = new Resolution.Memo(r, client, method, host, port, path, d, removals);
+            d.ruleMemo = made;
+            lastMemo = made;
         }
         return r;
     }
@@ -188,13 +216,49 @@ public final class RetryEngine {
     }
 
     static boolean mayRetry(Resolution r, CallFacts call) {
-        RetrySettings settings = r.settings;
-        return r.mode == Mode.ENFORCE
-                && settings.maxAttempts() > 1
-                && !call.nested()
-                && call.upperLayer() == null
-                && call.bodyReplayable()
-                && (call.idempotencyKeyPresent() || settings.isIdempotentMethod(call.method()));
+        return mayRetry(r, refusal(r.settings, call, 1));
+    }
+
+    /** {@link #mayRetry(Resolution, CallFacts)}, given the {@link #refusal} of its first attempt. */
+    static boolean mayRetry(Resolution r, GiveUpReason firstRefusal) {
+        return r.mode == Mode.ENFORCE && firstRefusal == null;
+    }
+
+    /**
+     * Whether a decision about {@code call}, whose rule {@code r} is not off and refuses a retry after the first
+     * attempt for {@code firstRefusal} (null: none), may depend on how long the call has run (its deadline,
+     * Retry-After, the budget's window): no refusal stops it under its rule, in mode enforce or observe, or under
+     * another rule of the same policy, where a client's redirect inside an attempt may have it decided (the refusals
+     * that come from the request itself hold under every rule). When not, each decision is done or a refusal, and the
+     * call needs no clock reading.
+     */
+    static boolean decidesOnTime(Resolution r, CallFacts call, GiveUpReason firstRefusal) {
+        if (firstRefusal == null) {
+            return true;
+        }
+        return (firstRefusal == GiveUpReason.NOT_IDEMPOTENT || firstRefusal == GiveUpReason.ATTEMPTS)
+                && r.owner.mayRetrySomewhere(call.method(), call.idempotencyKeyPresent());
+    }
+
+    /**
+     * Why attempt {@code attempt} of {@code call} may not be followed by a retry under {@code settings}, whatever its
+     * outcome and the time, in the contract's order (nested, upper layer, body, idempotency, attempts); null when
+     * nothing forbids it.
+     */
+    static GiveUpReason refusal(RetrySettings settings, CallFacts call, int attempt) {
+        if (call.nested()) {
+            return GiveUpReason.NESTED;
+        }
+        if (call.upperLayer() != null) {
+            return GiveUpReason.UPPER_LAYER;
+        }
+        if (!call.bodyReplayable()) {
+            return GiveUpReason.BODY_NOT_REPLAYABLE;
+        }
+        if (!call.idempotencyKeyPresent() && !settings.isIdempotentMethod(call.method())) {
+            return GiveUpReason.NOT_IDEMPOTENT;
+        }
+        return attempt >= settings.maxAttempts() ? GiveUpReason.ATTEMPTS : null;
     }
 
     /**
@@ -220,13 +284,22 @@ public final class RetryEngine {
      * Counts a call at {@code call}'s destination (its counters' {@code calls}, its budget's first attempts) whose
      * attempt was redirected by the client to another destination, where it is decided. Not when the rule is off.
      */
-    void countCall(CallFacts call, long now) {
+    void countCall(CallFacts call, boolean timed, long startNanos) {
         if (resolve(call).mode == Mode.OFF) {
             return;
         }
         Destination destination = destinations.of(call);
         destination.countersFor(call.client()).calls.increment();
-        destination.budget.recordFirstAttempt(now);
+        recordFirstAttempt(destination, timed, startNanos);
+    }
+
+    /** Counts a first attempt in the destination's budget, at {@code nowNanos} when {@code timed}. */
+    private static void recordFirstAttempt(Destination destination, boolean timed, long nowNanos) {
+        if (timed) {
+            destination.budget.recordFirstAttempt(nowNanos);
+        } else {
+            destination.budget.recordUndatedFirstAttempt();
+        }
     }
 
     /**
@@ -249,21 +322,25 @@ public final class RetryEngine {
             countFirst(counters, call);
             destination.budget.recordFirstAttempt(now);
         }
-        if (!isRetryable(r.settings, outcome)) {
-            return done(counters, attempt, outcome);
+        RetryDecision settled = withoutTime(r.settings, counters, call, attempt, outcome);
+        if (settled != null) {
+            return settled;
         }
-        return decideRetry(r, destination, counters, call, attempt, outcome, elapsedMillis, previousWaitMillis, now);
+        return decideOnTime(r, destination, counters, attempt, outcome, elapsedMillis, previousWaitMillis, now);
     }
 
     /**
      * As {@link #decideAt(CallFacts, int, Outcome, long, long, long, boolean)}, for the loops: the call started at
      * {@code startNanos} on {@code loopClock}, which is read only when the time matters. A first attempt is counted
      * in the budget at the call's start, when it went out; the elapsed time (for the deadline) and the budget's
-     * "now" are read only for an outcome that may be retried. So the common case, a first attempt that succeeds,
-     * costs the one clock read the loop made at the start of the call.
+     * "now" are read only for an outcome that may be retried and no refusal stops. So the common case, a first
+     * attempt that succeeds, costs the one clock read the loop made at the start of the call.
+     *
+     * @param timed whether the loop read the clock at the call's start ({@code startNanos}); it does only for a call
+     *              that {@link #decidesOnTime}, and a call that does not is counted in the budget without a reading
      */
-    RetryDecision decideSince(CallFacts call, int attempt, Outcome outcome, long startNanos, long previousWaitMillis,
-                              Clock loopClock, boolean firstAtDestination) {
+    RetryDecision decideSince(CallFacts call, int attempt, Outcome outcome, long startNanos, boolean timed,
+                              long previousWaitMillis, Clock loopClock, boolean firstAtDestination) {
         Resolution r = resolve(call);
         if (r.mode == Mode.OFF) {
             return RetryDecision.done();
@@ -272,14 +349,32 @@ public final class RetryEngine {
         RetryCounters counters = destination.countersFor(call.client());
         if (firstAtDestination) {
             countFirst(counters, call);
-            destination.budget.recordFirstAttempt(attempt == 1 ? startNanos : loopClock.nanoTime());
+            recordFirstAttempt(destination, timed, timed && attempt > 1 ? loopClock.nanoTime() : startNanos);
         }
-        if (!isRetryable(r.settings, outcome)) {
-            return done(counters, attempt, outcome);
+        RetryDecision settled = withoutTime(r.settings, counters, call, attempt, outcome);
+        if (settled != null) {
+            return settled;
+        }
+        if (!timed) {
+            // decidesOnTime answered for every rule of the call's policy, and redirected facts keep that policy.
+            throw new IllegalStateException("a call that read no clock at its start is decided on time");
         }
         long now = loopClock.nanoTime();
-        return decideRetry(r, destination, counters, call, attempt, outcome, (now - startNanos) / 1_000_000L,
+        return decideOnTime(r, destination, counters, attempt, outcome, (now - startNanos) / 1_000_000L,
                 previousWaitMillis, now);
+    }
+
+    /**
+     * The decision when the time does not matter to it: done for an outcome that is not retried, a give-up for a
+     * {@link #refusal}; else null.
+     */
+    private static RetryDecision withoutTime(RetrySettings settings, RetryCounters counters, CallFacts call,
+                                             int attempt, Outcome outcome) {
+        if (!isRetryable(settings, outcome)) {
+            return done(counters, attempt, outcome);
+        }
+        GiveUpReason refused = refusal(settings, call, attempt);
+        return refused == null ? null : giveUp(counters, refused, attempt, settings.maxAttempts());
     }
 
     /** A call's first decision at a destination: counted there, and as deferred to the layer above it, if one. */
@@ -298,29 +393,15 @@ public final class RetryEngine {
         return RetryDecision.done();
     }
 
-    /** The rest of a decision about an outcome that may be retried: the checks in the contract's order. */
-    private RetryDecision decideRetry(Resolution r, Destination destination, RetryCounters counters, CallFacts call,
-                                      int attempt, Outcome outcome, long elapsedMillis, long previousWaitMillis,
-                                      long now) {
+    /**
+     * The rest of a decision about an outcome that may be retried and that no {@link #refusal} stops: the checks
+     * that depend on the time, in the contract's order.
+     */
+    private RetryDecision decideOnTime(Resolution r, Destination destination, RetryCounters counters, int attempt,
+                                       Outcome outcome, long elapsedMillis, long previousWaitMillis, long now) {
         Mode mode = r.mode;
         RetrySettings settings = r.settings;
         int max = settings.maxAttempts();
-        if (call.nested()) {
-            return giveUp(counters, GiveUpReason.NESTED, attempt, max);
-        }
-        if (call.upperLayer() != null) {
-            return giveUp(counters, GiveUpReason.UPPER_LAYER, attempt, max);
-        }
-        if (!call.bodyReplayable()) {
-            return giveUp(counters, GiveUpReason.BODY_NOT_REPLAYABLE, attempt, max);
-        }
-        if (!call.idempotencyKeyPresent() && !settings.isIdempotentMethod(call.method())) {
-            return giveUp(counters, GiveUpReason.NOT_IDEMPOTENT, attempt, max);
-        }
-        if (attempt >= max) {
-            return giveUp(counters, GiveUpReason.ATTEMPTS, attempt, max);
-        }
-
         long waitMillis = -1;
         RetryAfterPolicy retryAfter = settings.retryAfter();
         if (retryAfter.honor() && outcome.retryAfter() != null) {

@@ -41,7 +41,8 @@ public final class RetryLoop {
         // The run's values, in locals (see CallRun): nothing is allocated for a call whose first attempt succeeds.
         String marker = CallRun.marker(engine, facts, how);
         boolean scoped = (how & CallRun.SCOPED) != 0;
-        long startNanos = clock.nanoTime();
+        boolean timed = (how & CallRun.TIMED) != 0;
+        long startNanos = CallRun.startNanos(clock, timed);
         long previousWaitMillis = 0;
         for (int attempt = 1; ; attempt++) {
             R response = null;
@@ -60,8 +61,8 @@ public final class RetryLoop {
                     scopeOfThread[0] = outer; // AttemptScope.exit
                 }
             }
-            RetryDecision decision = CallRun.decide(engine, clock, exchange, facts, startNanos, attempt, response,
-                    failure, previousWaitMillis, false, "retry-loop.decide");
+            RetryDecision decision = CallRun.decide(engine, clock, exchange, facts, timed, startNanos, attempt,
+                    response, failure, previousWaitMillis, false, "retry-loop.decide");
             if (!decision.shouldRetry()) {
                 if (failure != null) {
                     throw failure;

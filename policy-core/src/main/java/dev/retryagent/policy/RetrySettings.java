@@ -23,6 +23,7 @@ public final class RetrySettings {
     private final boolean[] retryFailureByOrdinal;
     private final RetryAfterPolicy retryAfter;
     private final Set<String> idempotentMethods;
+    private final MethodSet idempotentMethodSet;
     private final List<String> idempotencyKeyHeaders;
     private final BudgetPolicy budget;
     private final UpperLayers upperLayers;
@@ -52,6 +53,7 @@ public final class RetrySettings {
             methods.add(method.toUpperCase(Locale.ROOT));
         }
         this.idempotentMethods = Collections.unmodifiableSet(methods);
+        this.idempotentMethodSet = new MethodSet(methods);
         this.idempotencyKeyHeaders = Collections.unmodifiableList(
                 new ArrayList<String>(require(b.idempotencyKeyHeaders, "idempotencyKeyHeaders")));
         this.budget = require(b.budget, "budget");
@@ -120,8 +122,12 @@ public final class RetrySettings {
     }
 
     public boolean isIdempotentMethod(String method) {
-        return idempotentMethods.contains(method)
-                || idempotentMethods.contains(method.toUpperCase(Locale.ROOT));
+        return idempotentMethodSet.contains(method);
+    }
+
+    /** {@link #idempotentMethods()}, as the engine asks it on every call. */
+    public MethodSet idempotentMethodSet() {
+        return idempotentMethodSet;
     }
 
     public List<String> idempotencyKeyHeaders() {

@@ -85,6 +85,19 @@ class DestinationsTest {
     }
 
     @Test
+    void aDestinationWhoseCallsReadNoClockIsKeptWhileTheyGoOn() {
+        callHosts("old", Destinations.SWEEP_ABOVE);
+        clock.advanceMillis(IDLE_MILLIS / 2);
+        Destination active = destinations.get("https", "old7", 443);
+        active.budget.recordUndatedFirstAttempt();
+        clock.advanceMillis(IDLE_MILLIS / 2 + 2_000);
+
+        call("new0");
+        assertEquals(2, destinations.size(), "only old7 and new0 are left");
+        assertSame(active, destinations.get("https", "old7", 443));
+    }
+
+    @Test
     void nothingIsDroppedBelowTheThreshold() {
         callHosts("old", Destinations.SWEEP_ABOVE - 1);
         clock.advanceMillis(IDLE_MILLIS * 2);

@@ -157,6 +157,55 @@ class RetryBudgetTest {
         assertFalse(neverUsed.seenWithin(clock.nanoTime(), idle));
     }
 
+    @Test
+    void aFirstAttemptCountedWithoutAReadingTakesTheSecondOfTheLatestReading() {
+        BudgetPolicy policy = new BudgetPolicy(1.0, 0);
+        long start = clock.nanoTime();
+        RetryBudget stillIn = new RetryBudget(start);
+        RetryBudget gone = new RetryBudget(start);
+        clock.advanceSeconds(3);
+        stillIn.recordFirstAttempt(clock.nanoTime());
+        gone.recordFirstAttempt(clock.nanoTime());
+        clock.advanceSeconds(5);
+        for (int i = 0; i < 4; i++) {
+            stillIn.recordUndatedFirstAttempt();
+            gone.recordUndatedFirstAttempt();
+        }
+
+        clock.advanceSeconds(4);
+        assertEquals(5, takeAll(stillIn, clock.nanoTime(), policy), "9 s after the reading: all five in the window");
+        clock.advanceSeconds(1);
+        assertEquals(0, takeAll(gone, clock.nanoTime(), policy),
+                "10 s after the reading they are gone, though counted only 5 s ago: fewer retries, never more");
+    }
+
+    @Test
+    void aRetryAskedForIsAReadingToo() {
+        BudgetPolicy policy = new BudgetPolicy(1.0, 0);
+        RetryBudget budget = new RetryBudget(clock.nanoTime());
+        clock.advanceSeconds(20);
+        assertFalse(budget.wouldAllowRetry(clock.nanoTime(), policy));
+        for (int i = 0; i < 3; i++) {
+            budget.recordUndatedFirstAttempt();
+        }
+        clock.advanceSeconds(9);
+        assertEquals(3, takeAll(budget, clock.nanoTime(), policy));
+    }
+
+    @Test
+    void aFirstAttemptWithoutAReadingIsSeenWhenSeenWithinNextLooks() {
+        long idle = TimeUnit.MINUTES.toNanos(10);
+        RetryBudget budget = new RetryBudget(clock.nanoTime());
+        clock.advanceSeconds(601);
+        budget.recordUndatedFirstAttempt();
+        clock.advanceSeconds(30);
+        assertTrue(budget.seenWithin(clock.nanoTime(), idle), "counted since it last looked");
+        clock.advanceSeconds(599);
+        assertTrue(budget.seenWithin(clock.nanoTime(), idle));
+        clock.advanceSeconds(2);
+        assertFalse(budget.seenWithin(clock.nanoTime(), idle));
+    }
+
     /** Runs {@code task} on {@link #THREADS} threads that start together; returns their results. */
     private List<Long> onAllThreads(ThreadTask task) throws Exception {
         pool = Executors.newFixedThreadPool(THREADS);

@@ -878,6 +878,34 @@ class RetryEngineTest {
         }
 
         @Test
+        void theSameAddressInAnotherSchemeIsCountedAtItsOwnDestination() {
+            RetryEngine engine = engine(policy(defaults));
+            for (int i = 0; i < 3; i++) {
+                first(engine, get(), Outcome.status(200, null));
+                first(engine, new CallFacts(CLIENT, "GET", "http", HOST, 443, "/items", false, true, false),
+                        Outcome.status(200, null));
+            }
+            assertEquals(3, counters(engine).calls());
+            assertEquals(3, engine.counters(CLIENT, "http", HOST, 443).calls());
+        }
+
+        @Test
+        void aDestinationDroppedSinceItsLookupWasRememberedIsMadeAnew() {
+            RetryEngine engine = engine(policy(defaults));
+            first(engine, get(), Outcome.status(200, null));
+            first(engine, get(), Outcome.status(200, null)); // the destination is known now: its lookup is remembered
+            for (int i = 0; i < Destinations.SWEEP_ABOVE; i++) {
+                first(engine, at("h" + i + ".example", "/"), Outcome.status(200, null));
+            }
+            clock.advanceMillis(java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(Destinations.IDLE_NANOS) + 1_000);
+            first(engine, at("fresh.example", "/"), Outcome.status(200, null)); // drops every idle destination
+            assertNull(engine.counters(CLIENT, "https", HOST, 443));
+
+            first(engine, get(), Outcome.status(200, null));
+            assertEquals(1, counters(engine).calls(), "counted at a destination in the table");
+        }
+
+        @Test
         void askingAboutACallLeavesNoDestinationBehind() {
             RetryEngine engine = engine(policy(Mode.OFF, defaults));
             engine.modeFor(get());
