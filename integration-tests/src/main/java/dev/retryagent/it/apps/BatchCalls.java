@@ -35,7 +35,28 @@ public final class BatchCalls {
     private static final Map<String, Long> INTERRUPTED_AT = new ConcurrentHashMap<>();
 
     /** What the application saw of a response. */
-    public record Seen(int status, String body, String retryAfter) {
+    public static final class Seen {
+        private final int status;
+        private final String body;
+        private final String retryAfter;
+
+        public Seen(int status, String body, String retryAfter) {
+            this.status = status;
+            this.body = body;
+            this.retryAfter = retryAfter;
+        }
+
+        public int status() {
+            return status;
+        }
+
+        public String body() {
+            return body;
+        }
+
+        public String retryAfter() {
+            return retryAfter;
+        }
     }
 
     /** One call of a spec, made as the app makes it. */
@@ -44,7 +65,29 @@ public final class BatchCalls {
     }
 
     /** A batch app's options: {@code --await-go}, {@code --sequential} and {@code --call SPEC} (repeatable). */
-    public record Options(boolean awaitGo, boolean sequential, List<Map<String, List<String>>> calls) {
+    public static final class Options {
+        private final boolean awaitGo;
+        private final boolean sequential;
+        private final List<Map<String, List<String>>> calls;
+
+        public Options(boolean awaitGo, boolean sequential, List<Map<String, List<String>>> calls) {
+            this.awaitGo = awaitGo;
+            this.sequential = sequential;
+            this.calls = calls;
+        }
+
+        public boolean awaitGo() {
+            return awaitGo;
+        }
+
+        public boolean sequential() {
+            return sequential;
+        }
+
+        public List<Map<String, List<String>>> calls() {
+            return calls;
+        }
+
         /** The options of {@code argv}; an unknown one ends the app with exit code 2. */
         public static Options parse(String[] argv) {
             boolean awaitGo = false;
@@ -52,13 +95,18 @@ public final class BatchCalls {
             List<Map<String, List<String>>> calls = new ArrayList<>();
             for (int i = 0; i < argv.length; i++) {
                 switch (argv[i]) {
-                    case "--await-go" -> awaitGo = true;
-                    case "--sequential" -> sequential = true;
-                    case "--call" -> calls.add(BatchCalls.parse(argv[++i]));
-                    default -> {
+                    case "--await-go":
+                        awaitGo = true;
+                        break;
+                    case "--sequential":
+                        sequential = true;
+                        break;
+                    case "--call":
+                        calls.add(BatchCalls.parse(argv[++i]));
+                        break;
+                    default:
                         System.err.println("usage error: unknown argument " + argv[i]);
                         System.exit(2);
-                    }
                 }
             }
             return new Options(awaitGo, sequential, calls);

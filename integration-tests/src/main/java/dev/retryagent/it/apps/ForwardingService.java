@@ -5,17 +5,16 @@ import com.sun.net.httpserver.HttpServer;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InterruptedIOException;
 import java.io.OutputStream;
 import java.net.HttpURLConnection;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.URL;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -42,7 +41,8 @@ import org.apache.hc.core5.http.io.entity.EntityUtils;
  *
  * <pre>
  * --client okhttp|httpclient5|httpclient4|httpurlconnection|jdk-httpclient
- *                                                 the outgoing client (OkHttp, HttpClient 5 or 4 on the class path)
+ *                                                 the outgoing client (OkHttp, HttpClient 5 or 4 on the class path;
+ *                                                 jdk-httpclient on Java 11 or later)
  * --upstream URL                                  http://host:port; the incoming path and query are appended
  * </pre>
  * Prints {@code LISTENING port=N} once it accepts requests, then per request {@code FORWARDED method=.. path=..
@@ -50,8 +50,9 @@ import org.apache.hc.core5.http.io.entity.EntityUtils;
  */
 public final class ForwardingService {
     /** Headers that belong to one connection, not to the request: never forwarded. */
-    private static final Set<String> HOP_BY_HOP = Set.of("host", "connection", "keep-alive", "content-length",
-            "transfer-encoding", "te", "trailer", "upgrade", "proxy-connection", "proxy-authorization", "expect");
+    private static final Set<String> HOP_BY_HOP = Collections.unmodifiableSet(new HashSet<>(Arrays.asList("host",
+            "connection", "keep-alive", "content-length", "transfer-encoding", "te", "trailer", "upgrade",
+            "proxy-connection", "proxy-authorization", "expect")));
 
     /** One outgoing client. */
     interface Forwarder {
@@ -59,7 +60,22 @@ public final class ForwardingService {
         Reply forward(String method, String url, List<String[]> headers, byte[] body) throws IOException;
     }
 
-    record Reply(int status, byte[] body) {
+    static final class Reply {
+        private final int status;
+        private final byte[] body;
+
+        Reply(int status, byte[] body) {
+            this.status = status;
+            this.body = body;
+        }
+
+        public int status() {
+            return status;
+        }
+
+        public byte[] body() {
+            return body;
+        }
     }
 
     private ForwardingService() {
@@ -70,12 +86,15 @@ public final class ForwardingService {
         String upstream = null;
         for (int i = 0; i + 1 < argv.length; i += 2) {
             switch (argv[i]) {
-                case "--client" -> client = argv[i + 1];
-                case "--upstream" -> upstream = argv[i + 1];
-                default -> {
+                case "--client":
+                    client = argv[i + 1];
+                    break;
+                case "--upstream":
+                    upstream = argv[i + 1];
+                    break;
+                default:
                     System.err.println("usage error: unknown argument " + argv[i]);
                     System.exit(2);
-                }
             }
         }
         if (client == null || upstream == null) {
@@ -84,30 +103,41 @@ public final class ForwardingService {
             return;
         }
         // By name, so that only the chosen client's classes are ever loaded.
-        String type = switch (client) {
-            case "okhttp" -> "OkHttpForwarder";
-            case "httpclient5" -> "HttpClient5Forwarder";
-            case "httpclient4" -> "HttpClient4Forwarder";
-            case "httpurlconnection" -> "JdkForwarder";
-            case "jdk-httpclient" -> "JdkHttpClientForwarder";
-            default -> throw new IllegalArgumentException("--client " + client);
-        };
-        Forwarder forwarder = (Forwarder) Class.forName(ForwardingService.class.getName() + "$" + type)
-                .getDeclaredConstructor().newInstance();
+        Forwarder forwarder = (Forwarder) Class.forName(forwarderClass(client)).getDeclaredConstructor().newInstance();
         String base = upstream.replaceAll("/$", "");
         HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 50);
         server.setExecutor(Executors.newFixedThreadPool(4));
         server.createContext("/", exchange -> handle(exchange, forwarder, base));
         server.start();
         Report.line("LISTENING", "port", server.getAddress().getPort(), "client", client);
-        System.in.readAllBytes(); // until stdin closes
+        readAll(System.in); // until stdin closes
         Report.line("DONE");
         System.exit(0);
     }
 
+    /** The binary name of the forwarder of {@code client}. */
+    private static String forwarderClass(String client) {
+        String nested = ForwardingService.class.getName() + "$";
+        switch (client) {
+            case "okhttp":
+                return nested + "OkHttpForwarder";
+            case "httpclient5":
+                return nested + "HttpClient5Forwarder";
+            case "httpclient4":
+                return nested + "HttpClient4Forwarder";
+            case "httpurlconnection":
+                return nested + "JdkForwarder";
+            case "jdk-httpclient":
+                // java.net.http: compiled from src/main/java11, into this package
+                return ForwardingService.class.getPackage().getName() + ".JdkHttpClientForwarder";
+            default:
+                throw new IllegalArgumentException("--client " + client);
+        }
+    }
+
     private static void handle(HttpExchange exchange, Forwarder forwarder, String base) throws IOException {
-        try (exchange) {
-            byte[] body = exchange.getRequestBody().readAllBytes();
+        try {
+            byte[] body = readAll(exchange.getRequestBody());
             List<String[]> headers = new ArrayList<>();
             for (Map.Entry<String, List<String>> h : exchange.getRequestHeaders().entrySet()) {
                 if (!HOP_BY_HOP.contains(h.getKey().toLowerCase(Locale.ROOT))) {
@@ -134,7 +164,19 @@ public final class ForwardingService {
             if (reply.body().length > 0) {
                 exchange.getResponseBody().write(reply.body());
             }
+        } finally {
+            exchange.close();
         }
+    }
+
+    /** Everything {@code in} has until its end. */
+    private static byte[] readAll(InputStream in) throws IOException {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        byte[] buffer = new byte[8192];
+        for (int n; (n = in.read(buffer)) != -1; ) {
+            bytes.write(buffer, 0, n);
+        }
+        return bytes.toByteArray();
     }
 
     static final class OkHttpForwarder implements Forwarder {
@@ -210,36 +252,13 @@ public final class ForwardingService {
             }
             int status = conn.getResponseCode();
             InputStream in = status < 400 ? conn.getInputStream() : conn.getErrorStream();
-            ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+            byte[] bytes = new byte[0];
             if (in != null) {
-                try (in) {
-                    in.transferTo(bytes);
+                try (InputStream input = in) {
+                    bytes = readAll(input);
                 }
             }
-            return new Reply(status, bytes.toByteArray());
-        }
-    }
-
-    static final class JdkHttpClientForwarder implements Forwarder {
-        private final HttpClient client = HttpClient.newBuilder()
-                .version(HttpClient.Version.HTTP_1_1).build();
-
-        @Override
-        public Reply forward(String method, String url, List<String[]> headers, byte[] body) throws IOException {
-            HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url))
-                    .method(method, body.length > 0 ? HttpRequest.BodyPublishers.ofByteArray(body)
-                            : HttpRequest.BodyPublishers.noBody());
-            for (String[] h : headers) {
-                request.header(h[0], h[1]);
-            }
-            try {
-                HttpResponse<byte[]> response = client.send(request.build(),
-                        HttpResponse.BodyHandlers.ofByteArray());
-                return new Reply(response.statusCode(), response.body());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new InterruptedIOException("interrupted");
-            }
+            return new Reply(status, bytes);
         }
     }
 }

@@ -7,6 +7,7 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -117,51 +118,73 @@ public final class HttpClient4Scenario {
     }
 
     private static CloseableHttpClient classic(String kind) {
-        return CLASSIC.computeIfAbsent(kind, k -> switch (k) {
-            case "default" -> HttpClients.createDefault();
-            case "system" -> HttpClients.createSystem();
-            case "custom" -> HttpClients.custom().build();
-            case "minimal" -> HttpClients.createMinimal();
-            case "sure" -> HttpClients.custom()
-                    .setServiceUnavailableRetryStrategy(new DefaultServiceUnavailableRetryStrategy(5, 10)).build();
-            case "sentretry" -> HttpClients.custom().setRetryHandler(new DefaultHttpRequestRetryHandler(3, true))
-                    .build();
-            case "noretries" -> HttpClients.custom().disableAutomaticRetries().build();
-            case "pool5" -> {
-                PoolingHttpClientConnectionManager pool = new PoolingHttpClientConnectionManager();
-                pool.setMaxTotal(5);
-                pool.setDefaultMaxPerRoute(5);
-                CLASSIC_POOLS.put(k, pool);
-                yield HttpClients.custom().setConnectionManager(pool).setDefaultRequestConfig(poolConfig()).build();
+        return CLASSIC.computeIfAbsent(kind, k -> {
+            switch (k) {
+                case "default":
+                    return HttpClients.createDefault();
+                case "system":
+                    return HttpClients.createSystem();
+                case "custom":
+                    return HttpClients.custom().build();
+                case "minimal":
+                    return HttpClients.createMinimal();
+                case "sure":
+                    return HttpClients.custom()
+                            .setServiceUnavailableRetryStrategy(new DefaultServiceUnavailableRetryStrategy(5, 10))
+                            .build();
+                case "sentretry":
+                    return HttpClients.custom().setRetryHandler(new DefaultHttpRequestRetryHandler(3, true)).build();
+                case "noretries":
+                    return HttpClients.custom().disableAutomaticRetries().build();
+                case "pool5":
+                    PoolingHttpClientConnectionManager pool = new PoolingHttpClientConnectionManager();
+                    pool.setMaxTotal(5);
+                    pool.setDefaultMaxPerRoute(5);
+                    CLASSIC_POOLS.put(k, pool);
+                    return HttpClients.custom().setConnectionManager(pool).setDefaultRequestConfig(poolConfig())
+                            .build();
+                default:
+                    throw new IllegalArgumentException("classic client " + k);
             }
-            default -> throw new IllegalArgumentException("classic client " + k);
         });
     }
 
     private static CloseableHttpAsyncClient async(String kind) {
         return ASYNC.computeIfAbsent(kind, k -> {
-            CloseableHttpAsyncClient client = switch (k) {
-                case "default" -> HttpAsyncClients.createDefault();
-                case "system" -> HttpAsyncClients.createSystem();
-                case "custom" -> HttpAsyncClients.custom().build();
-                case "minimal" -> HttpAsyncClients.createMinimal();
-                case "io1" -> HttpAsyncClients.custom()
-                        .setDefaultIOReactorConfig(IOReactorConfig.custom().setIoThreadCount(1).build()).build();
-                case "pool5" -> {
+            CloseableHttpAsyncClient client;
+            switch (k) {
+                case "default":
+                    client = HttpAsyncClients.createDefault();
+                    break;
+                case "system":
+                    client = HttpAsyncClients.createSystem();
+                    break;
+                case "custom":
+                    client = HttpAsyncClients.custom().build();
+                    break;
+                case "minimal":
+                    client = HttpAsyncClients.createMinimal();
+                    break;
+                case "io1":
+                    client = HttpAsyncClients.custom()
+                            .setDefaultIOReactorConfig(IOReactorConfig.custom().setIoThreadCount(1).build()).build();
+                    break;
+                case "pool5":
                     try {
                         PoolingNHttpClientConnectionManager pool = new PoolingNHttpClientConnectionManager(
                                 new DefaultConnectingIOReactor(IOReactorConfig.DEFAULT));
                         pool.setMaxTotal(5);
                         pool.setDefaultMaxPerRoute(5);
                         ASYNC_POOLS.put(k, pool);
-                        yield HttpAsyncClients.custom().setConnectionManager(pool)
+                        client = HttpAsyncClients.custom().setConnectionManager(pool)
                                 .setDefaultRequestConfig(poolConfig()).build();
                     } catch (IOException e) {
                         throw new IllegalStateException(e);
                     }
-                }
-                default -> throw new IllegalArgumentException("async client " + k);
-            };
+                    break;
+                default:
+                    throw new IllegalArgumentException("async client " + k);
+            }
             client.start();
             return client;
         });
@@ -170,11 +193,14 @@ public final class HttpClient4Scenario {
     // ---- calls ----
 
     private static Seen once(Map<String, List<String>> spec, String id) throws Exception {
-        return switch (one(spec, "api", "classic")) {
-            case "classic" -> classicCall(spec);
-            case "async" -> asyncCall(spec, id);
-            default -> throw new IllegalArgumentException("api " + one(spec, "api", null));
-        };
+        switch (one(spec, "api", "classic")) {
+            case "classic":
+                return classicCall(spec);
+            case "async":
+                return asyncCall(spec, id);
+            default:
+                throw new IllegalArgumentException("api " + one(spec, "api", null));
+        }
     }
 
     private static final ResponseHandler<Seen> READ = HttpClient4Scenario::read;
@@ -193,7 +219,7 @@ public final class HttpClient4Scenario {
     private static HttpUriRequest request(Map<String, List<String>> spec) {
         String method = one(spec, "method", "GET");
         RequestBuilder builder = RequestBuilder.create(method).setUri(URI.create(one(spec, "url", null)));
-        for (String header : spec.getOrDefault("header", List.of())) {
+        for (String header : spec.getOrDefault("header", Collections.<String>emptyList())) {
             int colon = header.indexOf(':');
             builder.addHeader(header.substring(0, colon).trim(), header.substring(colon + 1).trim());
         }
@@ -216,39 +242,32 @@ public final class HttpClient4Scenario {
         HttpHost host = new HttpHost(request.getURI().getHost(), request.getURI().getPort(), request.getURI().getScheme());
         HttpClientContext context = HttpClientContext.create();
         switch (one(spec, "overload", "req-handler")) {
-            case "req" -> {
+            case "req":
                 try (CloseableHttpResponse response = client.execute(request)) {
                     return read(response);
                 }
-            }
-            case "req-ctx" -> {
+            case "req-ctx":
                 try (CloseableHttpResponse response = client.execute(request, context)) {
                     return read(response);
                 }
-            }
-            case "host-req" -> {
+            case "host-req":
                 try (CloseableHttpResponse response = client.execute(host, request)) {
                     return read(response);
                 }
-            }
-            case "host-req-ctx" -> {
+            case "host-req-ctx":
                 try (CloseableHttpResponse response = client.execute(host, request, context)) {
                     return read(response);
                 }
-            }
-            case "req-handler" -> {
+            case "req-handler":
                 return client.execute(request, READ);
-            }
-            case "req-ctx-handler" -> {
+            case "req-ctx-handler":
                 return client.execute(request, READ, context);
-            }
-            case "host-req-handler" -> {
+            case "host-req-handler":
                 return client.execute(host, request, READ);
-            }
-            case "host-req-ctx-handler" -> {
+            case "host-req-ctx-handler":
                 return client.execute(host, request, READ, context);
-            }
-            default -> throw new IllegalArgumentException("overload " + one(spec, "overload", null));
+            default:
+                throw new IllegalArgumentException("overload " + one(spec, "overload", null));
         }
     }
 
@@ -256,7 +275,7 @@ public final class HttpClient4Scenario {
         CloseableHttpAsyncClient client = async(one(spec, "client", "default"));
         HttpUriRequest request = request(spec);
         BatchCalls.Callbacks callbacks = BatchCalls.Callbacks.of(id);
-        FutureCallback<HttpResponse> callback = new FutureCallback<>() {
+        FutureCallback<HttpResponse> callback = new FutureCallback<HttpResponse>() {
             @Override
             public void completed(HttpResponse result) {
                 callbacks.completed(result.getStatusLine().getStatusCode());
@@ -273,13 +292,21 @@ public final class HttpClient4Scenario {
             }
         };
         HttpHost host = new HttpHost(request.getURI().getHost(), request.getURI().getPort(), request.getURI().getScheme());
-        Future<HttpResponse> future = switch (one(spec, "request", "uri")) {
-            case "uri" -> client.execute(request, callback);
-            case "host" -> client.execute(host, request, callback);
-            case "producer" -> client.execute(HttpAsyncMethods.create(host, request), HttpAsyncMethods.createConsumer(),
-                    callback);
-            default -> throw new IllegalArgumentException("request " + one(spec, "request", null));
-        };
+        Future<HttpResponse> future;
+        switch (one(spec, "request", "uri")) {
+            case "uri":
+                future = client.execute(request, callback);
+                break;
+            case "host":
+                future = client.execute(host, request, callback);
+                break;
+            case "producer":
+                future = client.execute(HttpAsyncMethods.create(host, request), HttpAsyncMethods.createConsumer(),
+                        callback);
+                break;
+            default:
+                throw new IllegalArgumentException("request " + one(spec, "request", null));
+        }
         BatchCalls.cancelAfter(spec, future);
         HttpResponse response = future.get(60, TimeUnit.SECONDS);
         // the body is buffered by the consumer: reading it here is not on the I/O thread

@@ -7,6 +7,7 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -127,44 +128,69 @@ public final class HttpClient5Scenario {
     }
 
     private static CloseableHttpClient classic(String kind) {
-        return CLASSIC.computeIfAbsent(kind, k -> switch (k) {
-            case "default" -> HttpClients.createDefault();
-            case "system" -> HttpClients.createSystem();
-            case "custom" -> HttpClients.custom().build();
-            case "minimal" -> HttpClients.createMinimal();
-            case "strategy" -> HttpClients.custom()
-                    .setRetryStrategy(new DefaultHttpRequestRetryStrategy(5, TimeValue.ofMilliseconds(10))).build();
-            case "noretries" -> HttpClients.custom().disableAutomaticRetries().build();
-            case "pool5" -> {
-                PoolingHttpClientConnectionManager pool = PoolingHttpClientConnectionManagerBuilder.create()
-                        .setMaxConnTotal(5).setMaxConnPerRoute(5).build();
-                CLASSIC_POOLS.put(k, pool);
-                yield HttpClients.custom().setConnectionManager(pool).setDefaultRequestConfig(poolConfig()).build();
+        return CLASSIC.computeIfAbsent(kind, k -> {
+            switch (k) {
+                case "default":
+                    return HttpClients.createDefault();
+                case "system":
+                    return HttpClients.createSystem();
+                case "custom":
+                    return HttpClients.custom().build();
+                case "minimal":
+                    return HttpClients.createMinimal();
+                case "strategy":
+                    return HttpClients.custom()
+                            .setRetryStrategy(new DefaultHttpRequestRetryStrategy(5, TimeValue.ofMilliseconds(10)))
+                            .build();
+                case "noretries":
+                    return HttpClients.custom().disableAutomaticRetries().build();
+                case "pool5":
+                    PoolingHttpClientConnectionManager pool = PoolingHttpClientConnectionManagerBuilder.create()
+                            .setMaxConnTotal(5).setMaxConnPerRoute(5).build();
+                    CLASSIC_POOLS.put(k, pool);
+                    return HttpClients.custom().setConnectionManager(pool).setDefaultRequestConfig(poolConfig())
+                            .build();
+                default:
+                    throw new IllegalArgumentException("classic client " + k);
             }
-            default -> throw new IllegalArgumentException("classic client " + k);
         });
     }
 
     private static CloseableHttpAsyncClient async(String kind) {
         return ASYNC.computeIfAbsent(kind, k -> {
-            CloseableHttpAsyncClient client = switch (k) {
-                case "default" -> HttpAsyncClients.createDefault();
-                case "system" -> HttpAsyncClients.createSystem();
-                case "custom" -> HttpAsyncClients.custom().build();
-                case "strategy" -> HttpAsyncClients.custom()
-                        .setRetryStrategy(new DefaultHttpRequestRetryStrategy(5, TimeValue.ofMilliseconds(10))).build();
-                case "noretries" -> HttpAsyncClients.custom().disableAutomaticRetries().build();
-                case "io1" -> HttpAsyncClients.custom()
-                        .setIOReactorConfig(IOReactorConfig.custom().setIoThreadCount(1).build()).build();
-                case "pool5" -> {
+            CloseableHttpAsyncClient client;
+            switch (k) {
+                case "default":
+                    client = HttpAsyncClients.createDefault();
+                    break;
+                case "system":
+                    client = HttpAsyncClients.createSystem();
+                    break;
+                case "custom":
+                    client = HttpAsyncClients.custom().build();
+                    break;
+                case "strategy":
+                    client = HttpAsyncClients.custom()
+                            .setRetryStrategy(new DefaultHttpRequestRetryStrategy(5, TimeValue.ofMilliseconds(10)))
+                            .build();
+                    break;
+                case "noretries":
+                    client = HttpAsyncClients.custom().disableAutomaticRetries().build();
+                    break;
+                case "io1":
+                    client = HttpAsyncClients.custom()
+                            .setIOReactorConfig(IOReactorConfig.custom().setIoThreadCount(1).build()).build();
+                    break;
+                case "pool5":
                     PoolingAsyncClientConnectionManager pool = PoolingAsyncClientConnectionManagerBuilder.create()
                             .setMaxConnTotal(5).setMaxConnPerRoute(5).build();
                     ASYNC_POOLS.put(k, pool);
-                    yield HttpAsyncClients.custom().setConnectionManager(pool).setDefaultRequestConfig(poolConfig())
-                            .build();
-                }
-                default -> throw new IllegalArgumentException("async client " + k);
-            };
+                    client = HttpAsyncClients.custom().setConnectionManager(pool)
+                            .setDefaultRequestConfig(poolConfig()).build();
+                    break;
+                default:
+                    throw new IllegalArgumentException("async client " + k);
+            }
             client.start();
             return client;
         });
@@ -173,12 +199,16 @@ public final class HttpClient5Scenario {
     // ---- calls ----
 
     private static Seen once(Map<String, List<String>> spec, String id) throws Exception {
-        return switch (one(spec, "api", "classic")) {
-            case "classic" -> classicCall(spec);
-            case "async" -> asyncCall(spec, id);
-            case "fluent" -> fluentCall(spec);
-            default -> throw new IllegalArgumentException("api " + one(spec, "api", null));
-        };
+        switch (one(spec, "api", "classic")) {
+            case "classic":
+                return classicCall(spec);
+            case "async":
+                return asyncCall(spec, id);
+            case "fluent":
+                return fluentCall(spec);
+            default:
+                throw new IllegalArgumentException("api " + one(spec, "api", null));
+        }
     }
 
     private static final HttpClientResponseHandler<Seen> READ = HttpClient5Scenario::read;
@@ -207,7 +237,7 @@ public final class HttpClient5Scenario {
     }
 
     private static void headers(Map<String, List<String>> spec, org.apache.hc.core5.http.HttpMessage message) {
-        for (String header : spec.getOrDefault("header", List.of())) {
+        for (String header : spec.getOrDefault("header", Collections.<String>emptyList())) {
             int colon = header.indexOf(':');
             message.addHeader(header.substring(0, colon).trim(), header.substring(colon + 1).trim());
         }
@@ -228,51 +258,43 @@ public final class HttpClient5Scenario {
         HttpHost host = HttpHost.create(uri);
         HttpClientContext context = HttpClientContext.create();
         switch (one(spec, "overload", "req-handler")) {
-            case "req" -> {
+            case "req":
                 try (CloseableHttpResponse response = client.execute(request)) {
                     return read(response);
                 }
-            }
-            case "req-ctx" -> {
+            case "req-ctx":
                 try (CloseableHttpResponse response = client.execute(request, context)) {
                     return read(response);
                 }
-            }
-            case "host-req" -> {
+            case "host-req":
                 try (CloseableHttpResponse response = client.execute(host, request)) {
                     return read(response);
                 }
-            }
-            case "host-req-ctx" -> {
+            case "host-req-ctx":
                 try (CloseableHttpResponse response = client.execute(host, request, context)) {
                     return read(response);
                 }
-            }
-            case "open" -> {
+            case "open":
                 try (ClassicHttpResponse response = client.executeOpen(host, request, context)) {
                     return read(response);
                 }
-            }
-            case "req-handler" -> {
+            case "req-handler":
                 return client.execute(request, READ);
-            }
-            case "req-ctx-handler" -> {
+            case "req-ctx-handler":
                 return client.execute(request, context, READ);
-            }
-            case "host-req-handler" -> {
+            case "host-req-handler":
                 return client.execute(host, request, READ);
-            }
-            case "host-req-ctx-handler" -> {
+            case "host-req-ctx-handler":
                 return client.execute(host, request, context, READ);
-            }
-            default -> throw new IllegalArgumentException("overload " + one(spec, "overload", null));
+            default:
+                throw new IllegalArgumentException("overload " + one(spec, "overload", null));
         }
     }
 
     private static Seen fluentCall(Map<String, List<String>> spec) throws IOException {
         org.apache.hc.client5.http.fluent.Request request =
                 org.apache.hc.client5.http.fluent.Request.create(one(spec, "method", "GET"), one(spec, "url", null));
-        for (String header : spec.getOrDefault("header", List.of())) {
+        for (String header : spec.getOrDefault("header", Collections.<String>emptyList())) {
             int colon = header.indexOf(':');
             request.addHeader(header.substring(0, colon).trim(), header.substring(colon + 1).trim());
         }
@@ -293,7 +315,7 @@ public final class HttpClient5Scenario {
         URI uri = URI.create(one(spec, "url", null));
         byte[] body = bodyBytes(spec);
         BatchCalls.Callbacks callbacks = BatchCalls.Callbacks.of(id);
-        FutureCallback<SimpleHttpResponse> callback = new FutureCallback<>() {
+        FutureCallback<SimpleHttpResponse> callback = new FutureCallback<SimpleHttpResponse>() {
             @Override
             public void completed(SimpleHttpResponse result) {
                 callbacks.completed(result.getCode());

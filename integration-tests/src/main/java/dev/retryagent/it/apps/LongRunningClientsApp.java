@@ -4,6 +4,7 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
+import java.lang.management.ManagementFactory;
 import java.net.HttpURLConnection;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
@@ -58,7 +59,7 @@ public final class LongRunningClientsApp {
         if (hc4) {
             Hc4.start();
         }
-        Report.line("READY", "pid", ProcessHandle.current().pid(), "java", System.getProperty("java.version"));
+        Report.line("READY", "pid", pid(), "java", System.getProperty("java.version"));
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         String line;
         while ((line = in.readLine()) != null) {
@@ -68,7 +69,7 @@ public final class LongRunningClientsApp {
             }
             if (words[0].equals("call") && words.length == 4) {
                 call(words[1], words[2], words[3]);
-            } else if (!line.isBlank()) {
+            } else if (!line.trim().isEmpty()) {
                 Report.line("UNKNOWN", "line", line);
             }
         }
@@ -117,7 +118,7 @@ public final class LongRunningClientsApp {
                     status = connection.getResponseCode();
                     InputStream body = status < 400 ? connection.getInputStream() : connection.getErrorStream();
                     if (body != null) {
-                        body.readAllBytes();
+                        drain(body);
                         body.close();
                     }
                     break;
@@ -129,6 +130,19 @@ public final class LongRunningClientsApp {
         } catch (Exception e) {
             Throwable cause = e.getCause() != null && !(e instanceof IOException) ? e.getCause() : e;
             Report.line("RESULT", "id", id, "client", client, "failure", cause.getClass().getName());
+        }
+    }
+
+    /** This JVM's process id, from the runtime's name ("pid@host" on HotSpot and OpenJ9). */
+    private static long pid() {
+        String name = ManagementFactory.getRuntimeMXBean().getName();
+        return Long.parseLong(name.substring(0, name.indexOf('@')));
+    }
+
+    private static void drain(InputStream body) throws IOException {
+        byte[] chunk = new byte[8192];
+        while (body.read(chunk) >= 0) {
+            // the status is all that is reported
         }
     }
 

@@ -62,15 +62,22 @@ public final class NestedCallsApp {
             try {
                 int status;
                 switch (name) {
-                    case "interceptor" -> status = sync(plain.newBuilder().addInterceptor(lookupWithJdk(base)).build(),
-                            base + "/outer");
-                    case "async-interceptor" -> status = async(
-                            plain.newBuilder().addInterceptor(lookupWithJdk(base)).build(), base + "/outer");
-                    case "inner-async" -> status = sync(plain.newBuilder().addInterceptor(lookupWithEnqueue(base)).build(),
-                            base + "/outer");
-                    case "wrapper" -> status = sync(plain.newBuilder().addInterceptor(throughHttpClient5(transport))
-                            .build(), base + "/wrapped");
-                    default -> throw new IllegalArgumentException("case " + name);
+                    case "interceptor":
+                        status = sync(plain.newBuilder().addInterceptor(lookupWithJdk(base)).build(), base + "/outer");
+                        break;
+                    case "async-interceptor":
+                        status = async(plain.newBuilder().addInterceptor(lookupWithJdk(base)).build(), base + "/outer");
+                        break;
+                    case "inner-async":
+                        status = sync(plain.newBuilder().addInterceptor(lookupWithEnqueue(base)).build(),
+                                base + "/outer");
+                        break;
+                    case "wrapper":
+                        status = sync(plain.newBuilder().addInterceptor(throughHttpClient5(transport)).build(),
+                                base + "/wrapped");
+                        break;
+                    default:
+                        throw new IllegalArgumentException("case " + name);
                 }
                 Report.line("RESULT", "id", name, "status", status);
             } catch (Exception e) {
@@ -111,11 +118,19 @@ public final class NestedCallsApp {
             int code = conn.getResponseCode();
             InputStream body = code < 400 ? conn.getInputStream() : conn.getErrorStream();
             if (body != null) {
-                body.readAllBytes();
+                drain(body);
                 body.close();
             }
             return chain.proceed(chain.request());
         };
+    }
+
+    /** Reads {@code in} to its end. */
+    private static void drain(InputStream in) throws IOException {
+        byte[] buffer = new byte[8192];
+        while (in.read(buffer) != -1) {
+            // discarded
+        }
     }
 
     /** An interceptor that looks something up with another OkHttp client's enqueue, and waits for it. */

@@ -44,14 +44,29 @@ public final class OutageApp {
         long lingerMillis = 0;
         for (int i = 0; i < argv.length; i++) {
             switch (argv[i]) {
-                case "--url" -> url = argv[++i];
-                case "--calls" -> calls = Long.parseLong(argv[++i]);
-                case "--rate" -> rate = Double.parseDouble(argv[++i]);
-                case "--seconds" -> seconds = Double.parseDouble(argv[++i]);
-                case "--threads" -> threads = Integer.parseInt(argv[++i]);
-                case "--await-line" -> awaitLine = true;
-                case "--linger-ms" -> lingerMillis = Long.parseLong(argv[++i]);
-                default -> throw new IllegalArgumentException("unknown argument " + argv[i]);
+                case "--url":
+                    url = argv[++i];
+                    break;
+                case "--calls":
+                    calls = Long.parseLong(argv[++i]);
+                    break;
+                case "--rate":
+                    rate = Double.parseDouble(argv[++i]);
+                    break;
+                case "--seconds":
+                    seconds = Double.parseDouble(argv[++i]);
+                    break;
+                case "--threads":
+                    threads = Integer.parseInt(argv[++i]);
+                    break;
+                case "--await-line":
+                    awaitLine = true;
+                    break;
+                case "--linger-ms":
+                    lingerMillis = Long.parseLong(argv[++i]);
+                    break;
+                default:
+                    throw new IllegalArgumentException("unknown argument " + argv[i]);
             }
         }
         AtomicLong served = new AtomicLong();
@@ -61,7 +76,7 @@ public final class OutageApp {
             server.createContext("/", exchange -> {
                 served.incrementAndGet();
                 try (InputStream in = exchange.getRequestBody()) {
-                    in.readAllBytes();
+                    drain(in);
                 }
                 exchange.sendResponseHeaders(503, -1);
                 exchange.close();
@@ -122,12 +137,20 @@ public final class OutageApp {
             InputStream body = status < 400 ? conn.getInputStream() : conn.getErrorStream();
             if (body != null) {
                 try (InputStream in = body) {
-                    in.readAllBytes();
+                    drain(in);
                 }
             }
             (status < 400 ? ok : failed).incrementAndGet();
         } catch (IOException e) {
             failed.incrementAndGet();
+        }
+    }
+
+    /** Reads {@code in} to its end. */
+    private static void drain(InputStream in) throws IOException {
+        byte[] buffer = new byte[8192];
+        while (in.read(buffer) != -1) {
+            // discarded
         }
     }
 }

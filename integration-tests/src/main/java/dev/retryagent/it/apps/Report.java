@@ -1,5 +1,8 @@
 package dev.retryagent.it.apps;
 
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -26,6 +29,16 @@ public final class Report {
             System.out.println(sb);
             System.out.flush();
         }
+    }
+
+    /** Every byte {@code in} has left, read up to its end; {@code in} is left open for the caller to close. */
+    public static byte[] readAll(InputStream in) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        byte[] buffer = new byte[8192];
+        for (int n = in.read(buffer); n != -1; n = in.read(buffer)) {
+            out.write(buffer, 0, n);
+        }
+        return out.toByteArray();
     }
 
     static String encode(String s) {

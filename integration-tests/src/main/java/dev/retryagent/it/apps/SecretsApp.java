@@ -8,6 +8,9 @@ import java.lang.management.ManagementFactory;
 import java.net.HttpURLConnection;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -76,11 +79,68 @@ public final class SecretsApp {
     }
 
     /** One request: where it goes and what it carries besides the secrets every request has. */
-    private record Scenario(String scenario, String server, String method, boolean body, boolean key,
-                         boolean nonReplayable, boolean nested, boolean userInfo, boolean throwingBody) {
+    private static final class Scenario {
+        private final String scenario;
+        private final String server;
+        private final String method;
+        private final boolean body;
+        private final boolean key;
+        private final boolean nonReplayable;
+        private final boolean nested;
+        private final boolean userInfo;
+        private final boolean throwingBody;
+
+        Scenario(String scenario, String server, String method, boolean body, boolean key, boolean nonReplayable,
+                boolean nested, boolean userInfo, boolean throwingBody) {
+            this.scenario = scenario;
+            this.server = server;
+            this.method = method;
+            this.body = body;
+            this.key = key;
+            this.nonReplayable = nonReplayable;
+            this.nested = nested;
+            this.userInfo = userInfo;
+            this.throwingBody = throwingBody;
+        }
+
+        String scenario() {
+            return scenario;
+        }
+
+        String server() {
+            return server;
+        }
+
+        String method() {
+            return method;
+        }
+
+        boolean body() {
+            return body;
+        }
+
+        boolean key() {
+            return key;
+        }
+
+        boolean nonReplayable() {
+            return nonReplayable;
+        }
+
+        boolean nested() {
+            return nested;
+        }
+
+        boolean userInfo() {
+            return userInfo;
+        }
+
+        boolean throwingBody() {
+            return throwingBody;
+        }
     }
 
-    private static final List<Scenario> CALLS = List.of(
+    private static final List<Scenario> CALLS = Collections.unmodifiableList(Arrays.asList(
             new Scenario("attempts", "busy", "GET", false, false, false, false, false, false),
             new Scenario("userinfo", "busy", "GET", false, false, false, false, true, false),
             new Scenario("postNoKey", "busy", "POST", true, false, false, false, false, false),
@@ -92,12 +152,13 @@ public final class SecretsApp {
             new Scenario("nested", "busy", "GET", false, false, false, true, false, false),
             new Scenario("reset", "drop", "PUT", true, false, false, false, false, false),
             new Scenario("refused", "refused", "GET", false, false, false, false, false, false),
-            new Scenario("internalError", "busy", "POST", true, true, false, false, false, true));
+            new Scenario("internalError", "busy", "POST", true, true, false, false, false, true)));
 
     public static void main(String[] argv) throws Exception {
-        Args args = Args.parse(argv, Set.of("tag", "busy", "retry-after", "drop", "refused"), Set.of("hc5-noretries"));
+        Args args = Args.parse(argv, new HashSet<>(Arrays.asList("tag", "busy", "retry-after", "drop", "refused")),
+                Collections.singleton("hc5-noretries"));
         SecretsApp app = new SecretsApp(args.get("tag", null));
-        for (String s : List.of("busy", "retry-after", "drop", "refused")) {
+        for (String s : Arrays.asList("busy", "retry-after", "drop", "refused")) {
             String url = args.get(s, null);
             app.servers.put(s, url.endsWith("/") ? url.substring(0, url.length() - 1) : url);
         }
@@ -211,8 +272,8 @@ public final class SecretsApp {
         });
         try {
             Object outcome = done.get(30, TimeUnit.SECONDS);
-            if (outcome instanceof Throwable t) {
-                failed(id, t);
+            if (outcome instanceof Throwable) {
+                failed(id, (Throwable) outcome);
             } else {
                 result(id, outcome);
             }
@@ -354,12 +415,20 @@ public final class SecretsApp {
             InputStream in = status >= 400 ? conn.getErrorStream() : conn.getInputStream();
             if (in != null) {
                 try (InputStream input = in) {
-                    input.readAllBytes();
+                    drain(input);
                 }
             }
             result(id, status);
         } catch (IOException | RuntimeException e) {
             failed(id, e);
+        }
+    }
+
+    /** Reads {@code in} to its end. */
+    private static void drain(InputStream in) throws IOException {
+        byte[] buffer = new byte[8192];
+        while (in.read(buffer) != -1) {
+            // discarded
         }
     }
 

@@ -12,10 +12,12 @@ public enum AppLoader {
     CLASS_PATH,
     /** A child {@code URLClassLoader} whose parent is the platform loader ({@code okhttp.ChildLoaderLauncher}). */
     CHILD,
-    /** An embedded Tomcat's web application class loader ({@link WebappLauncher}). */
+    /** An embedded Tomcat's web application class loader ({@link Webapps}). */
     WEBAPP,
-    /** Spring Boot's {@code LaunchedClassLoader}, from the nested jars of an executable jar ({@link SpringBootJar}). */
-    SPRING_BOOT;
+    /** Spring Boot 3's {@code LaunchedClassLoader}, from the nested jars of an executable jar ({@link SpringBootJar}). */
+    SPRING_BOOT,
+    /** Spring Boot 2.7's {@code LaunchedURLClassLoader}, likewise (on Java 8). */
+    SPRING_BOOT_2;
 
     /** The loader of the main class, as its launcher reports it ({@code LAUNCHER loader=..}). */
     public String launcherLoader() {
@@ -31,7 +33,8 @@ public enum AppLoader {
         return switch (this) {
             case CHILD -> "java.net.URLClassLoader";
             case WEBAPP -> "org.apache.catalina.loader.ParallelWebappClassLoader";
-            case SPRING_BOOT -> SpringBootJar.LAUNCHED_CLASS_LOADER;
+            case SPRING_BOOT -> SpringBootJar.BOOT_3.launchedClassLoader;
+            case SPRING_BOOT_2 -> SpringBootJar.BOOT_2.launchedClassLoader;
             case CLASS_PATH -> throw new IllegalStateException("the class path: no adapter of its own");
         };
     }
@@ -44,7 +47,8 @@ public enum AppLoader {
         switch (this) {
             case CLASS_PATH -> {
             }
-            case SPRING_BOOT -> SpringBootJar.assertLoadedFromTheJar(run, clientName, clientClass, true);
+            case SPRING_BOOT -> SpringBootJar.BOOT_3.assertLoadedFromTheJar(run, clientName, clientClass, true);
+            case SPRING_BOOT_2 -> SpringBootJar.BOOT_2.assertLoadedFromTheJar(run, clientName, clientClass, true);
             default -> {
                 assertEquals(launcherLoader(), run.single("LAUNCHER").get("loader"), run.describe());
                 assertTrue(logged(run, "adapter client=" + clientName + " defined-in=" + adapterLoader()), run.describe());

@@ -13,31 +13,50 @@ import java.nio.file.Paths;
 import java.util.List;
 
 /**
- * The Spring Boot executable jar of {@code integration-tests/spring-boot-app} (repackaged by spring-boot-maven-plugin,
- * path in system property {@code retry.agent.it.spring-boot-app.jar}): a plain Boot application whose command-line
+ * A Spring Boot executable jar, repackaged by spring-boot-maven-plugin: a plain Boot application whose command-line
  * runner hands its arguments to a client's batch application, packed in {@code BOOT-INF/classes} with the clients
- * in {@code BOOT-INF/lib}. Run as {@code java -javaagent:... -jar spring-boot-app.jar CLIENT ARGS}; a target of the
- * client contract drivers ({@link AppLoader#SPRING_BOOT}).
+ * in {@code BOOT-INF/lib}. {@link #BOOT_3} is {@code integration-tests/spring-boot-app} (Spring Boot 3.5, Java 17 and
+ * up, system property {@code retry.agent.it.spring-boot-app.jar}), {@link #BOOT_2} the same sources built by
+ * {@code integration-tests/spring-boot2-app} (Spring Boot 2.7, Java 8, {@code retry.agent.it.spring-boot2-app.jar}).
+ * Run as {@code java -javaagent:... -jar JAR CLIENT ARGS}; a target of the client contract drivers
+ * ({@link AppLoader#SPRING_BOOT}, {@link AppLoader#SPRING_BOOT_2}).
  */
-public final class SpringBootJar {
-    public static final String LAUNCHED_CLASS_LOADER = "org.springframework.boot.loader.launch.LaunchedClassLoader";
+public enum SpringBootJar {
+    /** Boot 3: {@code LaunchedClassLoader}, {@code jar:nested:} URLs. */
+    BOOT_3("spring-boot-app", "org.springframework.boot.loader.launch.LaunchedClassLoader", "jar:nested:",
+            "!BOOT-INF/classes/!/", "!BOOT-INF/lib/"),
+    /** Boot 2.7: {@code LaunchedURLClassLoader}, {@code jar:file:} URLs into the jar. */
+    BOOT_2("spring-boot2-app", "org.springframework.boot.loader.LaunchedURLClassLoader", "jar:file:",
+            "!/BOOT-INF/classes!/", "!/BOOT-INF/lib/");
 
-    private SpringBootJar() {
+    private final String module;
+    /** The class of the loader Boot loads the application and its libraries with. */
+    public final String launchedClassLoader;
+    private final String urlScheme;
+    private final String classesSuffix;
+    private final String libs;
+
+    SpringBootJar(String module, String launchedClassLoader, String urlScheme, String classesSuffix, String libs) {
+        this.module = module;
+        this.launchedClassLoader = launchedClassLoader;
+        this.urlScheme = urlScheme;
+        this.classesSuffix = classesSuffix;
+        this.libs = libs;
     }
 
-    static Path path() {
-        String configured = System.getProperty("retry.agent.it.spring-boot-app.jar");
+    Path path() {
+        String configured = System.getProperty("retry.agent.it." + module + ".jar");
         Path jar = configured != null && !configured.isBlank() ? Paths.get(configured)
-                : Paths.get("spring-boot-app", "target", "spring-boot-app.jar").toAbsolutePath();
+                : Paths.get(module, "target", module + ".jar").toAbsolutePath();
         if (!Files.isRegularFile(jar)) {
             throw new AssertionError("Spring Boot application jar not found: " + jar
-                    + " (the reactor builds integration-tests/spring-boot-app before integration-tests)");
+                    + " (the reactor builds integration-tests/" + module + " before integration-tests)");
         }
         return jar;
     }
 
     /** The jar running {@code client}'s batch application; arguments added to the returned app go to it. */
-    public static ForkedApp app(String client) {
+    public ForkedApp app(String client) {
         return ForkedApp.ofJar(path()).args(client);
     }
 
@@ -46,7 +65,7 @@ public final class SpringBootJar {
      * came from the jar through Spring Boot's class loader (nested jar URLs), and the agent put its adapter there
      * (logged at {@code debug}: {@code adapterLogged}).
      */
-    public static void assertLoadedFromTheJar(ForkedApp.Result run, String clientName, String clientClass,
+    public void assertLoadedFromTheJar(ForkedApp.Result run, String clientName, String clientClass,
             boolean adapterLogged) {
         List<String> command = run.command();
         assertEquals(path().toString(), command.get(command.indexOf("-jar") + 1), String.join(" ", command));
@@ -54,19 +73,20 @@ public final class SpringBootJar {
         List<ReportLine> boot = run.lines("BOOT");
         assertEquals(2, boot.size(), run.describe());
         ReportLine app = boot.get(0);
-        assertEquals(LAUNCHED_CLASS_LOADER, app.get("loader"), app.toString());
-        assertTrue(app.get("source").startsWith("jar:nested:") && app.get("source").endsWith("!BOOT-INF/classes/!/"),
+        assertEquals(launchedClassLoader, app.get("loader"), app.toString());
+        assertTrue(app.get("source").startsWith(urlScheme) && app.get("source").endsWith(classesSuffix),
                 app.toString());
         ReportLine client = boot.get(1);
         assertEquals(clientClass, client.get("class"), client.toString());
         if (clientClass.startsWith("java.")) {
             assertEquals("bootstrap", client.get("loader"), client.toString());
         } else {
-            assertEquals(LAUNCHED_CLASS_LOADER, client.get("loader"), client.toString());
-            assertTrue(client.get("source").startsWith("jar:nested:")
-                    && client.get("source").contains("!BOOT-INF/lib/"), client.toString());
+            assertEquals(launchedClassLoader, client.get("loader"), client.toString());
+            assertTrue(client.get("source").startsWith(urlScheme)
+                    && client.get("source").contains(libs),
+                    client.toString());
             assertTrue(!adapterLogged
-                    || logged(run, "adapter client=" + clientName + " defined-in=" + LAUNCHED_CLASS_LOADER),
+                    || logged(run, "adapter client=" + clientName + " defined-in=" + launchedClassLoader),
                     run.describe());
         }
         assertFalse(run.stderr().contains("internal-error"), run.describe());

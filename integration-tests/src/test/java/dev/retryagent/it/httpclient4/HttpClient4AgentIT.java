@@ -12,6 +12,7 @@ import dev.retryagent.it.contract.Batch;
 import dev.retryagent.it.contract.ClientContract;
 import dev.retryagent.it.harness.ClientLibs;
 import dev.retryagent.it.harness.ForkedApp;
+import dev.retryagent.it.harness.Jdks;
 import dev.retryagent.it.harness.PoolOfFive;
 import dev.retryagent.it.harness.RecordedRequest;
 import dev.retryagent.it.harness.ReportLine;
@@ -45,37 +46,31 @@ class HttpClient4AgentIT extends ClientContract<HttpClient4AgentIT.Jvm> {
             "req-ctx-handler", "host-req-handler", "host-req-ctx-handler");
 
     /** One forked JVM: an HttpClient 4 version on a JDK. */
-    record Jvm(ClientLibs libs, List<String> modes, boolean java25) implements ClientContract.Target {
+    record Jvm(ClientLibs libs, List<String> modes, Jdks.Jdk jdk) implements ClientContract.Target {
         @Override
         public ForkedApp app(String run) {
-            return HttpClient4AgentIT.app(run + (java25 ? "-java25" : ""), libs).java(java25 ? java25Executable() : ForkedApp.defaultJava());
+            return HttpClient4AgentIT.app(run + "-" + jdk, libs).java(jdk.java());
         }
 
         @Override
         public String toString() {
-            return libs + (java25 ? " java25" : "");
+            return libs + " " + jdk;
         }
     }
 
-    static Path java25Executable() {
-        Path java = Paths.get(System.getProperty("retry.agent.it.java25", "/usr/lib/jvm/temurin-25-jdk-amd64/bin/java"));
-        if (!Files.isExecutable(java)) {
-            throw new AssertionError("no Java 25 at " + java + " (set -Dretry.agent.it.java25=...)");
-        }
-        return java;
-    }
-
+    /** Both versions on the test JDK, the newest on Java 25, both on Java 8 and 11. */
     @Override
     protected Stream<Jvm> targets() {
-        return Stream.of(new Jvm(ClientLibs.HTTPCLIENT4_OLDEST, APIS, false),
-                new Jvm(ClientLibs.HTTPCLIENT4_NEWEST, APIS, false),
-                new Jvm(ClientLibs.HTTPCLIENT4_NEWEST, APIS, true));
+        return Stream.of(quietTargets(),
+                Jdks.besides(25).stream().map(jdk -> new Jvm(ClientLibs.HTTPCLIENT4_NEWEST, APIS, jdk)),
+                Jdks.besides(8, 11).stream().flatMap(jdk -> Stream.of(new Jvm(ClientLibs.HTTPCLIENT4_OLDEST, APIS, jdk),
+                        new Jvm(ClientLibs.HTTPCLIENT4_NEWEST, APIS, jdk)))).flatMap(s -> s);
     }
 
     @Override
     protected Stream<Jvm> quietTargets() {
-        return Stream.of(new Jvm(ClientLibs.HTTPCLIENT4_OLDEST, APIS, false),
-                new Jvm(ClientLibs.HTTPCLIENT4_NEWEST, APIS, false));
+        return Stream.of(new Jvm(ClientLibs.HTTPCLIENT4_OLDEST, APIS, Jdks.testJdk()),
+                new Jvm(ClientLibs.HTTPCLIENT4_NEWEST, APIS, Jdks.testJdk()));
     }
 
     @Override

@@ -13,12 +13,13 @@ import dev.retryagent.it.contract.Batch;
 import dev.retryagent.it.contract.ClientContract;
 import dev.retryagent.it.harness.ClientLibs;
 import dev.retryagent.it.harness.ForkedApp;
+import dev.retryagent.it.harness.Jdks;
 import dev.retryagent.it.harness.RecordedRequest;
 import dev.retryagent.it.harness.ReportLine;
 import dev.retryagent.it.harness.Step;
 import dev.retryagent.it.deploy.AppLoader;
 import dev.retryagent.it.deploy.SpringBootJar;
-import dev.retryagent.it.deploy.WebappLauncher;
+import dev.retryagent.it.deploy.Webapps;
 import dev.retryagent.it.okhttp.ChildLoaderLauncher;
 import java.util.Arrays;
 import java.util.List;
@@ -45,48 +46,59 @@ class HttpClient5AgentIT extends ClientContract<HttpClient5AgentIT.Jvm> {
      * One forked JVM: an HttpClient version making calls through each of {@code modes}, the client's loader. A Spring
      * Boot jar brings the version its BOOT-INF/lib holds ({@code libs} null).
      */
-    record Jvm(ClientLibs libs, List<String> modes, AppLoader loader) implements ClientContract.Target {
-        Jvm(ClientLibs libs, List<String> modes) {
-            this(libs, modes, AppLoader.CLASS_PATH);
+    record Jvm(ClientLibs libs, List<String> modes, Jdks.Jdk jdk, AppLoader loader) implements ClientContract.Target {
+        Jvm(ClientLibs libs, List<String> modes, Jdks.Jdk jdk) {
+            this(libs, modes, jdk, AppLoader.CLASS_PATH);
         }
 
         @Override
         public ForkedApp app(String run) {
-            return switch (loader) {
+            String name = "httpclient5-" + run + "-" + (libs == null ? "" : libs + "-") + jdk
+                    + (loader == AppLoader.CLASS_PATH ? "" : "-" + loader);
+            ForkedApp app = switch (loader) {
                 case CLASS_PATH -> HttpClient5AgentIT.app(run, libs);
-                case CHILD -> ChildLoaderLauncher.app(HttpClient5Scenario.class, libs)
-                        .name("httpclient5-" + run + "-" + libs + "-" + loader);
-                case WEBAPP -> WebappLauncher.app(HttpClient5Scenario.class, libs, List.of(
-                        "dev/retryagent/it/apps/HttpClient5Scenario*.class", "dev/retryagent/it/apps/Report.class"))
-                        .name("httpclient5-" + run + "-" + libs + "-" + loader);
-                case SPRING_BOOT -> SpringBootJar.app("httpclient5").name("httpclient5-" + run + "-" + loader);
+                case CHILD -> ChildLoaderLauncher.app(HttpClient5Scenario.class, libs);
+                case WEBAPP -> Webapps.app(jdk, HttpClient5Scenario.class, libs, List.of(
+                        "dev/retryagent/it/apps/HttpClient5Scenario*.class", "dev/retryagent/it/apps/Report.class"));
+                case SPRING_BOOT -> SpringBootJar.BOOT_3.app("httpclient5");
+                case SPRING_BOOT_2 -> SpringBootJar.BOOT_2.app("httpclient5");
             };
+            return app.name(name).java(jdk.java());
         }
 
         @Override
         public String toString() {
-            return (libs == null ? "" : libs + " ") + String.join("+", modes)
+            return (libs == null ? "" : libs + " ") + String.join("+", modes) + " " + jdk
                     + (loader == AppLoader.CLASS_PATH ? "" : " " + loader);
         }
     }
 
     /**
-     * Both versions, the newest again in a child class loader and in a web application's, and the version the Spring
-     * Boot BOM manages from a Spring Boot executable jar.
+     * Both versions on the test JDK, on Java 8 and on 11; the newest again in a child class loader and in a web
+     * application's (Tomcat 11, and Tomcat 9 on Java 8); the version the Spring Boot 3 BOM manages from a Spring Boot
+     * executable jar, and from a Spring Boot 2.7 one on Java 8 the oldest (the Boot 2.7 BOM's 5.1 is older than the
+     * agent supports).
      */
     @Override
     protected Stream<Jvm> targets() {
-        return Stream.of(new Jvm(ClientLibs.HTTPCLIENT5_OLDEST, APIS), new Jvm(ClientLibs.HTTPCLIENT5_NEWEST, APIS),
-                new Jvm(ClientLibs.HTTPCLIENT5_NEWEST, APIS, AppLoader.CHILD),
-                new Jvm(ClientLibs.HTTPCLIENT5_NEWEST, APIS, AppLoader.WEBAPP),
-                new Jvm(null, APIS, AppLoader.SPRING_BOOT));
+        Jdks.Jdk own = Jdks.testJdk();
+        return Stream.of(
+                Stream.of(new Jvm(ClientLibs.HTTPCLIENT5_OLDEST, APIS, own), new Jvm(ClientLibs.HTTPCLIENT5_NEWEST, APIS, own),
+                        new Jvm(ClientLibs.HTTPCLIENT5_NEWEST, APIS, own, AppLoader.CHILD),
+                        new Jvm(ClientLibs.HTTPCLIENT5_NEWEST, APIS, own, AppLoader.WEBAPP),
+                        new Jvm(null, APIS, own, AppLoader.SPRING_BOOT)),
+                Jdks.besides(8, 11).stream().flatMap(jdk -> Stream.of(new Jvm(ClientLibs.HTTPCLIENT5_OLDEST, APIS, jdk),
+                        new Jvm(ClientLibs.HTTPCLIENT5_NEWEST, APIS, jdk))),
+                Jdks.besides(8).stream().flatMap(jdk -> Stream.of(
+                        new Jvm(ClientLibs.HTTPCLIENT5_NEWEST, APIS, jdk, AppLoader.WEBAPP),
+                        new Jvm(null, APIS, jdk, AppLoader.SPRING_BOOT_2)))).flatMap(s -> s);
     }
 
     /** The fluent API has no client of its own to switch retries off on: its quiet calls are this class's own. */
     @Override
     protected Stream<Jvm> quietTargets() {
         return Stream.of(ClientLibs.HTTPCLIENT5_OLDEST, ClientLibs.HTTPCLIENT5_NEWEST)
-                .map(l -> new Jvm(l, List.of("classic", "async")));
+                .map(l -> new Jvm(l, List.of("classic", "async"), Jdks.testJdk()));
     }
 
     @Override

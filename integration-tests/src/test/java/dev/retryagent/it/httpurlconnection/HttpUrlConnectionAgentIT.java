@@ -13,6 +13,7 @@ import dev.retryagent.it.contract.ClientContract;
 import dev.retryagent.it.deploy.AppLoader;
 import dev.retryagent.it.deploy.SpringBootJar;
 import dev.retryagent.it.harness.ForkedApp;
+import dev.retryagent.it.harness.Jdks;
 import dev.retryagent.it.harness.RecordedRequest;
 import dev.retryagent.it.harness.ReportLine;
 import dev.retryagent.it.harness.ScriptedServer;
@@ -20,10 +21,8 @@ import dev.retryagent.it.harness.Step;
 import dev.retryagent.it.harness.TlsMaterial;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.jar.Attributes;
@@ -60,10 +59,9 @@ class HttpUrlConnectionAgentIT extends ClientContract<HttpUrlConnectionAgentIT.J
 
         @Override
         public ForkedApp app(String run) {
-            ForkedApp app = loader == AppLoader.SPRING_BOOT
-                    ? SpringBootJar.app("httpurlconnection").name("huc-" + run + "-" + jdk + "-" + loader)
-                            .java(jdk.java())
-                    : HttpUrlConnectionAgentIT.app(jdk, run);
+            ForkedApp app = loader == AppLoader.CLASS_PATH ? HttpUrlConnectionAgentIT.app(jdk, run)
+                    : (loader == AppLoader.SPRING_BOOT ? SpringBootJar.BOOT_3 : SpringBootJar.BOOT_2)
+                            .app("httpurlconnection").name("huc-" + run + "-" + jdk + "-" + loader).java(jdk.java());
             return app.sysProps(TlsMaterial.shared().clientSystemProperties());
         }
 
@@ -73,19 +71,23 @@ class HttpUrlConnectionAgentIT extends ClientContract<HttpUrlConnectionAgentIT.J
         }
     }
 
-    /** Java 17 and 25, and the forked applications' default JDK from a Spring Boot executable jar. */
+    /**
+     * Java 8, 11, 17 and 25; the test JDK from a Spring Boot 3 executable jar, and Java 8 from a Spring Boot 2.7
+     * one.
+     */
     @Override
     protected Stream<Jvm> targets() {
-        return Stream.concat(quietTargets(), Stream.of(new Jvm(Jdks.both().get(0), AppLoader.SPRING_BOOT)));
+        return Stream.of(quietTargets(), Stream.of(new Jvm(Jdks.testJdk(), AppLoader.SPRING_BOOT)),
+                Jdks.besides(8).stream().map(jdk -> new Jvm(jdk, AppLoader.SPRING_BOOT_2))).flatMap(s -> s);
     }
 
     @Override
     protected Stream<Jvm> quietTargets() {
-        return Jdks.both().stream().map(Jvm::new);
+        return jdks().stream().map(Jvm::new);
     }
 
     static List<Jdks.Jdk> jdks() {
-        return Jdks.both();
+        return Jdks.of(Jdks.ALL);
     }
 
     @Override
@@ -147,7 +149,7 @@ class HttpUrlConnectionAgentIT extends ClientContract<HttpUrlConnectionAgentIT.J
         if (kind != Run.CONTRACT) {
             return;
         }
-        assertTrue(run.single("APP").get("java").startsWith(jvm.jdk().version() + "."), "ran on " + jvm + "\n" + run);
+        assertTrue(run.single("APP").get("java").startsWith(jvm.jdk().javaVersionPrefix()), "ran on " + jvm + "\n" + run);
         assertFalse(String.join(" ", run.command()).contains("--add-opens"), "no flag besides -javaagent");
         jvm.loader().assertLoaded(run, "httpurlconnection", "java.net.HttpURLConnection");
         assertFalse(run.stderr().contains("internal-error"), run.describe());
@@ -263,18 +265,8 @@ class HttpUrlConnectionAgentIT extends ClientContract<HttpUrlConnectionAgentIT.J
                 run.describe());
     }
 
-    /** Where the batch application was compiled (target/test-classes), for the forked JVM's class path. */
-    static Path testClasses() {
-        try {
-            return Paths.get(HttpUrlConnectionBatchApp.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-        } catch (URISyntaxException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
     static ForkedApp app(Jdks.Jdk jdk, String name) {
-        return ForkedApp.of(HttpUrlConnectionBatchApp.class).name("huc-" + name + "-" + jdk).java(jdk.java())
-                .classpath(testClasses());
+        return ForkedApp.of(HttpUrlConnectionBatchApp.class).name("huc-" + name + "-" + jdk).java(jdk.java());
     }
 
     static String call(String id, String url, String... more) {

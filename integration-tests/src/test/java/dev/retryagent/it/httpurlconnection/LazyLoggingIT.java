@@ -5,6 +5,8 @@ import static dev.retryagent.it.harness.Runs.result;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.retryagent.it.harness.ClassLoadLog;
+import dev.retryagent.it.harness.Jdks;
 import dev.retryagent.it.harness.ForkedApp;
 import dev.retryagent.it.harness.ScriptedServer;
 import dev.retryagent.it.harness.Step;
@@ -13,7 +15,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.api.Timeout;
 
 /**
@@ -25,48 +28,53 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(120)
 class LazyLoggingIT {
     private static final Duration WAIT = Duration.ofSeconds(10);
-    private static final String LOG_MANAGER = " java.util.logging.LogManager source: ";
+    private static final String LOG_MANAGER = "java.util.logging.LogManager";
 
-    @Test
-    void atWarnWithNothingToSayTheLogManagerIsNeverInitialised() throws IOException {
-        Run run = run("warn", "log=warn");
-        assertTrue(run.loaded.stream().noneMatch(l -> l.contains(LOG_MANAGER)), run.result.describe());
+    static List<Jdks.Jdk> jdks() {
+        return Jdks.of(Jdks.ALL);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jdks")
+    void atWarnWithNothingToSayTheLogManagerIsNeverInitialised(Jdks.Jdk jdk) throws IOException {
+        Run run = run(jdk, "warn", "log=warn");
+        assertTrue(run.loaded.stream().noneMatch(c -> c.name().equals(LOG_MANAGER)), run.result.describe());
         assertTrue(run.result.stderrLines().stream().noneMatch(l -> l.startsWith("retry-agent")), run.result.describe());
     }
 
-    @Test
-    void theFirstLineCreatesTheLoggerWithTheAgentsHandler() throws IOException {
-        Run run = run("warn-config-warning", "log=warn,unknown-key=1");
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jdks")
+    void theFirstLineCreatesTheLoggerWithTheAgentsHandler(Jdks.Jdk jdk) throws IOException {
+        Run run = run(jdk, "warn-config-warning", "log=warn,unknown-key=1");
         List<String> warnings = run.result.stderrLines().stream().filter(l -> l.contains("config-warning")).toList();
         assertEquals(1, warnings.size(), run.result.describe());
         assertTrue(warnings.get(0).startsWith("retry-agent config-warning key=unknown-key "), run.result.describe());
-        assertTrue(run.loaded.stream().anyMatch(l -> l.contains(LOG_MANAGER)), run.result.describe());
+        assertTrue(run.loaded.stream().anyMatch(c -> c.name().equals(LOG_MANAGER)), run.result.describe());
     }
 
-    @Test
-    void atInfoThePolicyLineIsWrittenAtStartUp() throws IOException {
-        Run run = run("info", "log=info");
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jdks")
+    void atInfoThePolicyLineIsWrittenAtStartUp(Jdks.Jdk jdk) throws IOException {
+        Run run = run(jdk, "info", "log=info");
         assertTrue(run.result.stderrLines().stream().anyMatch(l -> l.startsWith("retry-agent policy-loaded file=(built-in) ")),
                 run.result.describe());
         assertTrue(run.result.stderrLines().stream().anyMatch(l -> l.startsWith("retry-agent retry ")), run.result.describe());
     }
 
-    private record Run(ForkedApp.Result result, List<String> loaded) {
+    private record Run(ForkedApp.Result result, List<ClassLoadLog.Loaded> loaded) {
     }
 
     /** One retried GET (503, then 200) with the agent arguments {@code agentArgs}, under the class loading log. */
-    private static Run run(String name, String agentArgs) throws IOException {
+    private static Run run(Jdks.Jdk jdk, String name, String agentArgs) throws IOException {
         try (ScriptedServer server = ScriptedServer.start(Step.status(503), Step.ok().body("after"))) {
-            Path log = Files.createDirectories(ForkedApp.workRoot()).resolve("lazy-logging-" + name + "-"
-                    + System.nanoTime() + ".log");
-            ForkedApp.Result result = HttpUrlConnectionAgentIT.app(Jdks.both().get(0), "lazy-logging-" + name)
-                    .jvmArg("-Xlog:class+load=info:file=" + log)
+            ClassLoadLog log = ClassLoadLog.of(jdk, "lazy-logging-" + name);
+            ForkedApp.Result result = log.enable(HttpUrlConnectionAgentIT.app(jdk, "lazy-logging-" + name))
                     .withAgent(agentArgs)
                     .args("--call", HttpUrlConnectionAgentIT.call("get", server.url("/r")))
                     .run().assertExitCode(0);
             assertEquals(200, result(result, "get").getInt("status"), result.describe());
             assertEquals(List.of("1", "2"), markers(server.awaitRequests(2, WAIT)), "the call was retried");
-            return new Run(result, Files.readAllLines(log));
+            return new Run(result, log.read(result));
         }
     }
 }

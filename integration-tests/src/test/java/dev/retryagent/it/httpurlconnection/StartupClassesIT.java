@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.retryagent.it.harness.ClassLoadLog;
+import dev.retryagent.it.harness.Jdks;
 import dev.retryagent.it.harness.ForkedApp;
 import dev.retryagent.it.harness.ScriptedServer;
 import dev.retryagent.it.harness.Step;
@@ -14,7 +16,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.api.Timeout;
 
 /**
@@ -30,23 +33,24 @@ class StartupClassesIT {
     private static final List<String> LAYER_PACKAGES = List.of("resilience4j", "failsafe", "azure", "feign",
             "springretry", "springframeworkretry", "awssdk2", "awssdk1", "googlehttp", "elasticsearch");
 
-    @Test
-    void theLayersTableLoadsButNoLayerAndNoPolicyWatcher() throws IOException {
+    static List<Jdks.Jdk> jdks() {
+        return Jdks.of(Jdks.ALL);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jdks")
+    void theLayersTableLoadsButNoLayerAndNoPolicyWatcher(Jdks.Jdk jdk) throws IOException {
         try (ScriptedServer server = ScriptedServer.start(Step.status(503), Step.ok().body("after"))) {
-            Path log = Files.createDirectories(ForkedApp.workRoot()).resolve("startup-classes-" + System.nanoTime()
-                    + ".log");
-            ForkedApp.Result run = HttpUrlConnectionAgentIT.app(Jdks.both().get(0), "startup-classes")
-                    .jvmArg("-Xlog:class+load=info:file=" + log)
+            ClassLoadLog log = ClassLoadLog.of(jdk, "startup-classes");
+            ForkedApp.Result run = log.enable(HttpUrlConnectionAgentIT.app(jdk, "startup-classes"))
                     .withAgent("log=warn")
                     .args("--call", HttpUrlConnectionAgentIT.call("get", server.url("/r")))
                     .run().assertExitCode(0);
             assertEquals(200, result(run, "get").getInt("status"), run.describe());
             assertEquals(List.of("1", "2"), markers(server.awaitRequests(2, WAIT)), "the call was retried");
 
-            List<String> agentClasses = Files.readAllLines(log).stream()
-                    .filter(l -> l.contains(" " + AGENT))
-                    .map(l -> l.substring(l.indexOf(" " + AGENT) + 1, l.indexOf(" source: ")))
-                    .toList();
+            List<String> agentClasses = log.read(run).stream().map(ClassLoadLog.Loaded::name)
+                    .filter(name -> name.startsWith(AGENT)).toList();
             assertTrue(agentClasses.contains(AGENT + "RetryLayers"), agentClasses.toString());
             for (String name : agentClasses) {
                 String inAgent = name.substring(AGENT.length());

@@ -10,12 +10,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.retryagent.it.contract.Batch;
 import dev.retryagent.it.contract.ClientContract;
+import dev.retryagent.it.harness.Jdks;
 import dev.retryagent.it.harness.ForkedApp;
 import dev.retryagent.it.harness.RecordedRequest;
 import dev.retryagent.it.harness.ReportLine;
 import dev.retryagent.it.harness.Step;
 import dev.retryagent.it.harness.TlsMaterial;
-import dev.retryagent.it.httpurlconnection.Jdks;
 import java.net.URISyntaxException;
 import java.util.ArrayList;
 import java.nio.file.Path;
@@ -59,12 +59,12 @@ class JdkHttpClientAgentIT extends ClientContract<JdkHttpClientAgentIT.Jvm> {
      */
     @Override
     protected Stream<Jvm> targets() {
-        return Jdks.both().stream().flatMap(jdk -> MODES.stream().map(m -> new Jvm(jdk, List.of(m))));
+        return Jdks.of(Jdks.JAVA_11_UP).stream().flatMap(jdk -> MODES.stream().map(m -> new Jvm(jdk, List.of(m))));
     }
 
     @Override
     protected Stream<Jvm> quietTargets() {
-        return Jdks.both().stream().map(jdk -> new Jvm(jdk, MODES));
+        return Jdks.of(Jdks.JAVA_11_UP).stream().map(jdk -> new Jvm(jdk, MODES));
     }
 
     @Override
@@ -224,7 +224,7 @@ class JdkHttpClientAgentIT extends ClientContract<JdkHttpClientAgentIT.Jvm> {
     }
 
     static Stream<Jdks.Jdk> jdks() {
-        return Jdks.both().stream();
+        return Jdks.of(Jdks.JAVA_11_UP).stream();
     }
 
     static void assertTheExecutorIsNotHeld(Batch b, ForkedApp.Result run) {

@@ -10,16 +10,14 @@ import dev.retryagent.it.contract.Batch;
 import dev.retryagent.it.contract.ClientContract;
 import dev.retryagent.it.deploy.AppLoader;
 import dev.retryagent.it.deploy.SpringBootJar;
-import dev.retryagent.it.deploy.WebappLauncher;
+import dev.retryagent.it.deploy.Webapps;
 import dev.retryagent.it.harness.ClientLibs;
 import dev.retryagent.it.harness.ForkedApp;
+import dev.retryagent.it.harness.Jdks;
 import dev.retryagent.it.harness.RecordedRequest;
 import dev.retryagent.it.harness.ReportLine;
 import dev.retryagent.it.harness.ScriptedServer;
 import dev.retryagent.it.harness.Step;
-import java.net.URISyntaxException;
-import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -34,57 +32,67 @@ import org.junit.jupiter.params.provider.EnumSource;
  * and the checks only OkHttp has (one agent interceptor, callbacks, the pool, its own resends under replace).
  */
 class OkHttpAgentIT extends ClientContract<OkHttpAgentIT.Jvm> {
-    /** One forked JVM: an OkHttp version, its modes, the test JDK or Java 25, the loader of OkHttp and the app. */
-    record Jvm(ClientLibs libs, List<String> modes, boolean java25, AppLoader loader)
+    /** One forked JVM: an OkHttp version, its modes, its JDK, the loader of OkHttp and the app. */
+    record Jvm(ClientLibs libs, List<String> modes, Jdks.Jdk jdk, AppLoader loader)
             implements ClientContract.Target {
-        Jvm(ClientLibs libs, List<String> modes, boolean java25) {
-            this(libs, modes, java25, AppLoader.CLASS_PATH);
+        Jvm(ClientLibs libs, List<String> modes, Jdks.Jdk jdk) {
+            this(libs, modes, jdk, AppLoader.CLASS_PATH);
         }
 
         @Override
         public ForkedApp app(String run) {
             ForkedApp app = switch (loader) {
-                case CLASS_PATH -> ForkedApp.of(OkHttpBatchApp.class).clientLibs(libs).classpath(testClasses());
+                case CLASS_PATH -> ForkedApp.of(OkHttpBatchApp.class).clientLibs(libs);
                 case CHILD -> ChildLoaderLauncher.app(OkHttpBatchApp.class, libs);
-                case WEBAPP -> WebappLauncher.app(OkHttpBatchApp.class, libs, List.of(
-                        "dev/retryagent/it/okhttp/OkHttpBatchApp*.class", "dev/retryagent/it/harness/CallSpec.class",
+                case WEBAPP -> Webapps.app(jdk, OkHttpBatchApp.class, libs, List.of(
+                        "dev/retryagent/it/okhttp/OkHttpBatchApp*.class", "dev/retryagent/it/apps/CallSpec.class",
                         "dev/retryagent/it/apps/Report.class"));
-                case SPRING_BOOT -> SpringBootJar.app("okhttp");
+                case SPRING_BOOT -> SpringBootJar.BOOT_3.app("okhttp");
+                case SPRING_BOOT_2 -> SpringBootJar.BOOT_2.app("okhttp");
             };
-            return app.name("okhttp-" + run + "-" + libs + "-" + String.join("-", modes) + (java25 ? "-java25" : "")
+            return app.name("okhttp-" + run + "-" + libs + "-" + String.join("-", modes) + "-" + jdk
                     + (loader == AppLoader.CLASS_PATH ? "" : "-" + loader))
-                    .java(java25 ? Java25.java() : ForkedApp.defaultJava());
+                    .java(jdk.java());
         }
 
         @Override
         public String toString() {
-            return libs + " " + String.join("+", modes) + " java25=" + java25
+            return libs + " " + String.join("+", modes) + " " + jdk
                     + (loader == AppLoader.CLASS_PATH ? "" : " " + loader);
         }
     }
 
     /**
-     * Every version and mode on the JDK that runs the tests, two of them on Java 25 as well, OkHttp 5 in a child class
-     * loader (async) and in a web application's (sync), and OkHttp 4.12 from a Spring Boot executable jar (both modes
-     * in one JVM: the driver's own checks are those of its first mode).
+     * Every version and mode on the JDK that runs the tests; one OkHttp 4.12 and one OkHttp 5 on Java 25 as well;
+     * both versions, both modes in one JVM, on Java 8 and 11; OkHttp 5 in a child class loader (async) and in a web
+     * application's (sync: Tomcat 11, and Tomcat 9 on Java 8), and OkHttp 4.12 from a Spring Boot executable jar
+     * (Boot 3, and Boot 2.7 on Java 8; both modes in one JVM: the driver's own checks are those of its first mode).
      */
     @Override
     protected Stream<Jvm> targets() {
-        return Stream.of(new Jvm(ClientLibs.OKHTTP_4, List.of("sync"), false),
-                new Jvm(ClientLibs.OKHTTP_4, List.of("async"), false),
-                new Jvm(ClientLibs.OKHTTP_5, List.of("sync"), false),
-                new Jvm(ClientLibs.OKHTTP_5, List.of("async"), false),
-                new Jvm(ClientLibs.OKHTTP_4, List.of("sync"), true),
-                new Jvm(ClientLibs.OKHTTP_5, List.of("async"), true),
-                new Jvm(ClientLibs.OKHTTP_5, List.of("async"), false, AppLoader.CHILD),
-                new Jvm(ClientLibs.OKHTTP_5, List.of("sync"), false, AppLoader.WEBAPP),
-                new Jvm(ClientLibs.OKHTTP_4, List.of("sync", "async"), false, AppLoader.SPRING_BOOT));
+        Jdks.Jdk own = Jdks.testJdk();
+        Stream<Jvm> onTheTestJdk = Stream.of(new Jvm(ClientLibs.OKHTTP_4, List.of("sync"), own),
+                new Jvm(ClientLibs.OKHTTP_4, List.of("async"), own),
+                new Jvm(ClientLibs.OKHTTP_5, List.of("sync"), own),
+                new Jvm(ClientLibs.OKHTTP_5, List.of("async"), own),
+                new Jvm(ClientLibs.OKHTTP_5, List.of("async"), own, AppLoader.CHILD),
+                new Jvm(ClientLibs.OKHTTP_5, List.of("sync"), own, AppLoader.WEBAPP),
+                new Jvm(ClientLibs.OKHTTP_4, List.of("sync", "async"), own, AppLoader.SPRING_BOOT));
+        Stream<Jvm> onJava25 = Jdks.besides(25).stream().flatMap(jdk -> Stream.of(
+                new Jvm(ClientLibs.OKHTTP_4, List.of("sync"), jdk), new Jvm(ClientLibs.OKHTTP_5, List.of("async"), jdk)));
+        Stream<Jvm> onLegacyJdks = Jdks.besides(8, 11).stream().flatMap(jdk -> Stream.of(
+                new Jvm(ClientLibs.OKHTTP_4, List.of("sync", "async"), jdk),
+                new Jvm(ClientLibs.OKHTTP_5, List.of("async", "sync"), jdk)));
+        Stream<Jvm> onJava8 = Jdks.besides(8).stream().flatMap(jdk -> Stream.of(
+                new Jvm(ClientLibs.OKHTTP_5, List.of("sync"), jdk, AppLoader.WEBAPP),
+                new Jvm(ClientLibs.OKHTTP_4, List.of("sync", "async"), jdk, AppLoader.SPRING_BOOT_2)));
+        return Stream.of(onTheTestJdk, onJava25, onLegacyJdks, onJava8).flatMap(s -> s);
     }
 
     @Override
     protected Stream<Jvm> quietTargets() {
-        return Stream.of(new Jvm(ClientLibs.OKHTTP_4, List.of("sync", "async"), false),
-                new Jvm(ClientLibs.OKHTTP_5, List.of("sync", "async"), false));
+        return Stream.of(new Jvm(ClientLibs.OKHTTP_4, List.of("sync", "async"), Jdks.testJdk()),
+                new Jvm(ClientLibs.OKHTTP_5, List.of("sync", "async"), Jdks.testJdk()));
     }
 
     @Override
@@ -142,11 +150,7 @@ class OkHttpAgentIT extends ClientContract<OkHttpAgentIT.Jvm> {
         String mode = jvm.modes().get(0);
         assertEquals(jvm.libs().version(), run.single("APP").get("version"), "the intended OkHttp version ran");
         jvm.loader().assertLoaded(run, "okhttp", "okhttp3.OkHttpClient");
-        // The default JDK is whatever runs the build (17, or 25 in CI's second pass).
-        if (jvm.java25() || System.getProperty("retry.agent.it.java", "").isBlank()) {
-            String expectedJava = jvm.java25() ? "25" : System.getProperty("java.specification.version");
-            assertTrue(run.single("APP").get("java").startsWith(expectedJava), run.single("APP").toString());
-        }
+        assertTrue(run.single("APP").get("java").startsWith(jvm.jdk().javaVersionPrefix()), run.single("APP").toString());
         assertEquals(1, run.single("INTERCEPTORS").getInt("agent"), "exactly one agent interceptor\n" + run);
 
         ReportLine r = result(run, mode + "-get");
@@ -173,15 +177,6 @@ class OkHttpAgentIT extends ClientContract<OkHttpAgentIT.Jvm> {
         assertEquals(1, cancelAll.requestCount(), cancelAll.requests().toString());
     }
 
-    /** Where OkHttpBatchApp was compiled (target/test-classes), for the forked JVM's class path. */
-    static Path testClasses() {
-        try {
-            return Paths.get(OkHttpBatchApp.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-        } catch (URISyntaxException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
     static String call(String id, String url, String mode, String... more) {
         List<String> parts = new ArrayList<>(List.of("id=" + id, "url=" + url, "mode=" + mode));
         parts.addAll(List.of(more));
@@ -201,7 +196,7 @@ class OkHttpAgentIT extends ClientContract<OkHttpAgentIT.Jvm> {
                 Step.ok().body("three"), Step.dropAfterRequest(), Step.ok().body("five"));
              ScriptedServer zero = ScriptedServer.start(Step.status(503).retryAfterSeconds(0), Step.ok())) {
             ForkedApp.Result run = ForkedApp.of(OkHttpBatchApp.class).name("okhttp-replace-" + libs).clientLibs(libs)
-                    .classpath(testClasses()).policy(POLICY).args("--sequential",
+                    .policy(POLICY).args("--sequential",
                             "--call", call("post1", server.url("/p"), "sync", "method=POST", "body=x"),
                             "--call", call("post2", server.url("/p"), "sync", "method=POST", "body=x"),
                             "--call", call("get1", server.url("/g"), "sync"),

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.retryagent.it.contract.ClientContract;
+import dev.retryagent.it.harness.Jdks;
 import dev.retryagent.it.harness.ClientLibs;
 import dev.retryagent.it.harness.ForkedApp;
 import dev.retryagent.it.harness.RecordedRequest;
@@ -44,7 +45,7 @@ class OkHttpClassLoadingIT {
     @ParameterizedTest
     @EnumSource(names = {"OKHTTP_5"})
     void okHttpInAChildClassLoaderIsRetriedOnJava25(ClientLibs libs) {
-        childLoader(libs, Java25.java(), "-java25");
+        childLoader(libs, Jdks.version(25).java(), "-java25");
     }
 
     private static void childLoader(ClientLibs libs, Path java, String suffix) {

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.retryagent.it.apps.HttpClient4Scenario;
 import dev.retryagent.it.apps.HttpClient5Scenario;
+import dev.retryagent.it.harness.Jdks;
 import dev.retryagent.it.harness.ClientLibs;
 import dev.retryagent.it.harness.ForkedApp;
 import dev.retryagent.it.harness.RecordedRequest;
@@ -13,7 +14,6 @@ import dev.retryagent.it.harness.ReportLine;
 import dev.retryagent.it.harness.ScriptedServer;
 import dev.retryagent.it.harness.Step;
 import dev.retryagent.it.httpurlconnection.HttpUrlConnectionBatchApp;
-import dev.retryagent.it.httpurlconnection.Jdks;
 import dev.retryagent.it.jdkhttp.JdkHttpClientBatchApp;
 import dev.retryagent.it.okhttp.OkHttpBatchApp;
 import java.nio.file.Path;
@@ -61,30 +61,42 @@ class HiddenRetriesIT {
         }
     }
 
+    /**
+     * Every client on the test JDK; on the other JDKs the JDK's own clients in every mode and the libraries under
+     * {@code replace}.
+     */
     static Stream<Client> clients() throws Exception {
         Path batchApps = Paths.get(OkHttpBatchApp.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-        Path java = ForkedApp.defaultJava();
         List<Mode> all = List.of(Mode.NONE, Mode.REPLACE, Mode.KEEP);
-        List<Client> clients = new ArrayList<>(List.of(
-                new Client("okhttp-5", OkHttpBatchApp.class.getName(), ClientLibs.OKHTTP_5, java, batchApps, all),
-                new Client("okhttp-4.12", OkHttpBatchApp.class.getName(), ClientLibs.OKHTTP_4, java, batchApps,
-                        List.of(Mode.REPLACE)),
-                new Client("httpclient5-5.6", HttpClient5Scenario.class.getName(), ClientLibs.HTTPCLIENT5_NEWEST, java,
-                        null, all),
-                new Client("httpclient5-5.2", HttpClient5Scenario.class.getName(), ClientLibs.HTTPCLIENT5_OLDEST, java,
-                        null, List.of(Mode.REPLACE)),
-                new Client("httpclient4-4.5.14", HttpClient4Scenario.class.getName(), ClientLibs.HTTPCLIENT4_NEWEST,
-                        java, null, all),
-                new Client("httpclient4-4.5.6", HttpClient4Scenario.class.getName(), ClientLibs.HTTPCLIENT4_OLDEST,
-                        java, null, List.of(Mode.REPLACE))));
-        for (Jdks.Jdk jdk : Jdks.both()) {
-            clients.add(new Client("jdk-" + jdk, HttpUrlConnectionBatchApp.class.getName(), ClientLibs.NONE, jdk.java(),
+        List<Client> clients = new ArrayList<>();
+        int own = Jdks.testJdk().version();
+        for (Jdks.Jdk jdk : Jdks.of(Jdks.ALL)) {
+            Path java = jdk.java();
+            String on = jdk.version() == own ? "" : "-" + jdk;
+            List<Mode> libraryModes = jdk.version() == own ? all : List.of(Mode.REPLACE);
+            List<Mode> replace = List.of(Mode.REPLACE);
+            clients.add(new Client("okhttp-5" + on, OkHttpBatchApp.class.getName(), ClientLibs.OKHTTP_5, java, batchApps,
+                    libraryModes));
+            clients.add(new Client("okhttp-4.12" + on, OkHttpBatchApp.class.getName(), ClientLibs.OKHTTP_4, java,
+                    batchApps, replace));
+            clients.add(new Client("httpclient5-5.6" + on, HttpClient5Scenario.class.getName(),
+                    ClientLibs.HTTPCLIENT5_NEWEST, java, null, libraryModes));
+            clients.add(new Client("httpclient5-5.2" + on, HttpClient5Scenario.class.getName(),
+                    ClientLibs.HTTPCLIENT5_OLDEST, java, null, replace));
+            clients.add(new Client("httpclient4-4.5.14" + on, HttpClient4Scenario.class.getName(),
+                    ClientLibs.HTTPCLIENT4_NEWEST, java, null, libraryModes));
+            clients.add(new Client("httpclient4-4.5.6" + on, HttpClient4Scenario.class.getName(),
+                    ClientLibs.HTTPCLIENT4_OLDEST, java, null, replace));
+            clients.add(new Client("jdk-" + jdk, HttpUrlConnectionBatchApp.class.getName(), ClientLibs.NONE, java,
                     batchApps, all));
-            // java.net.http over HTTP/1.1, alone as configured by default and with enableAllMethodRetry
-            clients.add(new Client("jdk-httpclient-" + jdk, JdkHttpClientBatchApp.class.getName(), ClientLibs.NONE,
-                    jdk.java(), batchApps, all, List.of("--call-parts", "client=h1")));
-            clients.add(new Client("jdk-httpclient-allmethods-" + jdk, JdkHttpClientBatchApp.class.getName(),
-                    ClientLibs.NONE, jdk.java(), batchApps, all, List.of("--all-method-retry", "--call-parts", "client=h1")));
+            if (jdk.hasJavaNetHttp()) {
+                // java.net.http over HTTP/1.1, alone as configured by default and with enableAllMethodRetry
+                clients.add(new Client("jdk-httpclient-" + jdk, JdkHttpClientBatchApp.class.getName(), ClientLibs.NONE,
+                        java, batchApps, all, List.of("--call-parts", "client=h1")));
+                clients.add(new Client("jdk-httpclient-allmethods-" + jdk, JdkHttpClientBatchApp.class.getName(),
+                        ClientLibs.NONE, java, batchApps, all,
+                        List.of("--all-method-retry", "--call-parts", "client=h1")));
+            }
         }
         return clients.stream();
     }

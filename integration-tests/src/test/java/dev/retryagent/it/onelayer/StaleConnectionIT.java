@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.retryagent.it.apps.HttpClient4Scenario;
 import dev.retryagent.it.apps.HttpClient5Scenario;
+import dev.retryagent.it.harness.Jdks;
 import dev.retryagent.it.harness.ClientLibs;
 import dev.retryagent.it.harness.ForkedApp;
 import dev.retryagent.it.harness.RecordedRequest;
@@ -13,7 +14,6 @@ import dev.retryagent.it.harness.ReportLine;
 import dev.retryagent.it.harness.ScriptedServer;
 import dev.retryagent.it.harness.Step;
 import dev.retryagent.it.httpurlconnection.HttpUrlConnectionBatchApp;
-import dev.retryagent.it.httpurlconnection.Jdks;
 import dev.retryagent.it.jdkhttp.JdkHttpClientBatchApp;
 import dev.retryagent.it.okhttp.OkHttpBatchApp;
 import java.nio.file.Path;
@@ -65,27 +65,32 @@ class StaleConnectionIT {
         }
     }
 
+    /** Every client on every JDK: the same library on another JDK meets another socket layer under it. */
     static Stream<Client> clients() throws Exception {
         Path batchApps = Paths.get(OkHttpBatchApp.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-        Path java = ForkedApp.defaultJava();
-        List<Client> clients = new ArrayList<>(List.of(
-                new Client("okhttp-5", OkHttpBatchApp.class.getName(), ClientLibs.OKHTTP_5, java, batchApps,
-                        List.of("mode=sync", "mode=async")),
-                new Client("okhttp-4.12", OkHttpBatchApp.class.getName(), ClientLibs.OKHTTP_4, java, batchApps,
-                        List.of("mode=sync")),
-                new Client("httpclient5-5.6", HttpClient5Scenario.class.getName(), ClientLibs.HTTPCLIENT5_NEWEST, java,
-                        null, List.of("api=classic", "api=async")),
-                new Client("httpclient5-5.2", HttpClient5Scenario.class.getName(), ClientLibs.HTTPCLIENT5_OLDEST, java,
-                        null, List.of("api=classic", "api=async")),
-                new Client("httpclient4-4.5.14", HttpClient4Scenario.class.getName(), ClientLibs.HTTPCLIENT4_NEWEST, java,
-                        null, List.of("api=classic", "api=async"))));
-        for (Jdks.Jdk jdk : Jdks.both()) {
-            clients.add(new Client("jdk-" + jdk, HttpUrlConnectionBatchApp.class.getName(), ClientLibs.NONE, jdk.java(),
+        List<Client> clients = new ArrayList<>();
+        int own = Jdks.testJdk().version();
+        for (Jdks.Jdk jdk : Jdks.of(Jdks.ALL)) {
+            Path java = jdk.java();
+            String on = jdk.version() == own ? "" : "-" + jdk;
+            clients.add(new Client("okhttp-5" + on, OkHttpBatchApp.class.getName(), ClientLibs.OKHTTP_5, java, batchApps,
+                    List.of("mode=sync", "mode=async")));
+            clients.add(new Client("okhttp-4.12" + on, OkHttpBatchApp.class.getName(), ClientLibs.OKHTTP_4, java,
+                    batchApps, List.of("mode=sync")));
+            clients.add(new Client("httpclient5-5.6" + on, HttpClient5Scenario.class.getName(),
+                    ClientLibs.HTTPCLIENT5_NEWEST, java, null, List.of("api=classic", "api=async")));
+            clients.add(new Client("httpclient5-5.2" + on, HttpClient5Scenario.class.getName(),
+                    ClientLibs.HTTPCLIENT5_OLDEST, java, null, List.of("api=classic", "api=async")));
+            clients.add(new Client("httpclient4-4.5.14" + on, HttpClient4Scenario.class.getName(),
+                    ClientLibs.HTTPCLIENT4_NEWEST, java, null, List.of("api=classic", "api=async")));
+            clients.add(new Client("jdk-" + jdk, HttpUrlConnectionBatchApp.class.getName(), ClientLibs.NONE, java,
                     batchApps, List.of("")));
-            // java.net.http does not say whether a connection was reused: garbage and a bad status line are its
-            // ProtocolException (other); a partial status line is "EOF reached while reading", a reset
-            clients.add(new Client("jdk-httpclient-" + jdk, JdkHttpClientBatchApp.class.getName(), ClientLibs.NONE,
-                    jdk.java(), batchApps, List.of("mode=sync", "mode=async"), EnumSet.of(Fault.PARTIAL)));
+            if (jdk.hasJavaNetHttp()) {
+                // java.net.http does not say whether a connection was reused: garbage and a bad status line are its
+                // ProtocolException (other); a partial status line is "EOF reached while reading", a reset
+                clients.add(new Client("jdk-httpclient-" + jdk, JdkHttpClientBatchApp.class.getName(),
+                        ClientLibs.NONE, java, batchApps, List.of("mode=sync", "mode=async"), EnumSet.of(Fault.PARTIAL)));
+            }
         }
         return clients.stream();
     }

@@ -1,6 +1,6 @@
 package dev.retryagent.it.redirects;
 
-import dev.retryagent.it.httpurlconnection.Jdks;
+import dev.retryagent.it.harness.Jdks;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -27,7 +27,7 @@ class JdkHttpClientRedirectsIT extends Redirects {
     }
 
     static Path jdk(int version) {
-        return Jdks.both().stream().filter(j -> j.version() == version).findFirst()
+        return Jdks.of(17, 25).stream().filter(j -> j.version() == version).findFirst()
                 .orElseThrow(() -> new AssertionError("no Java " + version)).java();
     }
 }

@@ -1,7 +1,7 @@
 package dev.retryagent.it.redirects;
 
-import static dev.retryagent.it.harness.CallSpec.one;
-import static dev.retryagent.it.harness.CallSpec.parse;
+import static dev.retryagent.it.apps.CallSpec.one;
+import static dev.retryagent.it.apps.CallSpec.parse;
 
 import dev.retryagent.it.apps.Report;
 import java.io.IOException;

@@ -57,22 +57,23 @@ public class BootBatchApp implements CommandLineRunner {
         String[] rest = Arrays.copyOfRange(args, 1, args.length);
         warmUp(args[0]);
         switch (args[0]) {
-            case "okhttp" -> {
+            case "okhttp":
                 where("app", OkHttpBatchApp.class);
                 where("client", OkHttpClient.class);
                 OkHttpBatchApp.main(rest);
-            }
-            case "httpclient5" -> {
+                break;
+            case "httpclient5":
                 where("app", HttpClient5Scenario.class);
                 where("client", HttpClients.class);
                 HttpClient5Scenario.main(rest);
-            }
-            case "httpurlconnection" -> {
+                break;
+            case "httpurlconnection":
                 where("app", HttpUrlConnectionBatchApp.class);
                 where("client", HttpURLConnection.class);
                 HttpUrlConnectionBatchApp.main(rest);
-            }
-            default -> throw new IllegalArgumentException("unknown client " + args[0]);
+                break;
+            default:
+                throw new IllegalArgumentException("unknown client " + args[0]);
         }
     }
 
@@ -80,7 +81,7 @@ public class BootBatchApp implements CommandLineRunner {
         long start = System.nanoTime();
         HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
         server.createContext("/", exchange -> {
-            exchange.getRequestBody().readAllBytes();
+            drain(exchange.getRequestBody());
             byte[] body = "warm".getBytes(StandardCharsets.UTF_8);
             exchange.sendResponseHeaders(200, body.length);
             exchange.getResponseBody().write(body);
@@ -90,7 +91,7 @@ public class BootBatchApp implements CommandLineRunner {
         String url = "http://127.0.0.1:" + server.getAddress().getPort() + "/warm-up";
         try {
             switch (client) {
-                case "okhttp" -> {
+                case "okhttp": {
                     OkHttpClient ok = new OkHttpClient();
                     Request request = new Request.Builder().url(url).build();
                     try (Response response = ok.newCall(request).execute()) {
@@ -105,16 +106,17 @@ public class BootBatchApp implements CommandLineRunner {
 
                         @Override
                         public void onResponse(Call call, Response response) throws IOException {
-                            try (response) {
-                                async.complete(response.body().string());
+                            try (Response closed = response) {
+                                async.complete(closed.body().string());
                             }
                         }
                     });
                     async.get(30, TimeUnit.SECONDS);
                     ok.dispatcher().executorService().shutdown();
                     ok.connectionPool().evictAll();
+                    break;
                 }
-                case "httpclient5" -> {
+                case "httpclient5": {
                     try (CloseableHttpClient classic = HttpClients.createDefault()) {
                         classic.execute(new HttpGet(url), response -> EntityUtils.toString(response.getEntity()));
                     }
@@ -123,19 +125,29 @@ public class BootBatchApp implements CommandLineRunner {
                         async.execute(SimpleRequestBuilder.get(url).build(), null).get(30, TimeUnit.SECONDS);
                     }
                     org.apache.hc.client5.http.fluent.Request.get(url).execute().returnContent().asString();
+                    break;
                 }
-                case "httpurlconnection" -> {
+                case "httpurlconnection": {
                     HttpURLConnection connection = (HttpURLConnection) new URL(url).openConnection();
                     try (InputStream in = connection.getInputStream()) {
-                        in.readAllBytes();
+                        drain(in);
                     }
+                    break;
                 }
-                default -> throw new IllegalArgumentException("unknown client " + client);
+                default:
+                    throw new IllegalArgumentException("unknown client " + client);
             }
         } finally {
             server.stop(0);
         }
         Report.line("WARMUP", "client", client, "ms", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+    }
+
+    private static void drain(InputStream in) throws IOException {
+        byte[] buffer = new byte[8192];
+        while (in.read(buffer) >= 0) {
+            // the warm-up reads to the end, as a caller that reuses the connection does
+        }
     }
 
     /** Which class loader defined {@code type}, and from where (null for the JDK's own classes). */

@@ -1,4 +1,4 @@
-package dev.retryagent.it.harness;
+package dev.retryagent.it.apps;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

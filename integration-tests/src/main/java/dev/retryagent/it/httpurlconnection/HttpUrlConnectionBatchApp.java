@@ -1,7 +1,7 @@
 package dev.retryagent.it.httpurlconnection;
 
-import static dev.retryagent.it.harness.CallSpec.one;
-import static dev.retryagent.it.harness.CallSpec.parse;
+import static dev.retryagent.it.apps.CallSpec.one;
+import static dev.retryagent.it.apps.CallSpec.parse;
 
 import dev.retryagent.it.apps.Report;
 import java.io.BufferedReader;
@@ -14,6 +14,7 @@ import java.net.HttpURLConnection;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executors;
@@ -50,11 +51,20 @@ public final class HttpUrlConnectionBatchApp {
         List<Map<String, List<String>>> calls = new ArrayList<>();
         for (int i = 0; i < argv.length; i++) {
             switch (argv[i]) {
-                case "--await-go" -> awaitGo = true;
-                case "--sequential" -> sequential = true;
-                case "--await-thread-end" -> awaitThreadEnd = argv[++i];
-                case "--call" -> calls.add(parse(argv[++i]));
-                default -> throw new IllegalArgumentException("unknown argument " + argv[i]);
+                case "--await-go":
+                    awaitGo = true;
+                    break;
+                case "--sequential":
+                    sequential = true;
+                    break;
+                case "--await-thread-end":
+                    awaitThreadEnd = argv[++i];
+                    break;
+                case "--call":
+                    calls.add(parse(argv[++i]));
+                    break;
+                default:
+                    throw new IllegalArgumentException("unknown argument " + argv[i]);
             }
         }
         Report.line("APP", "client", "httpurlconnection", "java", System.getProperty("java.version"));
@@ -119,7 +129,7 @@ public final class HttpUrlConnectionBatchApp {
             if (spec.containsKey("readTimeoutMs")) {
                 conn.setReadTimeout(Integer.parseInt(one(spec, "readTimeoutMs", "0")));
             }
-            for (String header : spec.getOrDefault("header", List.of())) {
+            for (String header : spec.getOrDefault("header", Collections.<String>emptyList())) {
                 int colon = header.indexOf(':');
                 conn.addRequestProperty(header.substring(0, colon).trim(), header.substring(colon + 1).trim());
             }
@@ -129,9 +139,14 @@ public final class HttpUrlConnectionBatchApp {
                 conn.setDoOutput(true);
                 conn.setRequestProperty("Content-Type", "text/plain; charset=utf-8");
                 switch (one(spec, "streaming", "none")) {
-                    case "fixed" -> conn.setFixedLengthStreamingMode(body.length);
-                    case "chunked" -> conn.setChunkedStreamingMode(16);
-                    default -> { }
+                    case "fixed":
+                        conn.setFixedLengthStreamingMode(body.length);
+                        break;
+                    case "chunked":
+                        conn.setChunkedStreamingMode(16);
+                        break;
+                    default:
+                        break;
                 }
                 stage = "write";
                 try (OutputStream out = conn.getOutputStream()) {
@@ -141,18 +156,28 @@ public final class HttpUrlConnectionBatchApp {
             stage = "read";
             String first;
             switch (one(spec, "read", "code")) {
-                case "stream" -> {
+                case "stream":
                     try (InputStream in = conn.getInputStream()) {
                         first = "stream:" + readAll(in);
                     } catch (IOException e) {
                         first = "stream-threw:" + e.getClass().getName();
                     }
-                }
-                case "message" -> first = "message:" + conn.getResponseMessage();
-                case "header" -> first = "header:" + conn.getHeaderField("X-Attempt");
-                case "length" -> first = "length:" + conn.getContentLength();
-                case "fields" -> first = "fields:" + conn.getHeaderFields().get("X-Attempt");
-                default -> first = "code:" + conn.getResponseCode();
+                    break;
+                case "message":
+                    first = "message:" + conn.getResponseMessage();
+                    break;
+                case "header":
+                    first = "header:" + conn.getHeaderField("X-Attempt");
+                    break;
+                case "length":
+                    first = "length:" + conn.getContentLength();
+                    break;
+                case "fields":
+                    first = "fields:" + conn.getHeaderFields().get("X-Attempt");
+                    break;
+                default:
+                    first = "code:" + conn.getResponseCode();
+                    break;
             }
             int status = conn.getResponseCode();
             String stream = "ok";
@@ -201,8 +226,12 @@ public final class HttpUrlConnectionBatchApp {
         }
         try (InputStream input = in) {
             ByteArrayOutputStream out = new ByteArrayOutputStream();
-            input.transferTo(out);
-            return out.toString(StandardCharsets.UTF_8);
+            byte[] buffer = new byte[8192];
+            int n;
+            while ((n = input.read(buffer)) >= 0) {
+                out.write(buffer, 0, n);
+            }
+            return new String(out.toByteArray(), StandardCharsets.UTF_8);
         }
     }
 

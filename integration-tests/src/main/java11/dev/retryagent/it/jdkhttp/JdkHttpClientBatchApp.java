@@ -1,7 +1,7 @@
 package dev.retryagent.it.jdkhttp;
 
-import static dev.retryagent.it.harness.CallSpec.one;
-import static dev.retryagent.it.harness.CallSpec.parse;
+import static dev.retryagent.it.apps.CallSpec.one;
+import static dev.retryagent.it.apps.CallSpec.parse;
 
 import dev.retryagent.it.apps.Report;
 import java.io.BufferedReader;
@@ -73,12 +73,23 @@ public final class JdkHttpClientBatchApp {
         List<Map<String, List<String>>> calls = new ArrayList<>();
         for (int i = 0; i < argv.length; i++) {
             switch (argv[i]) {
-                case "--await-go" -> awaitGo = true;
-                case "--sequential" -> sequential = true;
-                case "--all-method-retry" -> System.setProperty("jdk.httpclient.enableAllMethodRetry", "true");
-                case "--call" -> calls.add(parse(argv[++i]));
-                case "--call-parts" -> common.putAll(parse(argv[++i]));
-                default -> throw new IllegalArgumentException("unknown argument " + argv[i]);
+                case "--await-go":
+                    awaitGo = true;
+                    break;
+                case "--sequential":
+                    sequential = true;
+                    break;
+                case "--all-method-retry":
+                    System.setProperty("jdk.httpclient.enableAllMethodRetry", "true");
+                    break;
+                case "--call":
+                    calls.add(parse(argv[++i]));
+                    break;
+                case "--call-parts":
+                    common.putAll(parse(argv[++i]));
+                    break;
+                default:
+                    throw new IllegalArgumentException("unknown argument " + argv[i]);
             }
         }
         for (Map<String, List<String>> call : calls) {
@@ -144,17 +155,25 @@ public final class JdkHttpClientBatchApp {
     }
 
     static HttpClient client(String kind) {
-        return CLIENTS.computeIfAbsent(kind, k -> switch (k) {
-            case "h1" -> HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-            case "h2" -> HttpClient.newBuilder().version(HttpClient.Version.HTTP_2).build();
-            case "exec1" -> HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-                    .executor(Executors.newSingleThreadExecutor(r -> {
-                        Thread t = new Thread(r, "client-exec1");
-                        t.setDaemon(true);
-                        return t;
-                    })).build();
-            default -> HttpClient.newHttpClient();
-        });
+        return CLIENTS.computeIfAbsent(kind, JdkHttpClientBatchApp::newClient);
+    }
+
+    private static HttpClient newClient(String kind) {
+        switch (kind) {
+            case "h1":
+                return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+            case "h2":
+                return HttpClient.newBuilder().version(HttpClient.Version.HTTP_2).build();
+            case "exec1":
+                return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                        .executor(Executors.newSingleThreadExecutor(r -> {
+                            Thread t = new Thread(r, "client-exec1");
+                            t.setDaemon(true);
+                            return t;
+                        })).build();
+            default:
+                return HttpClient.newHttpClient();
+        }
     }
 
     private static void run(Map<String, List<String>> spec, String id) {
@@ -180,14 +199,26 @@ public final class JdkHttpClientBatchApp {
             HttpRequest request = request(spec);
             String handlerKind = one(spec, "handler", "string");
             Path file = handlerKind.equals("file") ? Files.createTempFile("jdkhttp-body", ".txt") : null;
-            HttpResponse.BodyHandler<?> handler = switch (handlerKind) {
-                case "bytes" -> HttpResponse.BodyHandlers.ofByteArray();
-                case "stream" -> HttpResponse.BodyHandlers.ofInputStream();
-                case "lines" -> HttpResponse.BodyHandlers.ofLines();
-                case "discarding" -> HttpResponse.BodyHandlers.discarding();
-                case "file" -> HttpResponse.BodyHandlers.ofFile(file);
-                default -> HttpResponse.BodyHandlers.ofString();
-            };
+            HttpResponse.BodyHandler<?> handler;
+            switch (handlerKind) {
+                case "bytes":
+                    handler = HttpResponse.BodyHandlers.ofByteArray();
+                    break;
+                case "stream":
+                    handler = HttpResponse.BodyHandlers.ofInputStream();
+                    break;
+                case "lines":
+                    handler = HttpResponse.BodyHandlers.ofLines();
+                    break;
+                case "discarding":
+                    handler = HttpResponse.BodyHandlers.discarding();
+                    break;
+                case "file":
+                    handler = HttpResponse.BodyHandlers.ofFile(file);
+                    break;
+                default:
+                    handler = HttpResponse.BodyHandlers.ofString();
+            }
             HttpResponse<?> response;
             if (one(spec, "mode", "sync").equals("async")) {
                 CompletableFuture<? extends HttpResponse<?>> future = client.sendAsync(request, handler);
@@ -241,22 +272,36 @@ public final class JdkHttpClientBatchApp {
                     .build();
         }
         byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
-        HttpRequest.BodyPublisher publisher = switch (one(spec, "publisher", "string")) {
-            case "bytes" -> HttpRequest.BodyPublishers.ofByteArray(bytes);
-            case "file" -> {
+        HttpRequest.BodyPublisher publisher;
+        switch (one(spec, "publisher", "string")) {
+            case "bytes":
+                publisher = HttpRequest.BodyPublishers.ofByteArray(bytes);
+                break;
+            case "file":
                 Path file = Files.createTempFile("jdkhttp-request", ".txt");
                 Files.write(file, bytes);
-                yield HttpRequest.BodyPublishers.ofFile(file);
-            }
-            case "inputstream" -> HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(bytes));
-            case "custom" -> new OneBuffer(bytes);
-            default -> HttpRequest.BodyPublishers.ofString(text);
-        };
+                publisher = HttpRequest.BodyPublishers.ofFile(file);
+                break;
+            case "inputstream":
+                publisher = HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(bytes));
+                break;
+            case "custom":
+                publisher = new OneBuffer(bytes);
+                break;
+            default:
+                publisher = HttpRequest.BodyPublishers.ofString(text);
+        }
         return builder.header("Content-Type", "text/plain; charset=utf-8").method(method, publisher).build();
     }
 
     /** A publisher of the application's own: the agent cannot know whether it sends the same bytes twice. */
-    private record OneBuffer(byte[] bytes) implements HttpRequest.BodyPublisher {
+    private static final class OneBuffer implements HttpRequest.BodyPublisher {
+        private final byte[] bytes;
+
+        OneBuffer(byte[] bytes) {
+            this.bytes = bytes;
+        }
+
         @Override
         public long contentLength() {
             return bytes.length;
@@ -272,21 +317,21 @@ public final class JdkHttpClientBatchApp {
         if (body == null) {
             return file != null ? null : "null";
         }
-        if (body instanceof byte[] b) {
-            return new String(b, StandardCharsets.UTF_8);
+        if (body instanceof byte[]) {
+            return new String((byte[]) body, StandardCharsets.UTF_8);
         }
-        if (body instanceof InputStream in) {
-            try (InputStream input = in) {
+        if (body instanceof InputStream) {
+            try (InputStream input = (InputStream) body) {
                 return new String(input.readAllBytes(), StandardCharsets.UTF_8);
             }
         }
-        if (body instanceof Stream<?> lines) {
-            try (Stream<?> l = lines) {
+        if (body instanceof Stream<?>) {
+            try (Stream<?> l = (Stream<?>) body) {
                 return l.map(String::valueOf).collect(Collectors.joining("\n"));
             }
         }
-        if (body instanceof Path path) {
-            return Files.readString(path);
+        if (body instanceof Path) {
+            return Files.readString((Path) body);
         }
         return body.toString();
     }

@@ -1,7 +1,7 @@
 package dev.retryagent.it.okhttp;
 
-import static dev.retryagent.it.harness.CallSpec.one;
-import static dev.retryagent.it.harness.CallSpec.parse;
+import static dev.retryagent.it.apps.CallSpec.one;
+import static dev.retryagent.it.apps.CallSpec.parse;
 
 import dev.retryagent.it.apps.Report;
 import java.io.BufferedReader;
@@ -11,6 +11,7 @@ import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -58,11 +59,20 @@ public final class OkHttpBatchApp {
         List<Map<String, List<String>>> calls = new ArrayList<>();
         for (int i = 0; i < argv.length; i++) {
             switch (argv[i]) {
-                case "--client" -> clientKind = argv[++i];
-                case "--await-go" -> awaitGo = true;
-                case "--sequential" -> sequential = true;
-                case "--call" -> calls.add(parse(argv[++i]));
-                default -> throw new IllegalArgumentException("unknown argument " + argv[i]);
+                case "--client":
+                    clientKind = argv[++i];
+                    break;
+                case "--await-go":
+                    awaitGo = true;
+                    break;
+                case "--sequential":
+                    sequential = true;
+                    break;
+                case "--call":
+                    calls.add(parse(argv[++i]));
+                    break;
+                default:
+                    throw new IllegalArgumentException("unknown argument " + argv[i]);
             }
         }
         OkHttpClient client = build(clientKind);
@@ -114,11 +124,14 @@ public final class OkHttpBatchApp {
     }
 
     private static OkHttpClient build(String kind) {
-        return switch (kind) {
-            case "new" -> new OkHttpClient();
-            case "newBuilder" -> new OkHttpClient().newBuilder().build();
-            default -> new OkHttpClient.Builder().build();
-        };
+        switch (kind) {
+            case "new":
+                return new OkHttpClient();
+            case "newBuilder":
+                return new OkHttpClient().newBuilder().build();
+            default:
+                return new OkHttpClient.Builder().build();
+        }
     }
 
     private static void run(OkHttpClient client, Map<String, List<String>> spec, String id, AtomicInteger callbacks,
@@ -133,7 +146,7 @@ public final class OkHttpBatchApp {
                 : new Body(text.getBytes(StandardCharsets.UTF_8), Boolean.parseBoolean(one(spec, "oneShot", "false")),
                         bodyWrites);
         Request.Builder builder = new Request.Builder().url(one(spec, "url", null)).method(method, body);
-        for (String header : spec.getOrDefault("header", List.of())) {
+        for (String header : spec.getOrDefault("header", Collections.<String>emptyList())) {
             int colon = header.indexOf(':');
             builder.addHeader(header.substring(0, colon).trim(), header.substring(colon + 1).trim());
         }
@@ -260,10 +273,14 @@ public final class OkHttpBatchApp {
         @Override
         public void writeTo(BufferedSink sink) throws IOException {
             writes.incrementAndGet();
-            if (oneShot) {
-                sink.write(stream.readAllBytes());
-            } else {
+            if (!oneShot) {
                 sink.write(bytes);
+                return;
+            }
+            byte[] chunk = new byte[8192];
+            int n;
+            while ((n = stream.read(chunk)) > 0) {
+                sink.write(chunk, 0, n);
             }
         }
     }

@@ -2,44 +2,23 @@ package dev.retryagent.it.deploy;
 
 import dev.retryagent.it.harness.ClientLibs;
 import dev.retryagent.it.harness.ForkedApp;
+import dev.retryagent.it.harness.Jdks;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.lang.reflect.Method;
 import java.net.URISyntaxException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
-import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Stream;
-import org.apache.catalina.Context;
-import org.apache.catalina.startup.Tomcat;
 
 /**
- * Runs an application's main class in a servlet container's web application class loader: an embedded Tomcat
- * starts a web application from the directory {@code argv[0]}, and the class {@code argv[1]} is loaded by that web
- * application's class loader (from {@code WEB-INF/classes}, its client from {@code WEB-INF/lib}; neither is on the
- * JVM's class path) and run with the remaining arguments. Prints {@code LAUNCHER loader=CLASS}, the loader of the
- * main class. The application ends the JVM.
- *
- * <pre>java -cp TOMCAT:LAUNCHER WebappLauncher WEBAPP-DIR MAIN-CLASS ARGS...</pre>
+ * Forked JVMs that run an application in an embedded Tomcat's web application class loader
+ * ({@link WebappLauncher}): Tomcat 11 where the JDK runs it (17 and up), Tomcat 9 on Java 8 and 11.
  */
-public final class WebappLauncher {
-    public static void main(String[] argv) throws Exception {
-        Tomcat tomcat = new Tomcat();
-        tomcat.setBaseDir(Files.createTempDirectory("tomcat-").toString());
-        tomcat.setPort(0);
-        tomcat.setHostname("127.0.0.1");
-        tomcat.getConnector().setProperty("address", "127.0.0.1");
-        Context context = tomcat.addContext("", argv[0]);
-        tomcat.start();
-        ClassLoader webapp = context.getLoader().getClassLoader();
-        Thread.currentThread().setContextClassLoader(webapp);
-        Class<?> main = Class.forName(argv[1], true, webapp);
-        System.out.println("LAUNCHER loader=" + main.getClassLoader().getClass().getName());
-        Method entry = main.getMethod("main", String[].class);
-        entry.invoke(null, (Object) Arrays.copyOfRange(argv, 2, argv.length));
+public final class Webapps {
+    private Webapps() {
     }
 
     /**
@@ -48,10 +27,10 @@ public final class WebappLauncher {
      * {@code classes} (class file paths in the test classes or the scenario applications, a trailing {@code *} for a
      * class and its nested classes); arguments added to the returned app go to {@code main}.
      */
-    public static ForkedApp app(Class<?> main, ClientLibs libs, List<String> classes) {
+    public static ForkedApp app(Jdks.Jdk jdk, Class<?> main, ClientLibs libs, List<String> classes) {
         try {
             Path testClasses =
-                    Paths.get(WebappLauncher.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+                    Paths.get(Webapps.class.getProtectionDomain().getCodeSource().getLocation().toURI());
             Path webapp = Files.createTempDirectory(Files.createDirectories(ForkedApp.workRoot()), "webapp-");
             Path webClasses = Files.createDirectories(webapp.resolve("WEB-INF/classes"));
             for (String name : classes) {
@@ -79,8 +58,9 @@ public final class WebappLauncher {
             for (Path jar : libs.jars()) {
                 Files.copy(jar, lib.resolve(jar.getFileName()));
             }
-            ForkedApp app = ForkedApp.of(WebappLauncher.class).classpath(testClasses);
-            try (Stream<Path> jars = Files.list(Paths.get(System.getProperty("retry.agent.it.libs.tomcat")))) {
+            ForkedApp app = ForkedApp.of(WebappLauncher.class).java(jdk.java());
+            String tomcat = jdk.version() >= 17 ? "retry.agent.it.libs.tomcat" : "retry.agent.it.libs.tomcat9";
+            try (Stream<Path> jars = Files.list(Paths.get(System.getProperty(tomcat)))) {
                 jars.sorted().forEach(app::classpath);
             }
             return app.args(webapp.toString(), main.getName());

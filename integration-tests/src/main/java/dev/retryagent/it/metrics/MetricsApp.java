@@ -1,7 +1,7 @@
 package dev.retryagent.it.metrics;
 
-import static dev.retryagent.it.harness.CallSpec.one;
-import static dev.retryagent.it.harness.CallSpec.parse;
+import static dev.retryagent.it.apps.CallSpec.one;
+import static dev.retryagent.it.apps.CallSpec.parse;
 
 import dev.retryagent.it.apps.Report;
 import java.io.BufferedReader;
@@ -14,6 +14,7 @@ import java.net.HttpURLConnection;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
@@ -52,11 +53,20 @@ public final class MetricsApp {
         long idleMillis = -1;
         for (int i = 0; i < argv.length; i++) {
             switch (argv[i]) {
-                case "--call" -> calls.add(parse(argv[++i]));
-                case "--expect-calls" -> expectCalls = Long.parseLong(argv[++i]);
-                case "--hold" -> hold = true;
-                case "--idle-ms" -> idleMillis = Long.parseLong(argv[++i]);
-                default -> throw new IllegalArgumentException("unknown argument " + argv[i]);
+                case "--call":
+                    calls.add(parse(argv[++i]));
+                    break;
+                case "--expect-calls":
+                    expectCalls = Long.parseLong(argv[++i]);
+                    break;
+                case "--hold":
+                    hold = true;
+                    break;
+                case "--idle-ms":
+                    idleMillis = Long.parseLong(argv[++i]);
+                    break;
+                default:
+                    throw new IllegalArgumentException("unknown argument " + argv[i]);
             }
         }
         OkHttpClient okhttp = new OkHttpClient.Builder().build();
@@ -90,10 +100,11 @@ public final class MetricsApp {
         }
         Report.line("WAITED", "totalCalls", seen);
         for (ObjectName name : new TreeSet<>(server.queryNames(new ObjectName("retry-agent:*"), null))) {
-            List<Object> kv = new ArrayList<>(List.of("name", name.toString()));
+            List<Object> kv = new ArrayList<>(Arrays.<Object>asList("name", name.toString()));
             for (MBeanAttributeInfo info : server.getMBeanInfo(name).getAttributes()) {
                 Object value = server.getAttribute(name, info.getName());
-                if (value instanceof TabularData table) {
+                if (value instanceof TabularData) {
+                    TabularData table = (TabularData) value;
                     for (Object row : table.values()) {
                         CompositeData c = (CompositeData) row;
                         kv.add(info.getName() + "." + c.get("reason"));
@@ -136,7 +147,10 @@ public final class MetricsApp {
         InputStream in = status >= 400 ? c.getErrorStream() : c.getInputStream();
         if (in != null) {
             try (InputStream body = in) {
-                body.readAllBytes();
+                byte[] chunk = new byte[8192];
+                while (body.read(chunk) >= 0) {
+                    // discard: the status is all that is reported
+                }
             }
         }
         return status;
