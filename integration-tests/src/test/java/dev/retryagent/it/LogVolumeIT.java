@@ -6,12 +6,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.retryagent.it.apps.OutageApp;
 import dev.retryagent.it.harness.ForkedApp;
+import dev.retryagent.it.harness.Jdks;
 import dev.retryagent.it.harness.ScriptedServer;
 import dev.retryagent.it.harness.Step;
 import java.time.Duration;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * SPEC 5, logs at fleet volume, in a forked JVM with the built agent: a burst of calls to one loopback
@@ -29,8 +32,17 @@ class LogVolumeIT {
             """;
 
     private static ForkedApp app(String log) {
-        return ForkedApp.of(OutageApp.class).name("log-volume-" + log).policy(POLICY).agentArg("log", log)
-                .timeout(Duration.ofSeconds(90));
+        return app(log, Jdks.testJdk());
+    }
+
+    private static ForkedApp app(String log, Jdks.Jdk jdk) {
+        return ForkedApp.of(OutageApp.class).name("log-volume-" + log + "-" + jdk).java(jdk.java()).policy(POLICY)
+                .agentArg("log", log).timeout(Duration.ofSeconds(90));
+    }
+
+    /** The summary at exit and the debug lines on every JDK; the 10 s window on the test JDK. */
+    static List<Jdks.Jdk> jdks() {
+        return Jdks.of(Jdks.ALL);
     }
 
     private static List<String> events(List<String> agentLog) {
@@ -74,10 +86,11 @@ class LogVolumeIT {
         }
     }
 
-    @Test
-    void aJvmThatExitsBeforeTheWindowsEndWritesItsSummaryAtExit() {
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jdks")
+    void aJvmThatExitsBeforeTheWindowsEndWritesItsSummaryAtExit(Jdks.Jdk jdk) {
         try (ScriptedServer server = ScriptedServer.start(Step.status(503))) {
-            ForkedApp.Result run = app("info").args("--url", server.url("/items"), "--calls", "20").run()
+            ForkedApp.Result run = app("info", jdk).args("--url", server.url("/items"), "--calls", "20").run()
                     .assertExitCode(0);
             List<String> events = events(run.agentLog());
             assertEquals(4, events.size(), run.describe());
@@ -87,10 +100,11 @@ class LogVolumeIT {
         }
     }
 
-    @Test
-    void atDebugEveryEventIsALine() {
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jdks")
+    void atDebugEveryEventIsALine(Jdks.Jdk jdk) {
         try (ScriptedServer server = ScriptedServer.start(Step.status(503))) {
-            ForkedApp.Result run = app("debug").args("--url", server.url("/items"), "--calls", "20").run()
+            ForkedApp.Result run = app("debug", jdk).args("--url", server.url("/items"), "--calls", "20").run()
                     .assertExitCode(0);
             assertEquals(30, server.requestCount(), run.describe());
             List<String> events = events(run.agentLog());

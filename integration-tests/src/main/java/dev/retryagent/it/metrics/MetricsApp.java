@@ -36,8 +36,9 @@ import okhttp3.Response;
  *
  * <pre>
  * --call "id=ID;client=okhttp|jdk;url=URL;method=GET|POST"   repeatable, run in order
- * --expect-calls N      wait (up to 20 s) until retry-agent:type=total shows N calls: MBeans appear within a
- *                       second or so of the first call, off the call path
+ * --expect-calls N      wait (up to 20 s) until retry-agent:type=total and the destinations' MBeans together show
+ *                       N calls: MBeans appear within a second or so of the first call, off the call path, each new
+ *                       destination's at the housekeeping tick after its first call
  * --hold                print HOLDING, then wait for a line on stdin before exiting (to be scraped meanwhile)
  * --idle-ms N           instead of reading the MBeans: sleep N ms, print DONE and exit (JMX left alone)
  * </pre>
@@ -91,9 +92,14 @@ public final class MetricsApp {
         ObjectName total = new ObjectName("retry-agent:type=total");
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         long seen = -1;
+        ObjectName destinations = new ObjectName("retry-agent:type=destination,*");
         while (System.nanoTime() < deadline) {
             seen = server.isRegistered(total) ? (Long) server.getAttribute(total, "calls") : -1;
-            if (expectCalls < 0 ? seen >= 0 : seen == expectCalls) {
+            long inDestinations = 0;
+            for (ObjectName destination : server.queryNames(destinations, null)) {
+                inDestinations += (Long) server.getAttribute(destination, "calls");
+            }
+            if (expectCalls < 0 ? seen >= 0 : seen == expectCalls && inDestinations == expectCalls) {
                 break;
             }
             Thread.sleep(50);

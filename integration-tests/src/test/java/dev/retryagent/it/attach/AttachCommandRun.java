@@ -1,6 +1,7 @@
 package dev.retryagent.it.attach;
 
 import dev.retryagent.it.harness.ForkedApp;
+import dev.retryagent.it.harness.Jdks;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -25,8 +26,13 @@ public record AttachCommandRun(List<String> command, int exitCode, String stdout
 
     /** With options for the command's own JVM before {@code -jar}. */
     static AttachCommandRun run(Path workDir, List<String> jvmOptions, String... args) {
+        return run(Jdks.testJdk(), workDir, jvmOptions, args);
+    }
+
+    /** With {@code jdk}'s {@code java}: an operator attaches with the target's own JDK (Java 8: its tools.jar). */
+    static AttachCommandRun run(Jdks.Jdk jdk, Path workDir, List<String> jvmOptions, String... args) {
         List<String> command = new ArrayList<>();
-        command.add(ForkedApp.defaultJava().toString());
+        command.add(jdk.java().toString());
         command.addAll(jvmOptions);
         command.addAll(List.of("-jar", ForkedApp.agentJarPath().toString(), "attach"));
         command.addAll(Arrays.asList(args));

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.retryagent.it.apps.LongRunningClientsApp;
 import dev.retryagent.it.harness.ClientLibs;
 import dev.retryagent.it.harness.ForkedApp;
+import dev.retryagent.it.harness.Jdks;
 import dev.retryagent.it.harness.RecordedRequest;
 import dev.retryagent.it.harness.ReportLine;
 import dev.retryagent.it.harness.Runs;
@@ -20,9 +21,11 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * {@code attach PID [ARGS]} (SPEC 6) against a forked JVM that runs without the agent: its clients are built and
@@ -39,13 +42,23 @@ class AttachIT {
             + "  backoff: { base: 10ms, cap: 50ms }\n";
     private static final Duration CALL = Duration.ofSeconds(60);
 
-    @ParameterizedTest(name = "{0} + {1}")
-    @CsvSource({"OKHTTP_5, HTTPCLIENT5_NEWEST", "OKHTTP_4, HTTPCLIENT5_OLDEST"})
-    void callsThroughClientsBuiltBeforeTheAttachAreRetriedAfterItAndOnlyOnce(ClientLibs okHttp, ClientLibs httpClient5)
-            throws Exception {
+    /** Both library sets on the test JDK, the newest on Java 8, 11 and 25 as well. */
+    static Stream<Arguments> targets() {
+        Jdks.Jdk own = Jdks.testJdk();
+        return Stream.concat(Stream.of(Arguments.of(ClientLibs.OKHTTP_5, ClientLibs.HTTPCLIENT5_NEWEST, own),
+                        Arguments.of(ClientLibs.OKHTTP_4, ClientLibs.HTTPCLIENT5_OLDEST, own)),
+                Jdks.besides(Jdks.ALL).stream()
+                        .map(jdk -> Arguments.of(ClientLibs.OKHTTP_5, ClientLibs.HTTPCLIENT5_NEWEST, jdk)));
+    }
+
+    @ParameterizedTest(name = "{0} + {1} {2}")
+    @MethodSource("targets")
+    void callsThroughClientsBuiltBeforeTheAttachAreRetriedAfterItAndOnlyOnce(ClientLibs okHttp, ClientLibs httpClient5,
+            Jdks.Jdk jdk) throws Exception {
         Map<String, ScriptedServer> servers = new LinkedHashMap<>();
         List<AutoCloseable> closer = new ArrayList<>();
-        ForkedApp app = ForkedApp.of(LongRunningClientsApp.class).name("attach-target-" + okHttp + "-" + httpClient5)
+        ForkedApp app = ForkedApp.of(LongRunningClientsApp.class)
+                .name("attach-target-" + okHttp + "-" + httpClient5 + "-" + jdk).java(jdk.java())
                 .clientLibs(okHttp).timeout(Duration.ofSeconds(120));
         httpClient5.jars().forEach(app::classpath);
         (httpClient5 == ClientLibs.HTTPCLIENT5_NEWEST ? ClientLibs.HTTPCLIENT4_NEWEST : ClientLibs.HTTPCLIENT4_OLDEST)
@@ -70,7 +83,8 @@ class AttachIT {
             Path operatorDir = target.runDir().resolve("operator");
             Files.createDirectories(operatorDir.resolve("conf"));
             Files.writeString(operatorDir.resolve("conf/policy.yaml"), POLICY, StandardCharsets.UTF_8);
-            AttachCommandRun attach = AttachCommandRun.run(operatorDir, Long.toString(pid), "policy=conf/policy.yaml");
+            AttachCommandRun attach = AttachCommandRun.run(jdk, operatorDir, List.of(), Long.toString(pid),
+                    "policy=conf/policy.yaml");
             assertEquals(0, attach.exitCode(), attach.describe());
             assertEquals(1, attach.lines().size(), attach.describe());
             assertTrue(attach.stdout().contains("attached to JVM " + pid), attach.describe());
@@ -86,7 +100,8 @@ class AttachIT {
             }
 
             // 4. A second attach says so and changes nothing.
-            AttachCommandRun again = AttachCommandRun.run(operatorDir, Long.toString(pid), "policy=conf/policy.yaml,mode=observe");
+            AttachCommandRun again = AttachCommandRun.run(jdk, operatorDir, List.of(), Long.toString(pid),
+                    "policy=conf/policy.yaml,mode=observe");
             assertEquals(3, again.exitCode(), again.describe());
             assertEquals(1, again.lines().size(), again.describe());
             assertTrue(again.stderr().contains("runs the agent already") && again.stderr().contains("nothing changed"),

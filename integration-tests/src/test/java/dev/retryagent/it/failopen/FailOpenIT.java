@@ -9,6 +9,7 @@ import dev.retryagent.it.apps.HttpUrlConnectionScenario;
 import dev.retryagent.it.apps.OkHttpScenario;
 import dev.retryagent.it.harness.ClientLibs;
 import dev.retryagent.it.harness.ForkedApp;
+import dev.retryagent.it.harness.Jdks;
 import dev.retryagent.it.harness.RecordedRequest;
 import dev.retryagent.it.harness.ReportLine;
 import dev.retryagent.it.harness.ScriptedServer;
@@ -69,10 +70,10 @@ class FailOpenIT {
         }
     }
 
-    record Run(Client client, String fault) {
+    record Run(Client client, String fault, Jdks.Jdk jdk) {
         @Override
         public String toString() {
-            return client.name + " failAt=" + fault;
+            return client.name + " failAt=" + fault + " " + jdk;
         }
     }
 
@@ -142,10 +143,26 @@ class FailOpenIT {
                                 "httpurlconnection.classify", Set.of("retry-loop.decide"))),
                 jdkHttpClient("sync"),
                 jdkHttpClient("async"));
+        // Every client at every place on the test JDK; on the other JDKs every client with every hook failing, and the
+        // JDK's own clients (whose hooks sit in the JDK's classes) at every place.
         List<Run> runs = new ArrayList<>();
+        Jdks.Jdk own = Jdks.testJdk();
         for (Client client : clients) {
             for (String fault : new TreeSet<>(client.expectedPlaces.keySet())) {
-                runs.add(new Run(client, fault));
+                runs.add(new Run(client, fault, own));
+            }
+        }
+        for (Jdks.Jdk jdk : Jdks.besides(Jdks.ALL)) {
+            for (Client client : clients) {
+                boolean jdkClient = client.libs == ClientLibs.NONE;
+                if (client.main == JdkHttpClientBatchApp.class && !jdk.hasJavaNetHttp()) {
+                    continue;
+                }
+                for (String fault : new TreeSet<>(client.expectedPlaces.keySet())) {
+                    if (jdkClient || fault.equals("all")) {
+                        runs.add(new Run(client, fault, jdk));
+                    }
+                }
             }
         }
         return runs.stream();
@@ -192,7 +209,8 @@ class FailOpenIT {
         try (ScriptedServer server = ScriptedServer.start(failing ? Step.dropAfterRequest() : Step.ok().body("fine"))) {
             ForkedApp.Result result = ForkedApp.of(client.main)
                     .classpath(codeSource(client.main))
-                    .name("failopen-" + client.name + "-" + run.fault)
+                    .java(run.jdk.java())
+                    .name("failopen-" + client.name + "-" + run.fault + "-" + run.jdk)
                     .clientLibs(client.libs)
                     .withAgent()
                     .sysProp("retry.agent.test.failAt", run.fault)

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.retryagent.it.harness.ClientLibs;
 import dev.retryagent.it.harness.ForkedApp;
+import dev.retryagent.it.harness.Jdks;
 import dev.retryagent.it.harness.JmxExporter;
 import dev.retryagent.it.harness.RecordedRequest;
 import dev.retryagent.it.harness.ReportLine;
@@ -25,6 +26,8 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.api.Timeout;
 
 /**
@@ -113,9 +116,14 @@ class MetricsIT {
                 """.formatted(broke.port(), watched.port());
     }
 
-    private ForkedApp app() {
+    private ForkedApp app(Jdks.Jdk jdk) {
         return ForkedApp.of(MetricsApp.class).clientLibs(ClientLibs.OKHTTP_5).classpath(testClasses())
-                .policy(policy()).args(args);
+                .java(jdk.java()).policy(policy()).args(args);
+    }
+
+    /** The JMX counters and the exporter's scrape on every JDK. */
+    static List<Jdks.Jdk> jdks() {
+        return Jdks.of(Jdks.ALL);
     }
 
     static Path testClasses() {
@@ -205,9 +213,10 @@ class MetricsIT {
         return read;
     }
 
-    @Test
-    void countersReadOverJmxEqualWhatTheServersCounted() {
-        ForkedApp.Result run = app().name("metrics-jmx").run().assertExitCode(0);
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jdks")
+    void countersReadOverJmxEqualWhatTheServersCounted(Jdks.Jdk jdk) {
+        ForkedApp.Result run = app(jdk).name("metrics-jmx-" + jdk).run().assertExitCode(0);
         assertEquals(calls, run.results().size(), run.describe());
         assertEquals(String.valueOf(calls), run.single("WAITED").get("totalCalls"), run.describe());
 
@@ -224,12 +233,13 @@ class MetricsIT {
         run.lines("MBEAN").forEach(l -> System.out.println("JMX-READ " + l));
     }
 
-    @Test
-    void thePrometheusJmxExporterAgentServesTheSameCounters() throws Exception {
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jdks")
+    void thePrometheusJmxExporterAgentServesTheSameCounters(Jdks.Jdk jdk) throws Exception {
         JmxExporter exporter = JmxExporter.onFreePort();
         List<String> scraped;
         ForkedApp.Result run;
-        try (ForkedApp.Running app = app().name("metrics-prometheus")
+        try (ForkedApp.Running app = app(jdk).name("metrics-prometheus-" + jdk)
                 .jvmArg(exporter.jvmArg())
                 .args("--hold").start()) {
             app.awaitStdoutLine(l -> l.equals("HOLDING"), Duration.ofSeconds(60));

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.retryagent.it.apps.LineDrivenApp;
 import dev.retryagent.it.harness.ClientLibs;
 import dev.retryagent.it.harness.ForkedApp;
+import dev.retryagent.it.harness.Jdks;
 import dev.retryagent.it.harness.RecordedRequest;
 import dev.retryagent.it.harness.ReportLine;
 import dev.retryagent.it.harness.ScriptedServer;
@@ -25,6 +26,7 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * SPEC 4.13: the built agent in a forked JVM that makes a call per line it reads, while the test changes its policy
@@ -57,6 +59,11 @@ class HotReloadIT {
     record Change(int loadsBefore, long atNanos) {
     }
 
+    /** The in-place edit, the ConfigMap swap and an invalid edit run on every JDK; the rest on the test JDK. */
+    static List<Jdks.Jdk> jdks() {
+        return Jdks.of(Jdks.ALL);
+    }
+
     /** A service under test: the forked JVM, its server and what it was called so far. */
     static final class Service implements AutoCloseable {
         final ScriptedServer server = ScriptedServer.start(Step.status(503));
@@ -65,13 +72,22 @@ class HotReloadIT {
         private int seq;
 
         Service(String name, Path file) {
-            this(name, file, "jdk", ClientLibs.NONE);
+            this(name, file, Jdks.testJdk());
+        }
+
+        Service(String name, Path file, Jdks.Jdk jdk) {
+            this(name, file, "jdk", ClientLibs.NONE, jdk);
         }
 
         Service(String name, Path file, String client, ClientLibs libs) {
+            this(name, file, client, libs, Jdks.testJdk());
+        }
+
+        Service(String name, Path file, String client, ClientLibs libs, Jdks.Jdk jdk) {
             this.file = file;
             this.app = ForkedApp.of(LineDrivenApp.class)
-                    .name(name)
+                    .name(name + "-" + jdk)
+                    .java(jdk.java())
                     .clientLibs(libs)
                     .agentArg("policy", file.toString())
                     .agentArg("log", "info")
@@ -145,12 +161,13 @@ class HotReloadIT {
         }
     }
 
-    @Test
-    void aFileRewrittenInPlaceIsLoaded() throws Exception {
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jdks")
+    void aFileRewrittenInPlaceIsLoaded(Jdks.Jdk jdk) throws Exception {
         String before = policy(2);
         String after = policy(4);
         Path file = plainFile("in-place", before);
-        try (Service service = new Service("reload-in-place", file)) {
+        try (Service service = new Service("reload-in-place", file, jdk)) {
             service.awaitStartUp(before);
             assertAttempts(2, service.call("/before"));
 
@@ -187,8 +204,9 @@ class HotReloadIT {
      * timestamped directory; an update writes a new directory, points a new link at it, renames that link over
      * {@code ..data} and deletes the old directory. Neither {@code policy.yaml} nor the directory it is in changes.
      */
-    @Test
-    void aConfigMapSymlinkSwapIsLoaded() throws Exception {
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jdks")
+    void aConfigMapSymlinkSwapIsLoaded(Jdks.Jdk jdk) throws Exception {
         String before = policy(2);
         String after = policy(4);
         Path volume = runDir("configmap");
@@ -197,7 +215,7 @@ class HotReloadIT {
         Files.createSymbolicLink(volume.resolve("..data"), first.getFileName());
         Path file = volume.resolve("policy.yaml");
         Files.createSymbolicLink(file, Paths.get("..data", "policy.yaml"));
-        try (Service service = new Service("reload-configmap", file)) {
+        try (Service service = new Service("reload-configmap", file, jdk)) {
             service.awaitStartUp(before);
             assertAttempts(2, service.call("/before"));
 
@@ -214,13 +232,14 @@ class HotReloadIT {
         }
     }
 
-    @Test
-    void anInvalidEditKeepsThePolicyAndIsReportedOnce() throws Exception {
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jdks")
+    void anInvalidEditKeepsThePolicyAndIsReportedOnce(Jdks.Jdk jdk) throws Exception {
         String before = policy(2);
         String invalid = "version: 1\ndefaults:\n  maxAttempts: 0\n";
         String fixed = policy(4);
         Path file = plainFile("invalid", before);
-        try (Service service = new Service("reload-invalid", file)) {
+        try (Service service = new Service("reload-invalid", file, jdk)) {
             service.awaitStartUp(before);
 
             Change changedAt = service.change();

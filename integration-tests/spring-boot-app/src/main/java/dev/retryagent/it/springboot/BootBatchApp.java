@@ -83,6 +83,8 @@ public class BootBatchApp implements CommandLineRunner {
         server.createContext("/", exchange -> {
             drain(exchange.getRequestBody());
             byte[] body = "warm".getBytes(StandardCharsets.UTF_8);
+            // HttpClient 5.2's fluent Content.asString() needs a content type
+            exchange.getResponseHeaders().set("Content-Type", "text/plain; charset=utf-8");
             exchange.sendResponseHeaders(200, body.length);
             exchange.getResponseBody().write(body);
             exchange.close();
