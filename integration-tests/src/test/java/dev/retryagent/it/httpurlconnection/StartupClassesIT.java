@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Timeout;
  * What a start on the built-in policy loads of the agent jar, from the class loading log of an HttpURLConnection
  * application that retries one GET: the retry layers' one table and none of their packages (a layer's handler loads
  * when a class of its library is woven, and this application has none), and none of the policy file watcher's
- * classes (README, Start-up).
+ * classes (README, Start-up); and the route of the engine's classes into the boot loader on each JDK.
  */
 @Timeout(120)
 class StartupClassesIT {
@@ -49,8 +49,18 @@ class StartupClassesIT {
             assertEquals(200, result(run, "get").getInt("status"), run.describe());
             assertEquals(List.of("1", "2"), markers(server.awaitRequests(2, WAIT)), "the call was retried");
 
-            List<String> agentClasses = log.read(run).stream().map(ClassLoadLog.Loaded::name)
-                    .filter(name -> name.startsWith(AGENT)).toList();
+            List<ClassLoadLog.Loaded> loaded = log.read(run).stream().filter(c -> c.name().startsWith(AGENT)).toList();
+            List<String> agentClasses = loaded.stream().map(ClassLoadLog.Loaded::name).toList();
+            // The boot route: the engine's classes defined in the boot loader on Java 9 and later; on Java 8 the
+            // bootstrap jar appended to the boot class path, from a temporary file
+            List<String> bootSources = loaded.stream().map(ClassLoadLog.Loaded::source)
+                    .filter(source -> !source.contains("retry-agent.jar")).distinct().toList();
+            assertEquals(1, bootSources.size(), bootSources.toString());
+            if (jdk.version() == 8) {
+                assertTrue(bootSources.get(0).matches(".*/retry-agent-bootstrap-[^/]*\\.jar"), bootSources.toString());
+            } else {
+                assertEquals("__JVM_DefineClass__", bootSources.get(0), bootSources.toString());
+            }
             assertTrue(agentClasses.contains(AGENT + "RetryLayers"), agentClasses.toString());
             for (String name : agentClasses) {
                 String inAgent = name.substring(AGENT.length());
