@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.retryagent.agent.httpurlconnection.JdkClassFiles;
 import dev.retryagent.agent.instrument.HookPoint;
 import dev.retryagent.agent.instrument.HookWeaver;
 import dev.retryagent.policy.FailureKind;
@@ -16,33 +17,22 @@ import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpRequest;
 import java.net.http.HttpTimeoutException;
 import java.nio.ByteBuffer;
-import java.nio.file.FileSystem;
-import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Flow;
-import net.bytebuddy.jar.asm.ClassReader;
-import net.bytebuddy.jar.asm.ClassVisitor;
-import net.bytebuddy.jar.asm.FieldVisitor;
-import net.bytebuddy.jar.asm.MethodVisitor;
-import net.bytebuddy.jar.asm.Opcodes;
 import org.junit.jupiter.api.Test;
 
 /**
  * The java.net.http hook points and the internal state the adapter touches, against the class files of the running
- * JDK and of Java 17 and 25 when installed; the adapter's reflective request copy, publisher and failure rules. The
- * forked-JVM integration tests (JdkHttpClientAgentIT) run the real thing on both JDKs.
+ * JDK and of Java 11, 17 and 25 ({@link JdkClassFiles}); the adapter's reflective request copy, publisher and failure
+ * rules. The forked-JVM integration tests (JdkHttpClientAgentIT) run the real thing on those JDKs.
  */
 class JdkHttpClientInstrumentationTest {
-    private static final List<Path> HOMES = List.of(
-            Paths.get(System.getProperty("retry.agent.test.jdk17", "/usr/lib/jvm/java-17-openjdk-amd64")),
-            Paths.get(System.getProperty("retry.agent.test.jdk25", "/usr/lib/jvm/temurin-25-jdk-amd64")));
+    /** The JDKs {@code java.net.http} is in: all that {@link JdkClassFiles} reads but Java 8. */
+    private static final List<String> JDKS = List.of("running", "java11", "java17", "java25");
 
     private final JdkHttpClientInstrumentation instrumentation = new JdkHttpClientInstrumentation();
 
@@ -57,7 +47,6 @@ class JdkHttpClientInstrumentationTest {
     void everyHookPointNamesAConcreteMethodOnEveryJdk() {
         Map<String, byte[]> impl = classFiles(JdkHttpClientInstrumentation.CLIENT_IMPL);
         Map<String, byte[]> mex = classFiles(JdkHttpClientInstrumentation.MULTI_EXCHANGE);
-        assertTrue(impl.size() >= 2, "the running JDK and at least one more: " + impl.keySet());
         List<HookPoint> points = instrumentation.hookPoints();
         for (HookPoint point : points.subList(0, 2)) {
             impl.forEach((jdk, bytes) -> {
@@ -83,7 +72,7 @@ class JdkHttpClientInstrumentationTest {
     void theReplayablePublishersAreTheJdksOwn() throws Exception {
         for (String name : List.of("ByteArrayPublisher", "StringPublisher", "EmptyPublisher", "FilePublisher")) {
             Map<String, byte[]> files = classFiles("jdk.internal.net.http.RequestPublishers$" + name);
-            assertTrue(files.size() >= 2, name);
+            assertEquals(JDKS, List.copyOf(files.keySet()), name);
         }
         Path file = Files.createTempFile("publisher", ".txt");
         try {
@@ -166,50 +155,15 @@ class JdkHttpClientInstrumentationTest {
         assertEquals(FailureKind.OTHER, JdkHttpCall.classifyFailure(new java.net.UnknownHostException("nowhere")));
     }
 
-    /** Class file bytes of {@code binaryName} (in java.net.http) per JDK: the running one, then each home found. */
+    /** Class file bytes of {@code binaryName} (in java.net.http) per JDK: the running one, then Java 11, 17, 25. */
     static Map<String, byte[]> classFiles(String binaryName) {
-        Map<String, byte[]> files = new LinkedHashMap<>();
-        String resource = "/modules/java.net.http/" + binaryName.replace('.', '/') + ".class";
-        try {
-            // the running JDK's own jrt file system is shared and must not be closed
-            files.put("running", Files.readAllBytes(FileSystems.getFileSystem(URI.create("jrt:/")).getPath(resource)));
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        }
-        for (Path home : HOMES) {
-            if (!Files.isRegularFile(home.resolve("lib").resolve("modules"))) {
-                continue;
-            }
-            try (FileSystem jrt = FileSystems.newFileSystem(URI.create("jrt:/"), Map.of("java.home", home.toString()))) {
-                files.put(home.toString(), Files.readAllBytes(jrt.getPath(resource)));
-            } catch (IOException e) {
-                throw new IllegalStateException(e);
-            }
-        }
+        Map<String, byte[]> files = JdkClassFiles.present(binaryName);
+        assertEquals(JDKS, List.copyOf(files.keySet()), binaryName);
         return files;
     }
 
     /** Concrete methods as {@code name+descriptor}, or fields as {@code name descriptor}. */
     static List<String> members(byte[] classFile, boolean fields) {
-        List<String> members = new ArrayList<>();
-        new ClassReader(classFile).accept(new ClassVisitor(Opcodes.ASM9) {
-            @Override
-            public FieldVisitor visitField(int access, String name, String descriptor, String signature, Object value) {
-                if (fields) {
-                    members.add(name + " " + descriptor);
-                }
-                return null;
-            }
-
-            @Override
-            public MethodVisitor visitMethod(int access, String name, String descriptor, String signature,
-                                             String[] exceptions) {
-                if (!fields && (access & (Opcodes.ACC_ABSTRACT | Opcodes.ACC_NATIVE)) == 0) {
-                    members.add(name + descriptor);
-                }
-                return null;
-            }
-        }, ClassReader.SKIP_CODE);
-        return members;
+        return fields ? JdkClassFiles.fields(classFile) : JdkClassFiles.concreteMethods(classFile);
     }
 }

@@ -8,18 +8,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.retryagent.agent.bootstrap.Hooks;
 import dev.retryagent.agent.bootstrap.RetryRuntime;
+import dev.retryagent.agent.httpurlconnection.JdkClassFiles;
 import dev.retryagent.engine.RetryLog;
 import dev.retryagent.policy.Policy;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.HttpURLConnection;
-import java.net.URI;
 import java.net.URL;
-import java.nio.file.FileSystem;
-import java.nio.file.FileSystems;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -34,30 +29,17 @@ import net.bytebuddy.jar.asm.Opcodes;
 import org.junit.jupiter.api.Test;
 
 /**
- * The private state a re-issue resets, against the JDK's class files: the running JDK's and, when installed, Java
- * 17's and Java 25's. And failing open where that state cannot be reached (this test JVM: nothing opened
- * {@code java.base} to it, as premain does for the agent's bootstrap classes).
+ * The private state a re-issue resets, against the JDK's class files ({@link JdkClassFiles}: the running JDK's, and
+ * Java 8's, 11's, 17's and 25's). And failing open where that state
+ * cannot be reached (this test JVM: nothing opened {@code java.base} to it, as premain does for the agent's bootstrap
+ * classes).
  */
 class ConnectionStateTest {
-    private static final List<Path> HOMES = List.of(
-            Paths.get(System.getProperty("retry.agent.test.jdk17", "/usr/lib/jvm/java-17-openjdk-amd64")),
-            Paths.get(System.getProperty("retry.agent.test.jdk25", "/usr/lib/jvm/temurin-25-jdk-amd64")));
+    /** The JDKs with {@code synchronized} methods instead of {@code connectionLock} and no delegating socket. */
+    private static final List<String> OLD_JDKS = List.of("java8", "java11");
 
-    /** Class file bytes of {@code binaryName} in java.base, per JDK (the running one first). */
-    private static Map<String, byte[]> classFiles(String binaryName) throws IOException {
-        Map<String, byte[]> files = new LinkedHashMap<>();
-        String resource = binaryName.replace('.', '/') + ".class";
-        try (InputStream in = ClassLoader.getSystemResourceAsStream(resource)) {
-            files.put("running", in.readAllBytes());
-        }
-        for (Path home : HOMES) {
-            if (Files.isRegularFile(home.resolve("lib").resolve("modules"))) {
-                try (FileSystem jrt = FileSystems.newFileSystem(URI.create("jrt:/"), Map.of("java.home", home.toString()))) {
-                    files.put(home.toString(), Files.readAllBytes(jrt.getPath("/modules/java.base/" + resource)));
-                }
-            }
-        }
-        return files;
+    private static Map<String, byte[]> onEveryJdk(String binaryName) {
+        return JdkClassFiles.of(binaryName);
     }
 
     private static List<String> members(byte[] classFile) {
@@ -98,18 +80,21 @@ class ConnectionStateTest {
         assertTrue(implFields.keySet().containsAll(ConnectionState.REQUIRED_FIELDS));
         assertTrue(implFields.keySet().containsAll(ConnectionState.OPTIONAL_FIELDS));
 
-        Map<String, byte[]> impl = classFiles(ConnectionState.IMPL);
+        Map<String, byte[]> impl = onEveryJdk(ConnectionState.IMPL);
         impl.forEach((jdk, bytes) -> {
             List<String> members = members(bytes);
-            implFields.forEach((name, type) -> assertTrue(members.contains(name + " " + type), name + " on " + jdk));
+            // Java 8 and 11 lock the connection with synchronized methods: the optional lock is not there
+            boolean lockExpected = !OLD_JDKS.contains(jdk);
+            implFields.forEach((name, type) -> assertEquals(!name.equals("connectionLock") || lockExpected,
+                    members.contains(name + " " + type), name + " on " + jdk));
             assertTrue(members.contains("streaming()Z"), jdk);
             assertTrue(members.contains("disconnect()V"), jdk);
         });
-        classFiles("java.net.URLConnection").forEach((jdk, bytes) ->
+        onEveryJdk("java.net.URLConnection").forEach((jdk, bytes) ->
                 assertTrue(members(bytes).contains("connected Z"), jdk));
-        classFiles("java.net.HttpURLConnection").forEach((jdk, bytes) ->
+        onEveryJdk("java.net.HttpURLConnection").forEach((jdk, bytes) ->
                 assertTrue(members(bytes).contains("responseMessage Ljava/lang/String;"), jdk));
-        classFiles("sun.net.www.MessageHeader").forEach((jdk, bytes) -> {
+        onEveryJdk("sun.net.www.MessageHeader").forEach((jdk, bytes) -> {
             List<String> members = members(bytes);
             for (String method : List.of("reset()V", "set(Ljava/lang/String;Ljava/lang/String;)V",
                     "getKey(I)Ljava/lang/String;", "getValue(I)Ljava/lang/String;", "remove(Ljava/lang/String;)V",
@@ -127,20 +112,22 @@ class ConnectionStateTest {
      */
     @Test
     void theIdleConnectionCheckFindsItsMembersOnEveryJdk() throws IOException {
-        classFiles("sun.net.NetworkClient").forEach((jdk, bytes) ->
+        onEveryJdk("sun.net.NetworkClient").forEach((jdk, bytes) ->
                 assertTrue(members(bytes).contains("serverSocket Ljava/net/Socket;"), jdk));
-        classFiles("java.net.Socket").forEach((jdk, bytes) ->
+        onEveryJdk("java.net.Socket").forEach((jdk, bytes) ->
                 assertTrue(members(bytes).stream().anyMatch(m -> m.startsWith("impl Ljava/net/SocketImpl;")), jdk));
-        classFiles("java.net.SocketImpl").forEach((jdk, bytes) ->
+        onEveryJdk("java.net.SocketImpl").forEach((jdk, bytes) ->
                 assertTrue(members(bytes).contains("fd Ljava/io/FileDescriptor;"), jdk));
-        classFiles("java.net.DelegatingSocketImpl").forEach((jdk, bytes) ->
-                assertTrue(members(bytes).contains("delegate Ljava/net/SocketImpl;"), jdk));
-        classFiles("sun.nio.ch.Net").forEach((jdk, bytes) -> {
+        // Java 13 and later put the socket's implementation behind a delegating one; 8 and 11 have none
+        Map<String, byte[]> delegating = JdkClassFiles.present("java.net.DelegatingSocketImpl");
+        assertEquals(List.of("running", "java17", "java25"), List.copyOf(delegating.keySet()));
+        delegating.forEach((jdk, bytes) -> assertTrue(members(bytes).contains("delegate Ljava/net/SocketImpl;"), jdk));
+        onEveryJdk("sun.nio.ch.Net").forEach((jdk, bytes) -> {
             List<String> members = members(bytes);
             assertTrue(members.contains("poll(Ljava/io/FileDescriptor;IJ)I"), jdk);
             assertTrue(members.contains("POLLIN S"), jdk);
         });
-        classFiles("sun.net.www.http.HttpClient").forEach((jdk, bytes) ->
+        onEveryJdk("sun.net.www.http.HttpClient").forEach((jdk, bytes) ->
                 assertTrue(members(bytes).contains("available()Z"), jdk));
     }
 
