@@ -5,8 +5,8 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * {@link Redirects} for the JDK's java.net.http client with {@code followRedirects(NORMAL)}, sync and async, on Java
- * 17 ({@link JdkHttpClientRedirectsJava25IT} runs the same on Java 25). The client follows the redirect inside one {@code send}, so inside
+ * {@link Redirects} for the JDK's java.net.http client with {@code followRedirects(NORMAL)}, sync and async, on the
+ * test JDK ({@link JdkHttpClientRedirectsJava25IT} runs the same on Java 25). The client follows the redirect inside one {@code send}, so inside
  * the agent's attempt (as OkHttp): B's answer is decided under B's rule, and each retry sends the request to A again.
  */
 class JdkHttpClientRedirectsIT extends Redirects {
@@ -23,11 +23,6 @@ class JdkHttpClientRedirectsIT extends Redirects {
 
     @Override
     Path java() {
-        return jdk(17);
-    }
-
-    static Path jdk(int version) {
-        return Jdks.of(17, 25).stream().filter(j -> j.version() == version).findFirst()
-                .orElseThrow(() -> new AssertionError("no Java " + version)).java();
+        return Jdks.testJdk().java();
     }
 }

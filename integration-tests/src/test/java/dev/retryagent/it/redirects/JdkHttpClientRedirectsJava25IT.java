@@ -1,11 +1,12 @@
 package dev.retryagent.it.redirects;
 
+import dev.retryagent.it.harness.Jdks;
 import java.nio.file.Path;
 
 /** {@link JdkHttpClientRedirectsIT} on Java 25. */
 class JdkHttpClientRedirectsJava25IT extends JdkHttpClientRedirectsIT {
     @Override
     Path java() {
-        return jdk(25);
+        return Jdks.version(25).java();
     }
 }
