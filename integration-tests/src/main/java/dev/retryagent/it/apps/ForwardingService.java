@@ -2,7 +2,6 @@ package dev.retryagent.it.apps;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -110,7 +109,7 @@ public final class ForwardingService {
         server.createContext("/", exchange -> handle(exchange, forwarder, base));
         server.start();
         Report.line("LISTENING", "port", server.getAddress().getPort(), "client", client);
-        readAll(System.in); // until stdin closes
+        Report.readAll(System.in); // until stdin closes
         Report.line("DONE");
         System.exit(0);
     }
@@ -137,7 +136,7 @@ public final class ForwardingService {
 
     private static void handle(HttpExchange exchange, Forwarder forwarder, String base) throws IOException {
         try {
-            byte[] body = readAll(exchange.getRequestBody());
+            byte[] body = Report.readAll(exchange.getRequestBody());
             List<String[]> headers = new ArrayList<>();
             for (Map.Entry<String, List<String>> h : exchange.getRequestHeaders().entrySet()) {
                 if (!HOP_BY_HOP.contains(h.getKey().toLowerCase(Locale.ROOT))) {
@@ -167,16 +166,6 @@ public final class ForwardingService {
         } finally {
             exchange.close();
         }
-    }
-
-    /** Everything {@code in} has until its end. */
-    private static byte[] readAll(InputStream in) throws IOException {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        byte[] buffer = new byte[8192];
-        for (int n; (n = in.read(buffer)) != -1; ) {
-            bytes.write(buffer, 0, n);
-        }
-        return bytes.toByteArray();
     }
 
     static final class OkHttpForwarder implements Forwarder {
@@ -255,7 +244,7 @@ public final class ForwardingService {
             byte[] bytes = new byte[0];
             if (in != null) {
                 try (InputStream input = in) {
-                    bytes = readAll(input);
+                    bytes = Report.readAll(input);
                 }
             }
             return new Reply(status, bytes);

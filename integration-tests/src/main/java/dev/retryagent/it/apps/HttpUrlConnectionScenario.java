@@ -1,12 +1,10 @@
 package dev.retryagent.it.apps;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.HttpURLConnection;
 import java.net.URL;
-import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
@@ -147,7 +145,7 @@ public final class HttpUrlConnectionScenario {
                     in = status < 400 ? conn.getInputStream() : conn.getErrorStream();
                     break;
             }
-            String text = readAll(in);
+            String text = Report.text(in);
             List<String> printHeaders = args.all("print-header");
             Object[] base = {"seq", seq, "status", status, "message", conn.getResponseMessage(), "body", text,
                     "elapsedMs", elapsedMs(start), "streamFailure", streamFailure,
@@ -169,21 +167,6 @@ public final class HttpUrlConnectionScenario {
                 conn.disconnect();
             }
             Thread.interrupted();
-        }
-    }
-
-    private static String readAll(InputStream in) throws IOException {
-        if (in == null) {
-            return "";
-        }
-        try (InputStream input = in) {
-            ByteArrayOutputStream out = new ByteArrayOutputStream();
-            byte[] buffer = new byte[8192];
-            int n;
-            while ((n = input.read(buffer)) >= 0) {
-                out.write(buffer, 0, n);
-            }
-            return new String(out.toByteArray(), StandardCharsets.UTF_8);
         }
     }
 

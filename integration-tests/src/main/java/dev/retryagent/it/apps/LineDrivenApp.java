@@ -1,7 +1,6 @@
 package dev.retryagent.it.apps;
 
 import java.io.BufferedReader;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
@@ -141,12 +140,7 @@ public final class LineDrivenApp {
 
     private static void drain(InputStream body) throws IOException {
         try (InputStream in = body) {
-            ByteArrayOutputStream sink = new ByteArrayOutputStream();
-            byte[] chunk = new byte[4096];
-            int n;
-            while ((n = in.read(chunk)) >= 0) {
-                sink.write(chunk, 0, n);
-            }
+            Report.drain(in);
         }
     }
 }

@@ -118,7 +118,7 @@ public final class LongRunningClientsApp {
                     status = connection.getResponseCode();
                     InputStream body = status < 400 ? connection.getInputStream() : connection.getErrorStream();
                     if (body != null) {
-                        drain(body);
+                        Report.drain(body);
                         body.close();
                     }
                     break;
@@ -137,13 +137,6 @@ public final class LongRunningClientsApp {
     private static long pid() {
         String name = ManagementFactory.getRuntimeMXBean().getName();
         return Long.parseLong(name.substring(0, name.indexOf('@')));
-    }
-
-    private static void drain(InputStream body) throws IOException {
-        byte[] chunk = new byte[8192];
-        while (body.read(chunk) >= 0) {
-            // the status is all that is reported
-        }
     }
 
     private static boolean present(String className) {

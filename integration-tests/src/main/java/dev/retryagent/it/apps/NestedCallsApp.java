@@ -118,19 +118,11 @@ public final class NestedCallsApp {
             int code = conn.getResponseCode();
             InputStream body = code < 400 ? conn.getInputStream() : conn.getErrorStream();
             if (body != null) {
-                drain(body);
+                Report.drain(body);
                 body.close();
             }
             return chain.proceed(chain.request());
         };
-    }
-
-    /** Reads {@code in} to its end. */
-    private static void drain(InputStream in) throws IOException {
-        byte[] buffer = new byte[8192];
-        while (in.read(buffer) != -1) {
-            // discarded
-        }
     }
 
     /** An interceptor that looks something up with another OkHttp client's enqueue, and waits for it. */

@@ -76,7 +76,7 @@ public final class OutageApp {
             server.createContext("/", exchange -> {
                 served.incrementAndGet();
                 try (InputStream in = exchange.getRequestBody()) {
-                    drain(in);
+                    Report.drain(in);
                 }
                 exchange.sendResponseHeaders(503, -1);
                 exchange.close();
@@ -137,20 +137,12 @@ public final class OutageApp {
             InputStream body = status < 400 ? conn.getInputStream() : conn.getErrorStream();
             if (body != null) {
                 try (InputStream in = body) {
-                    drain(in);
+                    Report.drain(in);
                 }
             }
             (status < 400 ? ok : failed).incrementAndGet();
         } catch (IOException e) {
             failed.incrementAndGet();
-        }
-    }
-
-    /** Reads {@code in} to its end. */
-    private static void drain(InputStream in) throws IOException {
-        byte[] buffer = new byte[8192];
-        while (in.read(buffer) != -1) {
-            // discarded
         }
     }
 }

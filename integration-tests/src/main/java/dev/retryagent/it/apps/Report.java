@@ -41,6 +41,24 @@ public final class Report {
         return out.toByteArray();
     }
 
+    /** Reads {@code in} to its end and drops the bytes, as a caller that reuses the connection does; left open. */
+    public static void drain(InputStream in) throws IOException {
+        byte[] buffer = new byte[8192];
+        while (in.read(buffer) != -1) {
+            // dropped
+        }
+    }
+
+    /** {@code in} read to its end as UTF-8, then closed; the empty string for no stream. */
+    public static String text(InputStream in) throws IOException {
+        if (in == null) {
+            return "";
+        }
+        try (InputStream input = in) {
+            return new String(readAll(input), StandardCharsets.UTF_8);
+        }
+    }
+
     static String encode(String s) {
         StringBuilder sb = new StringBuilder(s.length());
         for (byte b : s.getBytes(StandardCharsets.UTF_8)) {

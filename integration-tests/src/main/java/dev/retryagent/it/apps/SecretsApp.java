@@ -415,20 +415,12 @@ public final class SecretsApp {
             InputStream in = status >= 400 ? conn.getErrorStream() : conn.getInputStream();
             if (in != null) {
                 try (InputStream input = in) {
-                    drain(input);
+                    Report.drain(input);
                 }
             }
             result(id, status);
         } catch (IOException | RuntimeException e) {
             failed(id, e);
-        }
-    }
-
-    /** Reads {@code in} to its end. */
-    private static void drain(InputStream in) throws IOException {
-        byte[] buffer = new byte[8192];
-        while (in.read(buffer) != -1) {
-            // discarded
         }
     }
 

@@ -5,7 +5,6 @@ import static dev.retryagent.it.apps.CallSpec.parse;
 
 import dev.retryagent.it.apps.Report;
 import java.io.BufferedReader;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
@@ -158,7 +157,7 @@ public final class HttpUrlConnectionBatchApp {
             switch (one(spec, "read", "code")) {
                 case "stream":
                     try (InputStream in = conn.getInputStream()) {
-                        first = "stream:" + readAll(in);
+                        first = "stream:" + Report.text(in);
                     } catch (IOException e) {
                         first = "stream-threw:" + e.getClass().getName();
                     }
@@ -193,7 +192,7 @@ public final class HttpUrlConnectionBatchApp {
             }
             InputStream errorStream = conn.getErrorStream();
             if (!first.startsWith("stream:")) {
-                body = readAll(status < 400 ? conn.getInputStream() : errorStream);
+                body = Report.text(status < 400 ? conn.getInputStream() : errorStream);
             } else {
                 body = first.substring("stream:".length());
             }
@@ -218,21 +217,6 @@ public final class HttpUrlConnectionBatchApp {
         long now = System.nanoTime();
         Long at = INTERRUPTED_AT.get(id);
         return at == null ? null : TimeUnit.NANOSECONDS.toMicros(now - at);
-    }
-
-    private static String readAll(InputStream in) throws IOException {
-        if (in == null) {
-            return "";
-        }
-        try (InputStream input = in) {
-            ByteArrayOutputStream out = new ByteArrayOutputStream();
-            byte[] buffer = new byte[8192];
-            int n;
-            while ((n = input.read(buffer)) >= 0) {
-                out.write(buffer, 0, n);
-            }
-            return new String(out.toByteArray(), StandardCharsets.UTF_8);
-        }
     }
 
     private static long elapsed(long start) {

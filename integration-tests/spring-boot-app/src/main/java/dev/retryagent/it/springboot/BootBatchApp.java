@@ -81,7 +81,7 @@ public class BootBatchApp implements CommandLineRunner {
         long start = System.nanoTime();
         HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
         server.createContext("/", exchange -> {
-            drain(exchange.getRequestBody());
+            Report.drain(exchange.getRequestBody());
             byte[] body = "warm".getBytes(StandardCharsets.UTF_8);
             // HttpClient 5.2's fluent Content.asString() needs a content type
             exchange.getResponseHeaders().set("Content-Type", "text/plain; charset=utf-8");
@@ -132,7 +132,7 @@ public class BootBatchApp implements CommandLineRunner {
                 case "httpurlconnection": {
                     HttpURLConnection connection = (HttpURLConnection) new URL(url).openConnection();
                     try (InputStream in = connection.getInputStream()) {
-                        drain(in);
+                        Report.drain(in);
                     }
                     break;
                 }
@@ -143,13 +143,6 @@ public class BootBatchApp implements CommandLineRunner {
             server.stop(0);
         }
         Report.line("WARMUP", "client", client, "ms", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
-    }
-
-    private static void drain(InputStream in) throws IOException {
-        byte[] buffer = new byte[8192];
-        while (in.read(buffer) >= 0) {
-            // the warm-up reads to the end, as a caller that reuses the connection does
-        }
     }
 
     /** Which class loader defined {@code type}, and from where (null for the JDK's own classes). */
