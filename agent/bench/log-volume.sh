@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Lines the agent writes during a total outage (SPEC 5 target at info: at most 100 in 60 s at 200 calls/s).
+# Lines the agent writes during a total outage (docs/reference.md#what-it-reports target at info: at most 100 in 60 s at
+# 200 calls/s).
 #
 # Runs integration-tests' OutageApp (JDK HttpURLConnection, no agent code) with -javaagent on the built-in default
-# policy: RATE calls per second for DURATION seconds against a loopback server of its own that answers every request with
-# 503, then stays LINGER_MS so that the last log window ends; once at log=info and once at log=debug. Counts the
+# policy: RATE calls per second for DURATION seconds against a loopback server of its own that answers every request
+# with 503, then stays LINGER_MS so that the last log window ends; once at log=info and once at log=debug. Counts the
 # lines on stderr that start with "retry-agent", by kind.
 #
 #   cd agent && bench/log-volume.sh              # after `mvn -B package -DskipTests` (needs target/retry-agent.jar)

@@ -12,10 +12,10 @@ import java.util.Properties;
 import java.util.logging.Level;
 
 /**
- * The agent's settings (SPEC 2): agent arguments ({@code key=value} pairs separated by {@code ,}), then system
- * properties {@code retry.agent.KEY}, then environment variables {@code RETRY_AGENT_KEY}. An unknown key or an
- * invalid value never stops the application: it becomes a warning that names the key, and the value is
- * ignored (the next source, or the default, applies).
+ * The agent's settings (docs/reference.md#starting-the-agent): agent arguments ({@code key=value} pairs separated by
+ * {@code ,}), then system properties {@code retry.agent.KEY}, then environment variables {@code RETRY_AGENT_KEY}. An
+ * unknown key or an invalid value never stops the application: it becomes a warning that names the key, and the value
+ * is ignored (the next source, or the default, applies).
  */
 public final class AgentConfig {
     public static final String POLICY = "policy";
@@ -66,7 +66,8 @@ public final class AgentConfig {
         return warnings;
     }
 
-    /** The environment variable for {@code key}: {@code RETRY_AGENT_} + upper case, {@code .}/{@code -} as {@code _}. */
+    /** The environment variable for {@code key}: {@code RETRY_AGENT_} + upper case, {@code .}/{@code -} as {@code _}.
+     * */
     static String envName(String key) {
         return ENV_PREFIX + key.toUpperCase(Locale.ROOT).replace('.', '_').replace('-', '_');
     }

@@ -9,9 +9,9 @@ import java.util.logging.Logger;
 
 /**
  * Sends the {@code retry-agent} logger to stderr, one line per event, each starting with {@code retry-agent}
- * (SPEC 5), and nowhere else: the application's own logging configuration neither receives nor reformats it. The
- * logger is set up when the agent writes its first line ({@link RetryLog#createWhenWritten}): a start at {@code warn}
- * that has nothing to say leaves {@code java.util.logging} to the application.
+ * (docs/reference.md#what-it-reports), and nowhere else: the application's own logging configuration neither receives
+ * nor reformats it. The logger is set up when the agent writes its first line ({@link RetryLog#createWhenWritten}): a
+ * start at {@code warn} that has nothing to say leaves {@code java.util.logging} to the application.
  */
 final class AgentLogging {
     private AgentLogging() {

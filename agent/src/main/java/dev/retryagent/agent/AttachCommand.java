@@ -13,8 +13,8 @@ import java.util.Properties;
 import net.bytebuddy.agent.ByteBuddyAgent;
 
 /**
- * {@code java -jar retry-agent.jar attach PID [ARGS]} (SPEC 6): loads this jar as an agent into the running JVM
- * {@code PID}, which then runs {@link RetryAgent#agentmain}. Byte Buddy's agent library only finds the JDK's
+ * {@code java -jar retry-agent.jar attach PID [ARGS]} (docs/operations.md): loads this jar as an agent into the running
+ * JVM {@code PID}, which then runs {@link RetryAgent#agentmain}. Byte Buddy's agent library only finds the JDK's
  * attach API (module {@code jdk.attach}, {@code tools.jar} on Java 8, OpenJ9's); the API itself is called by
  * reflection, in this process, over one connection: read the target's system properties, load, read them again.
  *

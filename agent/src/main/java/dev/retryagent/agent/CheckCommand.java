@@ -28,8 +28,8 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * {@code check [--attempt-time D] [--outage D] [--json] [--strict] POLICY} (SPEC 6): validates a policy file and
- * says, per rule, what a call can cost the people who own its SLA. Exit 0 valid, 1 valid with warnings under
+ * {@code check [--attempt-time D] [--outage D] [--json] [--strict] POLICY} (docs/operations.md): validates a policy
+ * file and says, per rule, what a call can cost the people who own its SLA. Exit 0 valid, 1 valid with warnings under
  * {@code --strict}, 2 invalid (file:line: key: message per error), 64 for a command line it cannot run.
  */
 final class CheckCommand {

@@ -20,12 +20,12 @@ import java.util.Set;
 /**
  * What a valid policy means for one call, per section (the defaults, then each rule): what it retries, how many
  * attempts a destination can see, how long a call can take when every attempt fails, whether the retries outlast
- * an outage, and the settings that are likely mistakes (SPEC 6). Pure: time is the operator's stated attempt
- * time, randomness a fixed seed, so the same file always gives the same figures.
+ * an outage, and the settings that are likely mistakes (docs/operations.md). Pure: time is the operator's stated
+ * attempt time, randomness a fixed seed, so the same file always gives the same figures.
  *
- * <p>Timeline of a call, as the engine runs it (SPEC 4.4, 4.6): attempt 1 starts at 0; after attempt k ends at
- * {@code elapsed}, the wait w before attempt k+1 is drawn, and the call gives up when {@code elapsed + w >=
- * deadline}; otherwise attempt k+1 starts at {@code elapsed + w}. An attempt itself is never cut short.
+ * <p>Timeline of a call, as the engine runs it (docs/reference.md#backoff, #deadline): attempt 1 starts at 0; after
+ * attempt k ends at {@code elapsed}, the wait w before attempt k+1 is drawn, and the call gives up when {@code elapsed
+ * + w >= deadline}; otherwise attempt k+1 starts at {@code elapsed + w}. An attempt itself is never cut short.
  */
 final class PolicyAnalysis {
     /** The attempt time assumed when the operator states none: an order of magnitude, not a measurement. */
@@ -252,7 +252,8 @@ final class PolicyAnalysis {
         }
     }
 
-    /** A rule that an earlier rule always wins over: every key the earlier one gives, this one gives the same or narrower. */
+    /** A rule that an earlier rule always wins over: every key the earlier one gives, this one gives the same or
+     * narrower. */
     private void shadowing(Section s, Rule rule) {
         for (Rule earlier : policy.rules()) {
             if (earlier.index() >= rule.index()) {
@@ -370,7 +371,8 @@ final class PolicyAnalysis {
         final int maxAttempts;
         final long deadlineMillis;
         final long attemptMillis;
-        /** Indexed by retry, from 1: the shortest and the longest wait the jitter can draw (the latter not drawn, approached). */
+        /** Indexed by retry, from 1: the shortest and the longest wait the jitter can draw (the latter not drawn,
+         * approached). */
         final long[] minWait;
         final long[] supWait;
 
@@ -406,7 +408,8 @@ final class PolicyAnalysis {
             return t;
         }
 
-        /** Exact bounds when a server answers with Retry-After: a wait can then be anything up to max x (1 + spread). */
+        /** Exact bounds when a server answers with Retry-After: a wait can then be anything up to max x (1 + spread).
+         * */
         static Timeline withRetryAfter(int maxAttempts, BackoffPolicy backoff, long deadlineMillis, long attemptMillis,
                                        RetryAfterPolicy ra) {
             long[][] waits = waitBounds(maxAttempts, backoff);
@@ -503,7 +506,8 @@ final class PolicyAnalysis {
             medianTotalMillis = medianStartMillis + attemptMillis;
         }
 
-        /** [0][retry]: shortest wait, [1][retry]: longest, for retry 1 .. maxAttempts - 1 (SPEC 4.4). */
+        /** [0][retry]: shortest wait, [1][retry]: longest, for retry 1 .. maxAttempts - 1 (docs/reference.md#backoff).
+         * */
         private static long[][] waitBounds(int maxAttempts, BackoffPolicy b) {
             long[] min = new long[Math.max(maxAttempts, 2)];
             long[] sup = new long[min.length];

@@ -19,16 +19,16 @@ import java.util.concurrent.TimeUnit;
 import java.util.logging.Level;
 
 /**
- * Loads the policy file at start-up and again whenever its content changes (SPEC 4.13), by polling: a directory
- * watch misses a Kubernetes ConfigMap update, where {@code policy.yaml} is a link into {@code ..data}, itself a link
- * to a timestamped directory that is swapped as a whole.
+ * Loads the policy file at start-up and again whenever its content changes (docs/reference.md#hot-reload), by polling:
+ * a directory watch misses a Kubernetes ConfigMap update, where {@code policy.yaml} is a link into {@code ..data},
+ * itself a link to a timestamped directory that is swapped as a whole.
  *
  * <p>Each {@link #poll()} takes a cheap stamp of the file (the path it resolves to, its identity, size, modification
- * time and whether it can be read); only when the stamp changed is the file read (bounded, by {@link PolicyLoader#read}) and
- * hashed, and only a content change loads a policy. A file whose modification time was too recent when it was read
- * is read again at the next poll, since a second write within the file system's timestamp granularity leaves the
- * stamp as it was. A file that cannot be read, or whose content is invalid, keeps the running policy and is reported
- * once per distinct problem, not at every poll.
+ * time and whether it can be read); only when the stamp changed is the file read (bounded, by {@link
+ * PolicyLoader#read}) and hashed, and only a content change loads a policy. A file whose modification time was too
+ * recent when it was read is read again at the next poll, since a second write within the file system's timestamp
+ * granularity leaves the stamp as it was. A file that cannot be read, or whose content is invalid, keeps the running
+ * policy and is reported once per distinct problem, not at every poll.
  *
  * <p>Not thread-safe: start-up calls {@link #start()}, then only the housekeeping thread calls {@link #poll()}.
  */
@@ -160,12 +160,12 @@ final class PolicyWatcher implements Runnable {
     }
 
     /**
-     * The watcher of the policy file {@code file}: its start-up load, then its reloads (SPEC 4.13). A file that
-     * cannot be used leaves the application running without retries (SPEC 4.11): every error is logged with its
-     * file, line and key, and the agent runs in mode {@code off} until the file is fixed. The operator's
-     * {@code mode} argument, if any, overrides the file's mode at every load. Kept out of {@link AgentStartup}:
-     * verifying a class that makes a {@link Target} loads {@code Target}, and a start on the built-in policy loads none
-     * of the watcher's classes.
+     * The watcher of the policy file {@code file}: its start-up load, then its reloads (docs/reference.md#hot-reload).
+     * A file that cannot be used leaves the application running without retries (docs/reference.md#fail-open): every
+     * error is logged with its file, line and key, and the agent runs in mode {@code off} until the file is fixed. The
+     * operator's {@code mode} argument, if any, overrides the file's mode at every load. Kept out of {@link
+     * AgentStartup}: verifying a class that makes a {@link Target} loads {@code Target}, and a start on the built-in
+     * policy loads none of the watcher's classes.
      */
     static PolicyWatcher of(String file, Mode modeOverride) {
         Path path;
@@ -191,8 +191,8 @@ final class PolicyWatcher implements Runnable {
 
     /**
      * The start-up load: the file's policy, or, when the file cannot be used, the built-in policy in mode off, with
-     * every error logged (SPEC 4.11). Either way the file is watched from now on, so that a file that is fixed, or
-     * that appears, is picked up by a later {@link #poll()}. Does not install the policy; the caller does.
+     * every error logged (docs/reference.md#fail-open). Either way the file is watched from now on, so that a file that
+     * is fixed, or that appears, is picked up by a later {@link #poll()}. Does not install the policy; the caller does.
      */
     Policy start() {
         // No stamp yet: the first poll reads the file again (and takes it), off the application's start-up.

@@ -4,7 +4,7 @@ import java.io.PrintStream;
 import java.util.Arrays;
 
 /**
- * {@code java -jar retry-agent.jar COMMAND}: the operator tools of SPEC 6.
+ * {@code java -jar retry-agent.jar COMMAND}: the operator tools of docs/operations.md.
  * <pre>
  * check [--attempt-time D] [--outage D] [--json] [--strict] POLICY   see {@link CheckCommand}
  * attach PID [ARGS]  loads the agent into a running JVM; exit codes in {@link AttachCommand}

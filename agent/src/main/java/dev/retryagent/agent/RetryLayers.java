@@ -20,12 +20,12 @@ import java.util.Collections;
 import java.util.List;
 
 /**
- * The retry layers above the clients (SPEC 4.14) and where each is hooked, as one table: per layer its name, its
- * handler (the {@code *Hooks} class of the layer's package, loaded when a class of its library is woven) and its
- * {@link HookPoint#retryLoop}s. One class for all of them because each class premain loads from the agent jar is
- * read, defined and verified there (about 0.4 ms each). Why each method is the loop, and how its handler tells a loop
- * whose retries are off: the layer's package documentation. Names no library type; the handlers are named by string,
- * since a class literal would load them at premain.
+ * The retry layers above the clients (docs/reference.md#layers-above-the-client) and where each is hooked, as one
+ * table: per layer its name, its handler (the {@code *Hooks} class of the layer's package, loaded when a class of its
+ * library is woven) and its {@link HookPoint#retryLoop}s. One class for all of them because each class premain loads
+ * from the agent jar is read, defined and verified there (about 0.4 ms each). Why each method is the loop, and how its
+ * handler tells a loop whose retries are off: the layer's package documentation. Names no library type; the handlers
+ * are named by string, since a class literal would load them at premain.
  */
 public final class RetryLayers {
     private static final String STAGES = "software.amazon.awssdk.core.internal.http.pipeline.stages.";
@@ -104,7 +104,8 @@ public final class RetryLayers {
                 retryLoop(AzureHooks.PROCESS_SYNC, AzureHooks.RETRY_POLICY, "processSync",
                         "(Lcom/azure/core/http/HttpPipelineCallContext;Lcom/azure/core/http/HttpPipelineNextSyncPolicy;)"
                                 + "Lcom/azure/core/http/HttpResponse;")));
-        // Feign 11.x - 13.x: invoke encloses every attempt (the loop itself up to 13.12, runWithRetry's caller in 13.13).
+        // Feign 11.x - 13.x: invoke encloses every attempt (the loop itself up to 13.12, runWithRetry's caller in
+        // 13.13).
         layers.add(new ClientInstrumentation(FeignHooks.LAYER, "dev.retryagent.agent.feign.FeignHooks",
                 retryLoop(FeignHooks.INVOKE, "feign.SynchronousMethodHandler", "invoke",
                         "([Ljava/lang/Object;)Ljava/lang/Object;")));

@@ -17,9 +17,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * SPEC 5, logs at fleet volume, in a forked JVM with the built agent: a burst of calls to one loopback
- * destination that always answers 503. At {@code info} the first event of each kind is a line and the window's
- * summary follows when its 10 s are over, with no further call; at {@code debug} every event is a line.
+ * docs/reference.md#what-it-reports, logs at fleet volume, in a forked JVM with the built agent: a burst of calls to
+ * one loopback destination that always answers 503. At {@code info} the first event of each kind is a line and the
+ * window's summary follows when its 10 s are over, with no further call; at {@code debug} every event is a line.
  */
 class LogVolumeIT {
     /** 3 attempts and 10 retries per 10 s: of 20 calls, 5 retry twice and 15 are refused by the budget. */

@@ -24,15 +24,15 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * SPEC 5: no secret reaches the agent's output. {@link SecretsApp} sends an {@code Authorization} and a
- * {@code Cookie} header, an API key header, API keys in the query string, user info in the URL, an idempotency key
- * and a body, each a distinct {@code s3cr3t-KIND-TAG} string with a random tag, through OkHttp (sync and async),
- * HttpClient 5 (classic and async) and HttpURLConnection, at {@code log=debug}, through retries and every give-up
- * reason it can provoke (attempts, not-idempotent, body-not-replayable, retry-after-too-long, budget, deadline,
+ * docs/reference.md#what-it-reports: no secret reaches the agent's output. {@link SecretsApp} sends an {@code
+ * Authorization} and a {@code Cookie} header, an API key header, API keys in the query string, user info in the URL, an
+ * idempotency key and a body, each a distinct {@code s3cr3t-KIND-TAG} string with a random tag, through OkHttp (sync
+ * and async), HttpClient 5 (classic and async) and HttpURLConnection, at {@code log=debug}, through retries and every
+ * give-up reason it can provoke (attempts, not-idempotent, body-not-replayable, retry-after-too-long, budget, deadline,
  * nested), connection resets and refusals, and an internal error forced by a request body whose first
  * {@code isOneShot()} / entity whose first {@code isRepeatable()} (the agent's question) throws an exception whose
- * message is a secret; and once in observe mode ({@code would retry} lines). Then it prints every MBean of the {@code retry-agent} domain with every attribute. No line on
- * the JVM's stdout or stderr holds the tag.
+ * message is a secret; and once in observe mode ({@code would retry} lines). Then it prints every MBean of the {@code
+ * retry-agent} domain with every attribute. No line on the JVM's stdout or stderr holds the tag.
  */
 class SecretsIT {
     private static final String POLICY = """

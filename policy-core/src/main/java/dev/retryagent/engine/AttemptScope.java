@@ -2,9 +2,9 @@ package dev.retryagent.engine;
 
 /**
  * Which attempt of an agent-run call this thread is making, so that a call made inside it is recognised as nested
- * (SPEC 4.8): an application interceptor's own call, a wrapper client built on another instrumented client, any
- * instrumented call made while an attempt runs. Only the outermost call retries; a nested one is executed exactly
- * once and its marker carries the number of the attempt it is part of.
+ * (docs/reference.md#one-retry-layer): an application interceptor's own call, a wrapper client built on another
+ * instrumented client, any instrumented call made while an attempt runs. Only the outermost call retries; a nested one
+ * is executed exactly once and its marker carries the number of the attempt it is part of.
  *
  * <p>Per thread, because a call made inside an attempt runs on the attempt's thread. The sync loop enters the
  * scope around each attempt itself. An async attempt runs on the client's threads, so its number travels with its

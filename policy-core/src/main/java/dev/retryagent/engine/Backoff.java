@@ -3,7 +3,7 @@ package dev.retryagent.engine;
 import dev.retryagent.policy.BackoffPolicy;
 
 /**
- * The wait before a retry (SPEC 4.4), one implementation per jitter kind. For retry n (n = 1 for the
+ * The wait before a retry (docs/reference.md#backoff), one implementation per jitter kind. For retry n (n = 1 for the
  * first retry), {@code e = min(cap, base * multiplier^(n-1))}; the cap applies before the jitter.
  *
  * <p>Instances are immutable and thread-safe; build one when a policy is loaded and reuse it, since

@@ -24,7 +24,8 @@ public final class CallFacts {
     private final boolean markerPresent;
     /** The attempt of the agent-run call this call is made inside, on the same thread; 0 when none. */
     private final int enclosingAttempt;
-    /** The retry layer above the client this call is made inside (SPEC 4.14), or null when none. */
+    /** The retry layer above the client this call is made inside (docs/reference.md#layers-above-the-client), or null
+     * when none. */
     private final String upperLayer;
     /**
      * The engine's rule lookup for this call, made at its first question and kept for the rest of the call: a call
@@ -216,7 +217,8 @@ public final class CallFacts {
 
     /**
      * These facts for a call made inside attempt {@code attempt} of another call the agent runs (the loops call
-     * this when {@link AttemptScope#current()} says so): such a call is nested, executed exactly once (SPEC 4.8).
+     * this when {@link AttemptScope#current()} says so): such a call is nested, executed exactly once
+     * (docs/reference.md#one-retry-layer).
      */
     CallFacts insideAttempt(int attempt) {
         return new CallFacts(this, attempt);
@@ -265,15 +267,16 @@ public final class CallFacts {
 
     /**
      * The retry layer above the client, in the same JVM, that this call is made inside and that the call's rule
-     * defers to (SPEC 4.14): an SDK's or a library's own retry loop, such as {@code aws-sdk-v2}; null when none.
+     * defers to (docs/reference.md#layers-above-the-client): an SDK's or a library's own retry loop, such as {@code
+     * aws-sdk-v2}; null when none.
      */
     public String upperLayer() {
         return upperLayer;
     }
 
     /**
-     * True when another retry layer owns this call (SPEC 4.8): the request already carried the marker, or it is
-     * made inside an attempt of another call the agent runs. It is executed exactly once.
+     * True when another retry layer owns this call (docs/reference.md#one-retry-layer): the request already carried the
+     * marker, or it is made inside an attempt of another call the agent runs. It is executed exactly once.
      */
     public boolean nested() {
         return markerPresent || enclosingAttempt > 0;

@@ -1,6 +1,6 @@
 package dev.retryagent.engine;
 
-/** Why a retryable outcome went back to the caller without a retry (SPEC 5). */
+/** Why a retryable outcome went back to the caller without a retry (docs/reference.md#what-it-reports). */
 public enum GiveUpReason {
     ATTEMPTS("attempts"),
     DEADLINE("deadline"),
@@ -9,7 +9,8 @@ public enum GiveUpReason {
     NOT_IDEMPOTENT("not-idempotent"),
     BODY_NOT_REPLAYABLE("body-not-replayable"),
     NESTED("nested"),
-    /** The call is made inside a retry loop above the client that the rule defers to (SPEC 4.14). */
+    /** The call is made inside a retry loop above the client that the rule defers to
+     * (docs/reference.md#layers-above-the-client). */
     UPPER_LAYER("upper-layer");
 
     private final String logName;

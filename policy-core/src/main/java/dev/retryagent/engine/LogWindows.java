@@ -10,9 +10,9 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * The log at {@code info} when a destination fails often (SPEC 5): one line per retry is thousands of lines a
- * second across a fleet during an outage, so per destination (scheme, host, port) and event kind, only the first
- * event of each {@value #WINDOW_SECONDS} s window is written in full, and the window's end writes one
+ * The log at {@code info} when a destination fails often (docs/reference.md#what-it-reports): one line per retry is
+ * thousands of lines a second across a fleet during an outage, so per destination (scheme, host, port) and event kind,
+ * only the first event of each {@value #WINDOW_SECONDS} s window is written in full, and the window's end writes one
  * {@code retry-agent summary} line for the destination while anything happened in it.
  *
  * <p>Event kinds: {@code retry}, {@code would retry}, and {@code give up} once per reason. A give-up for

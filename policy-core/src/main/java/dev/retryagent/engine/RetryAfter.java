@@ -9,8 +9,8 @@ package dev.retryagent.engine;
  * <p>The grammar is applied strictly, as RFC 9110 section 5.6.7 writes it: HTTP-date is case-sensitive
  * (so {@code gmt} or {@code sun} is malformed), separators are exactly one space except the asctime
  * day's padding, and the day-name must be the day that the date falls on. A value that breaks the
- * grammar is ignored rather than guessed at: plain backoff applies (SPEC 4.5). Only optional whitespace
- * (spaces and tabs) around the whole value is tolerated, and one form outside the grammar is accepted:
+ * grammar is ignored rather than guessed at: plain backoff applies (docs/reference.md#retry-after). Only optional
+ * whitespace (spaces and tabs) around the whole value is tolerated, and one form outside the grammar is accepted:
  * the RFC 1123 date with a one-digit day ({@code Sun, 6 Nov 1994 08:49:37 GMT}), which Java's own
  * {@code DateTimeFormatter.RFC_1123_DATE_TIME} writes on the first nine days of every month. Ignoring it
  * would bring the client back before the time the server named.

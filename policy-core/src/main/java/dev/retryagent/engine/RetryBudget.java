@@ -4,7 +4,7 @@ import dev.retryagent.policy.BudgetPolicy;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
- * The retry budget of one destination (SPEC 4.7): over the last {@link BudgetPolicy#WINDOW_SECONDS}
+ * The retry budget of one destination (docs/reference.md#budget): over the last {@link BudgetPolicy#WINDOW_SECONDS}
  * seconds, counted in one-second buckets, retries are at most {@code ratio} times the first attempts
  * plus {@code minPerSecond * 10}.
  *

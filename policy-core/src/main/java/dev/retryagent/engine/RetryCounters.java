@@ -2,7 +2,8 @@ package dev.retryagent.engine;
 
 import java.util.concurrent.atomic.LongAdder;
 
-/** The counters of SPEC 5 for one client and one destination. Attempts are calls plus retries. */
+/** The counters of docs/reference.md#what-it-reports for one client and one destination. Attempts are calls plus
+ * retries. */
 public final class RetryCounters {
     private final String client;
     final LongAdder calls = new LongAdder();

@@ -73,12 +73,12 @@ public final class RetryEngine {
     }
 
     /**
-     * The marker header name to send with {@code call}'s attempts, or null when none is sent (SPEC 4.8, 4.12). A call
-     * this layer may retry ({@link #mayRetry(CallFacts)}) is marked, so that layers further down send it once; so is
-     * a call made inside an attempt of such a call, which that call's retries cover. Every other request goes out
-     * unchanged, so that a layer further down may retry it in this layer's place: a request that already carried the
-     * marker, one this layer will never retry, and every request when the marker is disabled or the mode is not
-     * {@code enforce}.
+     * The marker header name to send with {@code call}'s attempts, or null when none is sent
+     * (docs/reference.md#one-retry-layer, #observe). A call this layer may retry ({@link #mayRetry(CallFacts)}) is
+     * marked, so that layers further down send it once; so is a call made inside an attempt of such a call, which that
+     * call's retries cover. Every other request goes out unchanged, so that a layer further down may retry it in this
+     * layer's place: a request that already carried the marker, one this layer will never retry, and every request when
+     * the marker is disabled or the mode is not {@code enforce}.
      */
     public String markerHeaderFor(CallFacts call) {
         if (call.markerPresent()) {
@@ -194,11 +194,12 @@ public final class RetryEngine {
     }
 
     /**
-     * Whether this layer may retry {@code call} at all (SPEC 4.8): mode {@code enforce}, more than one attempt allowed,
-     * the request neither nested, nor inside a retry layer above the client that its rule defers to (SPEC 4.14), nor
-     * with a body that cannot be replayed, and idempotent or keyed. Outcome, time,
-     * Retry-After and budget aside. Only such a call carries the marker and makes the calls inside its attempts
-     * nested: a call that will not be retried here leaves the retrying to the layers below it. No side effects.
+     * Whether this layer may retry {@code call} at all (docs/reference.md#one-retry-layer): mode {@code enforce}, more
+     * than one attempt allowed, the request neither nested, nor inside a retry layer above the client that its rule
+     * defers to (docs/reference.md#layers-above-the-client), nor with a body that cannot be replayed, and idempotent or
+     * keyed. Outcome, time, Retry-After and budget aside. Only such a call carries the marker and makes the calls
+     * inside its attempts nested: a call that will not be retried here leaves the retrying to the layers below it. No
+     * side effects.
      */
     public boolean mayRetry(CallFacts call) {
         return mayRetry(resolve(call), call);

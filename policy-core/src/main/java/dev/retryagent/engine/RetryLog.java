@@ -9,9 +9,9 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * The log lines of SPEC 5, through java.util.logging's {@code retry-agent} logger: one line per event,
- * {@code key=value}, at {@code info} thinned out per destination by {@link LogWindows}. Only client, method, host
- * and path (never a query, header value or body) appear.
+ * The log lines of docs/reference.md#what-it-reports, through java.util.logging's {@code retry-agent} logger: one line
+ * per event, {@code key=value}, at {@code info} thinned out per destination by {@link LogWindows}. Only client, method,
+ * host and path (never a query, header value or body) appear.
  *
  * <p>The agent has the logger created when the first line is written ({@link #createWhenWritten}): the first
  * {@code java.util.logging} logger of a JVM initialises its {@code LogManager} (its configuration, the system

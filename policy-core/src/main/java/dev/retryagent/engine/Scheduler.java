@@ -2,7 +2,7 @@ package dev.retryagent.engine;
 
 /**
  * Runs a task after a delay without blocking the caller: async retries wait here, never on a
- * dispatcher or I/O reactor thread (SPEC 4.10).
+ * dispatcher or I/O reactor thread (docs/reference.md#interrupts-async-calls-and-cancel).
  */
 public interface Scheduler {
     void schedule(Runnable task, long delayMillis);

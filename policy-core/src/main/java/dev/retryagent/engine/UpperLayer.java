@@ -3,9 +3,10 @@ package dev.retryagent.engine;
 import java.util.Locale;
 
 /**
- * Which retry loop of another layer, above the client in the same JVM (an SDK's or a library's own retries, SPEC
- * 4.14), this thread is running, so that a call made inside it is recognised and left to that layer. The loops are
- * hooked at their entry and every exit; each pushes what it is here and pops it when it returns or throws.
+ * Which retry loop of another layer, above the client in the same JVM (an SDK's or a library's own retries,
+ * docs/reference.md#layers-above-the-client), this thread is running, so that a call made inside it is recognised and
+ * left to that layer. The loops are hooked at their entry and every exit; each pushes what it is here and pops it when
+ * it returns or throws.
  *
  * <p>Also reads the evidence a layer writes on the request itself, for loops not hooked on this thread: the AWS SDKs
  * stamp {@code amz-sdk-request: attempt=N; max=M} on every attempt (v1 also {@code amz-sdk-retry}, which names it).

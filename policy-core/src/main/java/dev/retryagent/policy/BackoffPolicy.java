@@ -1,6 +1,6 @@
 package dev.retryagent.policy;
 
-/** {@code backoff: { base, cap, multiplier, jitter }}: how long to wait before retry n (SPEC 4.4). */
+/** {@code backoff: { base, cap, multiplier, jitter }}: how long to wait before retry n (docs/reference.md#backoff). */
 public final class BackoffPolicy {
     private final long baseMillis;
     private final long capMillis;

@@ -1,7 +1,7 @@
 package dev.retryagent.policy;
 
 /**
- * {@code budget: { ratio, minPerSecond }} (SPEC 4.7): per destination, in any 10 s window, retries are
+ * {@code budget: { ratio, minPerSecond }} (docs/reference.md#budget): per destination, in any 10 s window, retries are
  * at most {@code ratio} times the first attempts in that window plus {@code minPerSecond * 10}.
  */
 public final class BudgetPolicy {

@@ -1,8 +1,8 @@
 package dev.retryagent.policy;
 
 /**
- * How an attempt failed without a response (SPEC 4.1). Adapters map each client's exceptions to one
- * of these; anything that will not change on a retry (TLS errors, unknown host, ...) is {@link #OTHER}.
+ * How an attempt failed without a response (docs/reference.md#classification). Adapters map each client's exceptions to
+ * one of these; anything that will not change on a retry (TLS errors, unknown host, ...) is {@link #OTHER}.
  */
 public enum FailureKind {
     /** Refused, unreachable, connect timeout. */

@@ -1,6 +1,6 @@
 package dev.retryagent.policy;
 
-/** How a backoff wait is randomised (SPEC 4.4). */
+/** How a backoff wait is randomised (docs/reference.md#backoff). */
 public enum Jitter {
     FULL("full"),
     EQUAL("equal"),

@@ -6,7 +6,7 @@ import java.util.List;
 
 /** A whole policy: top-level settings, the defaults and the ordered rules. Immutable. */
 public final class Policy {
-    /** The marker header of SPEC 4.8 unless the file names another. */
+    /** The marker header of docs/reference.md#one-retry-layer unless the file names another. */
     public static final String DEFAULT_MARKER_HEADER = "Retry-Attempt";
 
     private static final Policy BUILT_IN = new Policy("(built-in)", 1, Mode.ENFORCE, BuiltInRetries.REPLACE,
@@ -100,7 +100,7 @@ public final class Policy {
     /**
      * The mode for settings of this policy: an {@code off} or {@code observe} set on the policy by an
      * operator override ({@link #withModeOverride}) wins over every rule, and so does the file's own top-level
-     * {@code mode: off}, the kill switch (SPEC 6); otherwise a rule's own mode wins.
+     * {@code mode: off}, the kill switch (docs/rollout.md); otherwise a rule's own mode wins.
      */
     public Mode effectiveMode(RetrySettings settings) {
         if (modeForced || mode == Mode.OFF) {

@@ -1,6 +1,6 @@
 package dev.retryagent.policy;
 
-/** {@code retryAfter: { honor, max, spread }}: how a server's Retry-After is obeyed (SPEC 4.5). */
+/** {@code retryAfter: { honor, max, spread }}: how a server's Retry-After is obeyed (docs/reference.md#retry-after). */
 public final class RetryAfterPolicy {
     private final boolean honor;
     private final long maxMillis;

@@ -138,7 +138,7 @@ public final class RetrySettings {
         return budget;
     }
 
-    /** What a call made inside another layer's retry loop gets (SPEC 4.14). */
+    /** What a call made inside another layer's retry loop gets (docs/reference.md#layers-above-the-client). */
     public UpperLayers upperLayers() {
         return upperLayers;
     }

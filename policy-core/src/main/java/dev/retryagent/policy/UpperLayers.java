@@ -2,7 +2,7 @@ package dev.retryagent.policy;
 
 /**
  * What the agent does with a call made inside a retry loop of another layer in the same JVM, above the client (an
- * SDK's or a library's own retries, SPEC 4.14).
+ * SDK's or a library's own retries, docs/reference.md#layers-above-the-client).
  */
 public enum UpperLayers {
     /** The layer above owns the retries: the agent sends the call once, unmarked, and counts it. */

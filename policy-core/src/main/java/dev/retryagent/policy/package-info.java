@@ -1,6 +1,6 @@
 /**
- * The policy model and its file format (SPEC 3): {@link dev.retryagent.policy.PolicyLoader} reads a policy
- * file into an immutable {@link dev.retryagent.policy.Policy} or fails with a
+ * The policy model and its file format (docs/reference.md#the-policy-file): {@link dev.retryagent.policy.PolicyLoader}
+ * reads a policy file into an immutable {@link dev.retryagent.policy.Policy} or fails with a
  * {@link dev.retryagent.policy.PolicyException} that lists every problem with its file, line and key.
  *
  * <p>Invariants: pure and client-neutral. Every model type is immutable and safe to share between threads;

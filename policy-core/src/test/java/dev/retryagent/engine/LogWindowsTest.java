@@ -25,7 +25,8 @@ import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
-/** SPEC 5's log at fleet volume: {@link LogWindows} with a fake clock, fed the engine's real decisions. */
+/** The log at fleet volume (docs/reference.md#what-it-reports): {@link LogWindows} with a fake clock, fed the engine's
+ * real decisions. */
 class LogWindowsTest {
     private static final String A = "a.internal";
     private static final String B = "b.internal";

@@ -19,7 +19,8 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-/** SPEC 4.7: in any 10 s window, retries <= ratio * first attempts + minPerSecond * 10, per destination. */
+/** docs/reference.md#budget: in any 10 s window, retries <= ratio * first attempts + minPerSecond * 10, per
+ * destination. */
 class RetryBudgetTest {
     private static final int THREADS = 8;
 

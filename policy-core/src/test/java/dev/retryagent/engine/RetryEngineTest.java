@@ -43,7 +43,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** SPEC 4.1-4.7 and 4.12, asked of {@link RetryEngine#decide} with a fake clock and fixed random draws. */
+/** Classification to budget, and observe (docs/reference.md#semantics), asked of {@link RetryEngine#decide} with a fake
+ * clock and fixed random draws. */
 class RetryEngineTest {
     private static final DateTimeFormatter IMF_FIXDATE =
             DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", Locale.US).withZone(ZoneOffset.UTC);

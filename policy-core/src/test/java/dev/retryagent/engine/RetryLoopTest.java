@@ -347,8 +347,8 @@ class RetryLoopTest {
     }
 
     /**
-     * One layer in one JVM (SPEC 4.8): a call made inside an attempt of another, on the same thread (an
-     * interceptor's own call, a wrapper client on another instrumented client), is executed once, with the
+     * One layer in one JVM (docs/reference.md#one-retry-layer): a call made inside an attempt of another, on the same
+     * thread (an interceptor's own call, a wrapper client on another instrumented client), is executed once, with the
      * enclosing attempt's number as its marker; the outer call retries as usual. Never squared.
      */
     @Test

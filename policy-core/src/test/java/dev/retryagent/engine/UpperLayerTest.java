@@ -23,7 +23,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
-/** SPEC 4.14: the loops a thread runs, the attempt headers of the AWS SDK, and what the engine does inside a layer. */
+/** docs/reference.md#layers-above-the-client: the loops a thread runs, the attempt headers of the AWS SDK, and what the
+ * engine does inside a layer. */
 class UpperLayerTest {
     private final FakeClock clock = new FakeClock();
     private final FakeRandom random = new FakeRandom(0.5);

@@ -26,8 +26,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Hostile policy input (SPEC 4.11): a seeded generator's malformed and adversarial contents, and special files in the
- * policy's place, each read and parsed as the agent does it ({@link PolicyLoader#read}, then
+ * Hostile policy input (docs/reference.md#fail-open): a seeded generator's malformed and adversarial contents, and
+ * special files in the policy's place, each read and parsed as the agent does it ({@link PolicyLoader#read}, then
  * {@link PolicyLoader#parseContent}). Each load ends in a policy or a {@link PolicyException} (never another
  * throwable) whose errors name the file and a line of it, and stays within 64 MiB allocated and 1 s of its thread's
  * CPU time. CPU time rather than wall time: on a loaded machine the wall time of a load includes the time it waited

@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class PolicyLoaderTest {
-    /** The example of SPEC section 3, verbatim. */
+    /** A full policy file, as docs/reference.md#the-policy-file writes one. */
     static final String SPEC_EXAMPLE = """
             version: 1
             mode: enforce                 # enforce | observe (decide and report, never retry) | off

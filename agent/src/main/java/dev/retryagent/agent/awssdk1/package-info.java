@@ -1,6 +1,7 @@
 /**
- * The AWS SDK for Java v1's retry loop as a retry layer above its Apache HttpClient 4 (SPEC 4.14). Its hook point is
- * declared in {@link dev.retryagent.agent.RetryLayers}, with the other layers'; no SDK call is changed.
+ * The AWS SDK for Java v1's retry loop as a retry layer above its Apache HttpClient 4
+ * (docs/reference.md#layers-above-the-client). Its hook point is declared in {@link dev.retryagent.agent.RetryLayers},
+ * with the other layers'; no SDK call is changed.
  *
  * <h2>Why there</h2>
  * {@code com.amazonaws.http.AmazonHttpClient$RequestExecutor.executeHelper()} holds the loop ({@code while (true)}:

@@ -1,7 +1,8 @@
 /**
- * The AWS SDK for Java v2's synchronous retry loop as a retry layer above the HTTP client (SPEC 4.14). Its hook points
- * are declared in {@link dev.retryagent.agent.RetryLayers}, with the other layers'; no SDK call is changed, the hook
- * only tells the engine, on the calling thread, that the requests sent inside are the SDK's attempts.
+ * The AWS SDK for Java v2's synchronous retry loop as a retry layer above the HTTP client
+ * (docs/reference.md#layers-above-the-client). Its hook points are declared in {@link
+ * dev.retryagent.agent.RetryLayers}, with the other layers'; no SDK call is changed, the hook only tells the engine, on
+ * the calling thread, that the requests sent inside are the SDK's attempts.
  *
  * <h2>Why there</h2>
  * {@code software.amazon.awssdk.core.internal.http.pipeline.stages.RetryableStage.execute(SdkHttpFullRequest,

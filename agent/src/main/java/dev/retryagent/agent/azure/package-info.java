@@ -1,7 +1,7 @@
 /**
- * The Azure SDK's core ({@code com.azure:azure-core}) {@code RetryPolicy} as a retry layer above the client (SPEC
- * 4.14, layer {@code azure-sdk}): a call made inside its synchronous retries is left to it under
- * {@code upperLayers: defer}. Its hook point is declared in
+ * The Azure SDK's core ({@code com.azure:azure-core}) {@code RetryPolicy} as a retry layer above the client
+ * (docs/reference.md#layers-above-the-client, layer {@code azure-sdk}): a call made inside its synchronous retries is
+ * left to it under {@code upperLayers: defer}. Its hook point is declared in
  * {@link dev.retryagent.agent.RetryLayers}, with the other layers'.
  *
  * <h2>Why there</h2>

@@ -14,9 +14,9 @@ import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLHandshakeException;
 
 /**
- * How a failed attempt failed (SPEC 4.1), as far as the JDK's own exception types tell: the part of failure
- * classification every client shares. Each client's adapter asks here first and adds only its own exception
- * types and messages. Only JDK types: it lives on the bootstrap path, next to policy-core.
+ * How a failed attempt failed (docs/reference.md#classification), as far as the JDK's own exception types tell: the
+ * part of failure classification every client shares. Each client's adapter asks here first and adds only its own
+ * exception types and messages. Only JDK types: it lives on the bootstrap path, next to policy-core.
  */
 public final class Failures {
     private Failures() {

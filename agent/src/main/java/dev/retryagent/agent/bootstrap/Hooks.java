@@ -12,8 +12,8 @@ import java.util.Map;
  * client type. {@link dev.retryagent.agent.instrument.HookWeaver} inserts calls to {@link #enter} and
  * {@link #exit}; each call is routed to the {@link Handler} of the hooked class's client and class loader.
  *
- * <p>Fail open (SPEC 4.11): an exception thrown by a handler is logged once and the hooked method runs as
- * if the agent were absent, unless the handler wrapped it in {@link Propagate} to say that it came from the
+ * <p>Fail open (docs/reference.md#fail-open): an exception thrown by a handler is logged once and the hooked method
+ * runs as if the agent were absent, unless the handler wrapped it in {@link Propagate} to say that it came from the
  * application's or the client's own code, which must see it unchanged.
  */
 public final class Hooks {
@@ -58,7 +58,7 @@ public final class Hooks {
 
         /**
          * At the entry of hooked method {@code hook} of kind {@code RETRY_LOOP}: which retry layer above the client
-         * the loop starting here is (SPEC 4.14).
+         * the loop starting here is (docs/reference.md#layers-above-the-client).
          *
          * @return the layer's name when the loop will retry; {@link UpperLayer#RETRIES_OFF} when its retries are
          *         switched off; null when this run of the method is not such a loop
@@ -136,7 +136,7 @@ public final class Hooks {
      * {@code self}, a nested call of the same hook on the same instance and thread (the handler calling the hooked
      * method to make the real call, or the client re-entering it) gets {@link #PROCEED} without reaching the
      * handler, so the body runs. The same hook on another instance (a call of its own made inside an attempt)
-     * reaches the handler, which treats it as a nested call (SPEC 4.8).
+     * reaches the handler, which treats it as a nested call (docs/reference.md#one-retry-layer).
      */
     public static Object enterMayReplace(String hook, Class<?> site, Object self, Object[] args) {
         Resolver r = resolver;

@@ -6,9 +6,9 @@ import java.util.List;
 
 /**
  * A test-only switch that makes the agent fail inside itself, so that integration tests can show that every client
- * still completes its calls as if the agent were absent (SPEC 4.11). It exists because the agent's fail-open paths
- * ({@link Hooks} catching what a handler throws, the adapters' and loops' {@code RetryLog.internalError} sites) are
- * otherwise reached only by bugs, which a test cannot produce on purpose.
+ * still completes its calls as if the agent were absent (docs/reference.md#fail-open). It exists because the agent's
+ * fail-open paths ({@link Hooks} catching what a handler throws, the adapters' and loops' {@code
+ * RetryLog.internalError} sites) are otherwise reached only by bugs, which a test cannot produce on purpose.
  *
  * <p>Set only by the JVM system property {@value #PROPERTY}, read once when this class initialises (at start-up,
  * see {@code AgentStartup}): not a policy key, not an agent argument, not an environment variable, so no policy

@@ -24,7 +24,8 @@ import java.util.concurrent.TimeUnit;
  * async retries wait on. On the bootstrap search path, next to policy-core.
  */
 public final class RetryRuntime {
-    /** The name of the one thread async retries wait on (SPEC 4.10: never a dispatcher thread). */
+    /** The name of the one thread async retries wait on (docs/reference.md#interrupts-async-calls-and-cancel: never a
+     * dispatcher thread). */
     public static final String SCHEDULER_THREAD = "retry-agent-scheduler";
 
     private static volatile RetryEngine engine;
@@ -56,9 +57,9 @@ public final class RetryRuntime {
     }
 
     /**
-     * Replaces the running policy (a reload, SPEC 4.13): calls that start afterwards run under it, calls in flight
-     * finish under the one they started with. The clients' own configuration, changed when a client object was
-     * built, stays as it was built (see {@link #replacesBuiltInRetries()}).
+     * Replaces the running policy (a reload, docs/reference.md#hot-reload): calls that start afterwards run under it,
+     * calls in flight finish under the one they started with. The clients' own configuration, changed when a client
+     * object was built, stays as it was built (see {@link #replacesBuiltInRetries()}).
      */
     public static void setPolicy(Policy policy) {
         RetryEngine e = engine;
@@ -81,10 +82,11 @@ public final class RetryRuntime {
     }
 
     /**
-     * True when the client's own hidden retries must be switched off for {@code call} (SPEC 4.8): its policy says
-     * {@code builtInRetries: replace} and its rule is in mode {@code enforce}. A call whose rule is in {@code observe}
-     * or {@code off} goes out as without the agent, its client's own retries included (SPEC 4.12). For hooks that
-     * see each call; what is set once per client object asks {@link #replacesBuiltInRetries()}.
+     * True when the client's own hidden retries must be switched off for {@code call}
+     * (docs/reference.md#one-retry-layer): its policy says {@code builtInRetries: replace} and its rule is in mode
+     * {@code enforce}. A call whose rule is in {@code observe} or {@code off} goes out as without the agent, its
+     * client's own retries included (docs/reference.md#observe). For hooks that see each call; what is set once per
+     * client object asks {@link #replacesBuiltInRetries()}.
      */
     public static boolean replacesBuiltInRetries(CallFacts call) {
         RetryEngine e = engine;
@@ -92,8 +94,8 @@ public final class RetryRuntime {
     }
 
     /**
-     * True when the clients' own hidden retries must be switched off (SPEC 4.8): the policy says
-     * {@code builtInRetries: replace} and the agent retries something. Observe and off change no traffic, so
+     * True when the clients' own hidden retries must be switched off (docs/reference.md#one-retry-layer): the policy
+     * says {@code builtInRetries: replace} and the agent retries something. Observe and off change no traffic, so
      * they leave the clients' configuration alone too.
      */
     public static boolean replacesBuiltInRetries() {

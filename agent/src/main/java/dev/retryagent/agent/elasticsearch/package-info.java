@@ -1,6 +1,7 @@
 /**
- * The Elasticsearch low-level REST client's node loop as a retry layer above its HttpAsyncClient 4 (SPEC 4.14). Its
- * hook points are declared in {@link dev.retryagent.agent.RetryLayers}, with the other layers'; no call is changed.
+ * The Elasticsearch low-level REST client's node loop as a retry layer above its HttpAsyncClient 4
+ * (docs/reference.md#layers-above-the-client). Its hook points are declared in {@link
+ * dev.retryagent.agent.RetryLayers}, with the other layers'; no call is changed.
  *
  * <h2>Why there</h2>
  * Sync: {@code RestClient.performRequest(Request)} picks the nodes ({@code nextNodes()}) and hands them to its private

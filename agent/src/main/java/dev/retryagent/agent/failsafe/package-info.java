@@ -1,7 +1,7 @@
 /**
  * Failsafe ({@code dev.failsafe:failsafe} 3.x, and {@code net.jodah:failsafe} 2.4) as a retry layer above the
- * client (SPEC 4.14, layer {@code failsafe}): a call made inside a synchronous execution whose policies retry is left
- * to it under {@code upperLayers: defer}. Its hook points are declared in
+ * client (docs/reference.md#layers-above-the-client, layer {@code failsafe}): a call made inside a synchronous
+ * execution whose policies retry is left to it under {@code upperLayers: defer}. Its hook points are declared in
  * {@link dev.retryagent.agent.RetryLayers}, with the other layers'.
  *
  * <h2>Why there</h2>

@@ -1,7 +1,7 @@
 /**
- * Feign's synchronous retry loop as a retry layer above the client (SPEC 4.14). Not a client: nothing here makes or
- * changes a request; it only tells the engine, on the caller's thread, that the calls made now are attempts of
- * Feign's own loop ({@code UpperLayer}).
+ * Feign's synchronous retry loop as a retry layer above the client (docs/reference.md#layers-above-the-client). Not a
+ * client: nothing here makes or changes a request; it only tells the engine, on the caller's thread, that the calls
+ * made now are attempts of Feign's own loop ({@code UpperLayer}).
  *
  * <h2>What is hooked, and why there</h2>
  * {@code feign.SynchronousMethodHandler.invoke(Object[])} ({@code ([Ljava/lang/Object;)Ljava/lang/Object;}), as a

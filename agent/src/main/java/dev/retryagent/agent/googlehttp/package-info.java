@@ -1,6 +1,6 @@
 /**
- * google-http-client's retry loop as a retry layer above its transport (SPEC 4.14). Its hook point is declared in
- * {@link dev.retryagent.agent.RetryLayers}, with the other layers'; no call is changed.
+ * google-http-client's retry loop as a retry layer above its transport (docs/reference.md#layers-above-the-client). Its
+ * hook point is declared in {@link dev.retryagent.agent.RetryLayers}, with the other layers'; no call is changed.
  *
  * <h2>Why there</h2>
  * {@code com.google.api.client.http.HttpRequest.execute()} holds the loop ({@code do ... while (retryRequest)}, at

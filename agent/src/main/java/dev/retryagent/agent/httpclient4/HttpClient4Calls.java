@@ -80,7 +80,7 @@ final class HttpClient4Calls {
         return call.redirectedTo(scheme, target.getHostName(), port, pathOfRequest(sent));
     }
 
-    /** No entity, or one that can be written again byte for byte (SPEC 4.3). */
+    /** No entity, or one that can be written again byte for byte (docs/reference.md#replayable-bodies). */
     static boolean isRepeatable(HttpRequest request) {
         if (!(request instanceof HttpEntityEnclosingRequest)) {
             return true;
@@ -111,7 +111,8 @@ final class HttpClient4Calls {
         }
     };
 
-    /** Whether {@code request}'s request line is made of its method, URI and version ({@link #REQUEST_LINE_FROM_URI}). */
+    /** Whether {@code request}'s request line is made of its method, URI and version ({@link #REQUEST_LINE_FROM_URI}).
+     * */
     static boolean requestLineFromUri(HttpRequest request) {
         return REQUEST_LINE_FROM_URI.get(request.getClass());
     }
@@ -148,7 +149,7 @@ final class HttpClient4Calls {
 
     /**
      * The path of a request-line target (origin form {@code /a/b?q}, or absolute {@code http://h/a/b?q}), without
-     * query or fragment (SPEC 5: logs never carry a query).
+     * query or fragment (docs/reference.md#what-it-reports: logs never carry a query).
      */
     static String pathOf(String target) {
         if (target == null || target.isEmpty()) {
@@ -263,8 +264,8 @@ final class HttpClient4Calls {
     }
 
     /**
-     * How an attempt that failed with {@code failure} failed (SPEC 4.1), {@code reused} whether it was sent on a
-     * connection that had carried a request before: a protocol error there is a stale connection
+     * How an attempt that failed with {@code failure} failed (docs/reference.md#classification), {@code reused} whether
+     * it was sent on a connection that had carried a request before: a protocol error there is a stale connection
      * ({@link Failures#staleConnection}).
      */
     static FailureKind classify(IOException failure, boolean reused) {
@@ -280,7 +281,8 @@ final class HttpClient4Calls {
         return failure instanceof NotIoFailure && ((NotIoFailure) failure).original() instanceof ProtocolException;
     }
 
-    /** How an attempt that failed with {@code failure} failed, by the exception alone (SPEC 4.1). */
+    /** How an attempt that failed with {@code failure} failed, by the exception alone
+     * (docs/reference.md#classification). */
     static FailureKind classify(IOException failure) {
         InjectedFaults.at(ClientNames.APACHE_HTTPCLIENT4 + ".classify");
         if (failure instanceof NotIoFailure) {

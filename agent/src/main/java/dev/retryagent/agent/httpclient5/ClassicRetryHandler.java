@@ -171,7 +171,7 @@ public final class ClassicRetryHandler implements ExecChainHandler {
         return clientContext;
     }
 
-    /** No entity, or one that can be written again byte for byte (SPEC 4.3). */
+    /** No entity, or one that can be written again byte for byte (docs/reference.md#replayable-bodies). */
     static boolean isRepeatable(ClassicHttpRequest request) {
         HttpEntity entity = request.getEntity();
         return entity == null || entity.isRepeatable();

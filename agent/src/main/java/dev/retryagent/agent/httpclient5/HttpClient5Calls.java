@@ -61,8 +61,9 @@ final class HttpClient5Calls {
 
     /**
      * Whether the client's own retry element is skipped for {@code request} to {@code route}'s target: under
-     * {@code builtInRetries: replace}, for a call whose rule the agent enforces ({@link RetryRuntime#replacesBuiltInRetries(CallFacts)}).
-     * Without a route (not seen in HttpClient's own chains), the policy as a whole decides.
+     * {@code builtInRetries: replace}, for a call whose rule the agent enforces ({@link
+     * RetryRuntime#replacesBuiltInRetries(CallFacts)}). Without a route (not seen in HttpClient's own chains), the
+     * policy as a whole decides.
      */
     static boolean replacesBuiltInRetries(HttpRequest request, HttpRoute route) {
         RetryEngine engine = RetryRuntime.engine();
@@ -75,7 +76,8 @@ final class HttpClient5Calls {
         return RetryRuntime.replacesBuiltInRetries(facts(request, route.getTargetHost(), true, engine));
     }
 
-    /** The path of a request target, without query or fragment (SPEC 5: logs never carry a query). */
+    /** The path of a request target, without query or fragment (docs/reference.md#what-it-reports: logs never carry a
+     * query). */
     static String pathOf(String requestPath) {
         if (requestPath == null || requestPath.isEmpty()) {
             return "/";
@@ -99,8 +101,9 @@ final class HttpClient5Calls {
     }
 
     /**
-     * How an attempt that failed with {@code failure} failed (SPEC 4.1), {@code context} the call's context: a
-     * protocol error on a connection the pool handed out again is a stale connection ({@link Failures#staleConnection}).
+     * How an attempt that failed with {@code failure} failed (docs/reference.md#classification), {@code context} the
+     * call's context: a protocol error on a connection the pool handed out again is a stale connection ({@link
+     * Failures#staleConnection}).
      */
     static FailureKind classify(IOException failure, HttpContext context) {
         FailureKind kind = classify(failure);
@@ -138,7 +141,8 @@ final class HttpClient5Calls {
         return requests >= 2 && responses < requests;
     }
 
-    /** How an attempt that failed with {@code failure} failed, by the exception alone (SPEC 4.1). */
+    /** How an attempt that failed with {@code failure} failed, by the exception alone
+     * (docs/reference.md#classification). */
     static FailureKind classify(IOException failure) {
         InjectedFaults.at(ClientNames.APACHE_HTTPCLIENT5 + ".classify");
         if (failure instanceof NotIoFailure) {

@@ -48,7 +48,7 @@
  * module (for the woven call to {@code Hooks}): {@code Instrumentation.redefineModule} at premain, no command-line
  * flag.
  *
- * <h2>One retry layer (SPEC 4.8)</h2>
+ * <h2>One retry layer (docs/reference.md#one-retry-layer)</h2>
  * <ul>
  *   <li><b>The JDK's hidden resend.</b> {@code sun.net.www.http.HttpClient.parseHTTP} sends a buffered request a
  *       second time when the connection fails or closes before the status line. Under {@code builtInRetries:
@@ -56,8 +56,8 @@
  *       {@code writeRequests()} (every request head, redirect hops and the JDK's rewrite after a failed write
  *       included) calls the client's public {@code setDoNotRetry(true)}: the failure reaches the retry loop, which
  *       recovers a GET and sends a POST without key once. A request the policy would not retry, on a connection
- *       from the keep-alive cache that the server has already closed (its socket polled without waiting), keeps the JDK's resend:
- *       that resend goes to a server that never saw the request ({@code bootstrap.HiddenResend}).</li>
+ *       from the keep-alive cache that the server has already closed (its socket polled without waiting), keeps the
+ * JDK's resend: that resend goes to a server that never saw the request ({@code bootstrap.HiddenResend}).</li>
  *   <li><b>Nested calls.</b> Each attempt runs in an {@code AttemptScope}: another connection's call made on this
  *       thread meanwhile (an {@code Authenticator}'s own lookup, or any instrumented client's) is executed once and
  *       marked with this attempt's number. The hook's re-entrancy guard is per connection, so such a call reaches

@@ -41,8 +41,9 @@ public class ClientInstrumentation {
     }
 
     /**
-     * True for a retry layer above the clients (an SDK's or a library's own retry loop, SPEC 4.14): hooked only at its
-     * loops, it sends nothing itself, and its name is the layer's, not a client's.
+     * True for a retry layer above the clients (an SDK's or a library's own retry loop,
+     * docs/reference.md#layers-above-the-client): hooked only at its loops, it sends nothing itself, and its name is
+     * the layer's, not a client's.
      */
     public final boolean isRetryLayer() {
         for (HookPoint point : hookPoints) {

@@ -27,9 +27,9 @@ public final class HookPoint {
          */
         ENTRY_MAY_REPLACE,
         /**
-         * The method is a retry loop of a layer above the client (SPEC 4.14): at its entry the handler says which layer
-         * it is ({@link dev.retryagent.agent.bootstrap.Hooks.Handler#retryLayer}), and this thread runs inside it
-         * ({@link dev.retryagent.engine.UpperLayer}) until the method returns or throws.
+         * The method is a retry loop of a layer above the client (docs/reference.md#layers-above-the-client): at its
+         * entry the handler says which layer it is ({@link dev.retryagent.agent.bootstrap.Hooks.Handler#retryLayer}),
+         * and this thread runs inside it ({@link dev.retryagent.engine.UpperLayer}) until the method returns or throws.
          */
         RETRY_LOOP
     }

@@ -62,7 +62,7 @@ final class CountersMBean extends ReadOnlyMBean {
                     "Retryable outcomes given back to the caller without a retry, by reason",
                     GIVE_UP_ROW, new String[] {"reason"});
             INFO = new OpenMBeanInfoSupport(CountersMBean.class.getName(),
-                    "retry-agent counters (SPEC 5), counted since the JVM started",
+                    "retry-agent counters (docs/reference.md#what-it-reports), counted since the JVM started",
                     new OpenMBeanAttributeInfoSupport[] {
                         counter(CALLS, "Calls the agent decided on (first attempts)"),
                         counter(ATTEMPTS, "Attempts sent: calls plus retries"),

@@ -3,7 +3,8 @@ package dev.retryagent.agent.metrics;
 import dev.retryagent.engine.GiveUpReason;
 import dev.retryagent.engine.RetryCounters;
 
-/** The values of the SPEC 5 counters at one moment, summed over any number of {@link RetryCounters}. */
+/** The values of the docs/reference.md#what-it-reports counters at one moment, summed over any number of {@link
+ * RetryCounters}. */
 final class Counts {
     private static final GiveUpReason[] REASONS = GiveUpReason.values();
 

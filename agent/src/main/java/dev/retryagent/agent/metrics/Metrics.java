@@ -10,14 +10,14 @@ import java.util.Collections;
 import java.util.List;
 
 /**
- * The JMX counters of SPEC 5 (object names: {@link MetricNames}; attributes: {@link CountersMBean}) and the agent's
- * own MBean ({@link AgentMBean}: the clients it does not instrument). A housekeeping task, once a second, registers
- * MBeans for the destinations the engine has seen since: nothing is added to a call, and premain does not touch JMX
- * (its first use initialises the platform MBeanServer, which costs start-up and would pre-empt an application server
- * that installs its own MBeanServerBuilder). JMX is first touched on the housekeeping thread when the first
- * destination or the first uncovered client shows up; the agent's MBean is registered then and reads the uncovered
- * clients at every request. Fail open: an error is logged once and the calls go on; if the MBeanServer cannot be had
- * at all, metrics stop for good.
+ * The JMX counters of docs/reference.md#what-it-reports (object names: {@link MetricNames}; attributes: {@link
+ * CountersMBean}) and the agent's own MBean ({@link AgentMBean}: the clients it does not instrument). A housekeeping
+ * task, once a second, registers MBeans for the destinations the engine has seen since: nothing is added to a call, and
+ * premain does not touch JMX (its first use initialises the platform MBeanServer, which costs start-up and would
+ * pre-empt an application server that installs its own MBeanServerBuilder). JMX is first touched on the housekeeping
+ * thread when the first destination or the first uncovered client shows up; the agent's MBean is registered then and
+ * reads the uncovered clients at every request. Fail open: an error is logged once and the calls go on; if the
+ * MBeanServer cannot be had at all, metrics stop for good.
  */
 public final class Metrics implements Runnable {
     static final long PERIOD_MILLIS = 1000;

@@ -46,7 +46,8 @@ final class OkHttpCalls {
      */
     private static final Map<IOException, Boolean> STALE =
             Collections.synchronizedMap(new WeakHashMap<IOException, Boolean>());
-    /** {@code RealCall.getConnection()} and {@code RealConnection.routeFailureCount}, looked up once; see {@link #reusedConnection}. */
+    /** {@code RealCall.getConnection()} and {@code RealConnection.routeFailureCount}, looked up once; see {@link
+     * #reusedConnection}. */
     private static volatile Method callConnection;
     private static volatile Field routeFailureCount;
     /** Set when the accessors cannot be made: a protocol error then stays {@code other}, as OkHttp alone has it. */
@@ -120,7 +121,7 @@ final class OkHttpCalls {
         return call.redirectedTo(url.scheme(), url.host(), url.port(), url.encodedPath());
     }
 
-    /** No body, or one OkHttp can write again: neither one-shot nor duplex (SPEC 4.3). */
+    /** No body, or one OkHttp can write again: neither one-shot nor duplex (docs/reference.md#replayable-bodies). */
     static boolean isReplayable(RequestBody body) {
         return body == null || (!body.isOneShot() && !body.isDuplex());
     }
@@ -130,7 +131,7 @@ final class OkHttpCalls {
         return request.header("Upgrade") != null;
     }
 
-    /** How an attempt of {@code call} that failed with {@code failure} failed (SPEC 4.1). */
+    /** How an attempt of {@code call} that failed with {@code failure} failed (docs/reference.md#classification). */
     static FailureKind classify(IOException failure, Call call) {
         if (call != null && call.isCanceled()) {
             return FailureKind.OTHER; // the application cancelled: whatever the socket said, do not retry

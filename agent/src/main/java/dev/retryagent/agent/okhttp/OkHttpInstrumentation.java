@@ -30,8 +30,8 @@ import dev.retryagent.policy.ClientNames;
  *       {@code (Response, Exchange)}, 5.x: {@code (Response, Exchange, Interceptor.Chain)}): OkHttp resends a
  *       request answered {@code 503} with {@code Retry-After: 0} once, POST included, whatever
  *       {@code retryOnConnectionFailure} says. Under {@code builtInRetries: replace} the hook answers "no
- *       follow-up" for a 503, so the 503 reaches the agent's interceptor and the contract decides (SPEC 4.8).
- *       Redirects, authentication, 408 and 421 follow-ups are OkHttp's as before.</li>
+ *       follow-up" for a 503, so the 503 reaches the agent's interceptor and the contract decides
+ * (docs/reference.md#one-retry-layer). Redirects, authentication, 408 and 421 follow-ups are OkHttp's as before.</li>
  * </ul>
  *
  * Sync {@code Call.execute()} needs no hook of its own: the interceptor runs on the calling thread and drives

@@ -25,7 +25,7 @@
  *       made by a copy, {@code newBuilder().build()} once per client (entry hook on {@code newCall}).</li>
  * </ul>
  *
- * <h2>One retry layer (SPEC 4.8)</h2>
+ * <h2>One retry layer (docs/reference.md#one-retry-layer)</h2>
  * Under {@code builtInRetries: replace} (mode {@code enforce}) {@code retryOnConnectionFailure} is switched off at
  * every client build, and OkHttp's follow-up of {@code 503 Retry-After: 0} is answered "none" per call
  * ({@code RetryAndFollowUpInterceptor.followUpRequest}), so that the 503 reaches the policy. Replayable bodies are

@@ -1,8 +1,8 @@
 /**
- * Resilience4j Retry ({@code io.github.resilience4j:resilience4j-retry}) as a retry layer above the client (SPEC
- * 4.14, layer {@code resilience4j}): a call made inside one of its loops is left to it under
- * {@code upperLayers: defer}. No retry of the agent's own here: the package only tells the loop's entry and exit.
- * Its hook points are declared in {@link dev.retryagent.agent.RetryLayers}, with the other layers'.
+ * Resilience4j Retry ({@code io.github.resilience4j:resilience4j-retry}) as a retry layer above the client
+ * (docs/reference.md#layers-above-the-client, layer {@code resilience4j}): a call made inside one of its loops is left
+ * to it under {@code upperLayers: defer}. No retry of the agent's own here: the package only tells the loop's entry and
+ * exit. Its hook points are declared in {@link dev.retryagent.agent.RetryLayers}, with the other layers'.
  *
  * <h2>Why there</h2>
  * <ul>

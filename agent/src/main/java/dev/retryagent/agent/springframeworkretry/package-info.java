@@ -1,9 +1,9 @@
 /**
  * Spring Framework 7's {@code org.springframework.core.retry.RetryTemplate} (in {@code spring-core}; Java 17+) as a
- * retry layer above the client (SPEC 4.14), named {@code spring-framework-retry} so that it is told apart from the
- * separate Spring Retry project ({@code spring-retry}, package {@code dev.retryagent.agent.springretry}). Not a
- * client: it only tells the engine, on the caller's thread, that the calls made now are attempts of the template's
- * loop ({@code UpperLayer}).
+ * retry layer above the client (docs/reference.md#layers-above-the-client), named {@code spring-framework-retry} so
+ * that it is told apart from the separate Spring Retry project ({@code spring-retry}, package {@code
+ * dev.retryagent.agent.springretry}). Not a client: it only tells the engine, on the caller's thread, that the calls
+ * made now are attempts of the template's loop ({@code UpperLayer}).
  *
  * <h2>What is hooked, and why there</h2>
  * {@code RetryTemplate.execute(Retryable)} ({@code (Lorg/springframework/core/retry/Retryable;)Ljava/lang/Object;}),

@@ -1,6 +1,7 @@
 /**
- * Spring Retry's {@code RetryTemplate} as a retry layer above the client (SPEC 4.14). Not a client: it only tells the
- * engine, on the caller's thread, that the calls made now are attempts of the template's loop ({@code UpperLayer}).
+ * Spring Retry's {@code RetryTemplate} as a retry layer above the client (docs/reference.md#layers-above-the-client).
+ * Not a client: it only tells the engine, on the caller's thread, that the calls made now are attempts of the
+ * template's loop ({@code UpperLayer}).
  *
  * <h2>What is hooked, and why there</h2>
  * {@code org.springframework.retry.support.RetryTemplate.doExecute(RetryCallback, RecoveryCallback, RetryState)}

@@ -269,7 +269,8 @@ class HttpClient5RetryTest {
                 }));
     }
 
-    /** A call whose rule is in observe or off goes out as without the agent: its client's own retries run (SPEC 4.12). */
+    /** A call whose rule is in observe or off goes out as without the agent: its client's own retries run
+     * (docs/reference.md#observe). */
     @Test
     void theClientsOwnRetryElementRunsForACallWhoseRuleIsObservedOrOff() throws Exception {
         install("rules:\n  - match: { path: /observed }\n    mode: observe\n"

@@ -178,9 +178,9 @@ class OkHttpRetryTest {
     }
 
     /**
-     * One layer (SPEC 4.8): an application interceptor that makes its own call, through another client, to the
-     * same failing server, inside every attempt. Only the outer call retries; the inner one is sent once per outer
-     * attempt, marked with the outer attempt's number: 3 + 3 requests, never 3 + 9.
+     * One layer (docs/reference.md#one-retry-layer): an application interceptor that makes its own call, through
+     * another client, to the same failing server, inside every attempt. Only the outer call retries; the inner one is
+     * sent once per outer attempt, marked with the outer attempt's number: 3 + 3 requests, never 3 + 9.
      */
     @Test
     void aCallMadeInsideAnAttemptIsSentOncePerAttemptSyncAndAsync() throws Exception {
@@ -304,7 +304,8 @@ class OkHttpRetryTest {
         assertEquals(3, requests.get(), "no second attempt of the cancelled call");
     }
 
-    /** OkHttp's own follow-up of a 503 goes only for calls whose rule the agent enforces (SPEC 4.8, 4.12). */
+    /** OkHttp's own follow-up of a 503 goes only for calls whose rule the agent enforces
+     * (docs/reference.md#one-retry-layer, #observe). */
     @Test
     void okHttpsFollowUpOfA503StaysForACallWhoseRuleIsObservedOrOff() throws Exception {
         RetryRuntime.install(PolicyLoader.parse("version: 1\nrules:\n  - match: { path: /observed }\n    mode: observe\n"

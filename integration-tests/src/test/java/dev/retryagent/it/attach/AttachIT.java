@@ -28,8 +28,8 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * {@code attach PID [ARGS]} (SPEC 6) against a forked JVM that runs without the agent: its clients are built and
- * used before the attach, and the same objects are used afterwards. Prints one {@code ATTACH ...} line per
+ * {@code attach PID [ARGS]} (docs/operations.md) against a forked JVM that runs without the agent: its clients are
+ * built and used before the attach, and the same objects are used afterwards. Prints one {@code ATTACH ...} line per
  * client and phase: the requests the server saw for one call and their markers.
  */
 class AttachIT {

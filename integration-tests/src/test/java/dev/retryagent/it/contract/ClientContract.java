@@ -25,8 +25,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * What every instrumented client does under the agent (SPEC 4), written once: one policy, one set of scripted
- * servers, one set of assertions. A client takes part through a driver, a subclass that says how its batch
+ * What every instrumented client does under the agent (docs/reference.md#semantics), written once: one policy, one set
+ * of scripted servers, one set of assertions. A client takes part through a driver, a subclass that says how its batch
  * application is started ({@link #targets()}: which app class, which client jars, which JDK), how a call is spelled
  * for each of its modes ({@link #modeParts}), and what genuinely differs (how a non-replayable body is made, whether
  * a call can be cancelled and what the caller then sees). A new client is a new driver.
@@ -171,9 +171,9 @@ public abstract class ClientContract<T extends ClientContract.Target> {
     }
 
     /**
-     * What the caller of a cancelled call saw, and how often it was called back. By default: {@code future.cancel(true)},
-     * so the caller's {@code get()} threw a CancellationException ({@code cancelled=true}), and an app that prints
-     * {@code CALLBACKS} lines heard of it once, as {@code cancelled}.
+     * What the caller of a cancelled call saw, and how often it was called back. By default: {@code
+     * future.cancel(true)}, so the caller's {@code get()} threw a CancellationException ({@code cancelled=true}), and
+     * an app that prints {@code CALLBACKS} lines heard of it once, as {@code cancelled}.
      */
     protected void assertCancelled(ForkedApp.Result run, String id) {
         ReportLine cancelled = result(run, id);
@@ -253,7 +253,8 @@ public abstract class ClientContract<T extends ClientContract.Target> {
                 b.add(m + "-off", "/off/" + m, parts(m, c, "off"), Step.status(502).body("bad"), Step.ok());
                 b.add(m + "-nested", "/nested/" + m, parts(m, c, "nested", "header=Retry-Attempt: 7"),
                         Step.status(503), Step.ok());
-                // the attempt header of the AWS SDK's own retry loop: another layer retries, unless it allows one attempt
+                // the attempt header of the AWS SDK's own retry loop: another layer retries, unless it allows one
+                // attempt
                 b.add(m + "-sdkLayer", "/sdk/" + m, parts(m, c, "sdkLayer", "header=amz-sdk-request: attempt=1%3B max=3"),
                         Step.status(503), Step.ok());
                 b.add(m + "-sdkNoRetries", "/sdk-once/" + m, parts(m, c, "sdkNoRetries",

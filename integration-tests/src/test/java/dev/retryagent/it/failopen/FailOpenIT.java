@@ -34,7 +34,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Fail open (SPEC 4.11): the agent is made to fail inside itself with its test-only switch
+ * Fail open (docs/reference.md#fail-open): the agent is made to fail inside itself with its test-only switch
  * ({@code -Dretry.agent.test.failAt=...}, {@code InjectedFaults}), and every client still completes each of
  * {@value #CALLS} calls exactly once, as without the agent: the loopback server sees one request per call, the
  * application gets the server's 200 and body every time, and the log holds one {@code internal-error} line per

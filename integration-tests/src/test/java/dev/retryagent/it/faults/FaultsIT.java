@@ -23,8 +23,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Faults (SPEC 4.1, 4.6, 4.9), every client kind (OkHttp sync and async, HttpClient 5 classic and async,
- * HttpURLConnection) against each fault on its own loopback server, in one forked JVM:
+ * Faults (docs/reference.md#classification, #deadline, #what-the-caller-sees), every client kind (OkHttp sync and
+ * async, HttpClient 5 classic and async, HttpURLConnection) against each fault on its own loopback server, in one
+ * forked JVM:
  * <ul>
  *   <li>connection refused, a connection closed before the status line, an answer held past the read timeout:
  *       retryable, retried to {@code maxAttempts}, then the client's own failure;</li>

@@ -184,9 +184,9 @@ class OkHttpAgentIT extends ClientContract<OkHttpAgentIT.Jvm> {
     }
 
     /**
-     * SPEC 4.8 with {@code builtInRetries: replace}: OkHttp's silent resend of a POST whose reused connection
-     * dropped (see OkHttpBaselineIT) is gone, and so is its resend of a 503 with {@code Retry-After: 0}; a GET
-     * whose reused connection dropped is retried by the agent, with a marker.
+     * docs/reference.md#one-retry-layer with {@code builtInRetries: replace}: OkHttp's silent resend of a POST whose
+     * reused connection dropped (see OkHttpBaselineIT) is gone, and so is its resend of a 503 with {@code Retry-After:
+     * 0}; a GET whose reused connection dropped is retried by the agent, with a marker.
      */
     @ParameterizedTest
     @Timeout(180)

@@ -29,10 +29,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * SPEC 4.8, the clients' hidden retries: a server that reads a request and closes the connection without a byte of
- * answer, on a fresh connection and on a reused keep-alive one (the first call on it answered). Each client runs
- * the same calls, one after the other, three times: without the agent (what the client does alone, measured here),
- * with {@code builtInRetries: replace} and with {@code keep}.
+ * docs/reference.md#one-retry-layer, the clients' hidden retries: a server that reads a request and closes the
+ * connection without a byte of answer, on a fresh connection and on a reused keep-alive one (the first call on it
+ * answered). Each client runs the same calls, one after the other, three times: without the agent (what the client does
+ * alone, measured here), with {@code builtInRetries: replace} and with {@code keep}.
  *
  * <ul>
  *   <li>{@code replace}: a POST without key is seen exactly once by the server; a GET is recovered by the agent

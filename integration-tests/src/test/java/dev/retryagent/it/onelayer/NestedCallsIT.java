@@ -21,11 +21,11 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * SPEC 4.8, one retry layer in one JVM: instrumented calls nested in other instrumented calls on the same thread
- * ({@link NestedCallsApp}: an OkHttp interceptor's own HttpURLConnection call, sync and async; an interceptor's own
- * {@code enqueue} on another client; an OkHttp API whose transport is HttpClient 5). The destination always
- * answers 503, {@code maxAttempts: 3}: only the outermost call retries, so it sees 3 outer requests and at most one
- * inner request per outer attempt (3), never 3 x 3. The same with the marker header disabled: nesting is told by
+ * docs/reference.md#one-retry-layer, one retry layer in one JVM: instrumented calls nested in other instrumented calls
+ * on the same thread ({@link NestedCallsApp}: an OkHttp interceptor's own HttpURLConnection call, sync and async; an
+ * interceptor's own {@code enqueue} on another client; an OkHttp API whose transport is HttpClient 5). The destination
+ * always answers 503, {@code maxAttempts: 3}: only the outermost call retries, so it sees 3 outer requests and at most
+ * one inner request per outer attempt (3), never 3 x 3. The same with the marker header disabled: nesting is told by
  * the thread, not by the header.
  */
 @Timeout(120)

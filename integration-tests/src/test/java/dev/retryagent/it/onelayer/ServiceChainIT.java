@@ -22,8 +22,8 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * SPEC 4.8 across services: client -> gateway -> service -> backend, four JVMs, the first three with the agent
- * ({@code maxAttempts: 3}), the gateway and the service plain forwarders of every incoming header
+ * docs/reference.md#one-retry-layer across services: client -> gateway -> service -> backend, four JVMs, the first
+ * three with the agent ({@code maxAttempts: 3}), the gateway and the service plain forwarders of every incoming header
  * ({@link ForwardingService}), the clients mixed across the hops (one chain with a marker header of its own name);
  * the backend always answers 503. With the marker, the gateway and the service see it on the request they forward
  * and send it once: the backend sees 3 requests.

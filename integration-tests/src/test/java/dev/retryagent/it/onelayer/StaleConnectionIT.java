@@ -32,15 +32,15 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * SPEC 4.8 with {@code builtInRetries: replace}: a keep-alive connection that answered one request and then answers
- * the next one on the SAME connection with something that is not a response (bytes that are not HTTP, a status line
- * without a status code, the first bytes of a status line) and closes. That is a stale connection, failure kind
- * {@code reset} for every client that says the connection was reused: the agent recovers a GET (a second attempt, on
- * a new connection, markers {@code 1,2}) and the caller sees the 200; a POST without key is sent once and the caller
- * sees the client's own failure. java.net.http does not say it: there only the partial status line (a reset for it on
- * any connection) is recovered, and the rest fails once with the client's own exception, as without the agent. The
- * same garbage as the first answer of a new connection is the server's own answer: sent once, except by HttpClient 5
- * classic, which resends a GET after it alone, and so does the agent in its place.
+ * docs/reference.md#one-retry-layer with {@code builtInRetries: replace}: a keep-alive connection that answered one
+ * request and then answers the next one on the SAME connection with something that is not a response (bytes that are
+ * not HTTP, a status line without a status code, the first bytes of a status line) and closes. That is a stale
+ * connection, failure kind {@code reset} for every client that says the connection was reused: the agent recovers a GET
+ * (a second attempt, on a new connection, markers {@code 1,2}) and the caller sees the 200; a POST without key is sent
+ * once and the caller sees the client's own failure. java.net.http does not say it: there only the partial status line
+ * (a reset for it on any connection) is recovered, and the rest fails once with the client's own exception, as without
+ * the agent. The same garbage as the first answer of a new connection is the server's own answer: sent once, except by
+ * HttpClient 5 classic, which resends a GET after it alone, and so does the agent in its place.
  *
  * <p>Each client also runs the same calls without the agent, which is what the client does alone (printed, one
  * {@code STALE} line per run; asserted only where the replace rule depends on it: nothing the client recovers alone

@@ -23,11 +23,12 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Hostile policy files (SPEC 4.11, 4.13) given to the built agent in a forked {@code LineDrivenApp} against a loopback
- * server that answers 503 to everything: at start-up the application starts, its calls go out once and unmarked (mode
- * off), and the log names the file and the line; through a hot reload the running policy stays (each call still makes
- * {@code maxAttempts} 2 requests), each kind is reported once, and the housekeeping thread goes on (after a FIFO a valid
- * edit is still loaded). The unit level, with the generated inputs and their cost, is {@code HostilePolicyInputTest}.
+ * Hostile policy files (docs/reference.md#fail-open, #hot-reload) given to the built agent in a forked {@code
+ * LineDrivenApp} against a loopback server that answers 503 to everything: at start-up the application starts, its
+ * calls go out once and unmarked (mode off), and the log names the file and the line; through a hot reload the running
+ * policy stays (each call still makes {@code maxAttempts} 2 requests), each kind is reported once, and the housekeeping
+ * thread goes on (after a FIFO a valid edit is still loaded). The unit level, with the generated inputs and their cost,
+ * is {@code HostilePolicyInputTest}.
  */
 class HostilePolicyIT {
     private static final Duration REJECT_LIMIT = Duration.ofSeconds(10);

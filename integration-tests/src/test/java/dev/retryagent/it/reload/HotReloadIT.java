@@ -29,9 +29,9 @@ import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * SPEC 4.13: the built agent in a forked JVM that makes a call per line it reads, while the test changes its policy
- * file in each way a file really changes. The loopback server answers 503 to everything, so the number of requests
- * a call makes tells which policy it ran under: {@code maxAttempts} 2 before, 4 after.
+ * docs/reference.md#hot-reload: the built agent in a forked JVM that makes a call per line it reads, while the test
+ * changes its policy file in each way a file really changes. The loopback server answers 503 to everything, so the
+ * number of requests a call makes tells which policy it ran under: {@code maxAttempts} 2 before, 4 after.
  *
  * <p>After each change the test waits for the agent's {@code policy-loaded} line with the new content's hash (at most
  * {@link #RELOAD_LIMIT}) and prints how long that took ({@code RELOAD-MS}), then makes its calls: no call's outcome

@@ -23,13 +23,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Soak (SPEC 4, 5): 64 threads make 20,000 calls over five client kinds (OkHttp sync and async, HttpClient 5 classic
- * and async, HttpURLConnection) in one forked JVM, each kind against its own loopback server that fails 30% of the
- * requests at random (seeded): 503, 429 with {@code Retry-After: 0}, a connection dropped after the request was read,
- * and an answer held past the clients' read timeout. Proves: every call ends (no deadlock), no connection stays
- * leased, the agent runs no thread but its two daemons, the agent's counters equal what each server received, every failed GET used all its attempts (none was
- * refused a retry it should have had), and no POST without key reached a server twice. The JDK of the run is the
- * test's: CI runs it on Java 17 and on Java 25.
+ * Soak (docs/reference.md#semantics, #what-it-reports): 64 threads make 20,000 calls over five client kinds (OkHttp
+ * sync and async, HttpClient 5 classic and async, HttpURLConnection) in one forked JVM, each kind against its own
+ * loopback server that fails 30% of the requests at random (seeded): 503, 429 with {@code Retry-After: 0}, a connection
+ * dropped after the request was read, and an answer held past the clients' read timeout. Proves: every call ends (no
+ * deadlock), no connection stays leased, the agent runs no thread but its two daemons, the agent's counters equal what
+ * each server received, every failed GET used all its attempts (none was refused a retry it should have had), and no
+ * POST without key reached a server twice. The JDK of the run is the test's: CI runs it on Java 17 and on Java 25.
  */
 @Timeout(600)
 class SoakIT {

@@ -25,16 +25,17 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
- * SPEC 4.14 against a real retry library: an application of {@code integration-tests/retry-apps},
- * {@code resilience-apps} or {@code sdk-apps} (system property {@code retry.agent.it.MODULE}: that module's
- * {@code target}, with {@code MODULE.jar} and its class path directories) makes every scenario's calls, each way
- * (client) the library is called, once with the library's retries and once with them off, to loopback servers of
- * their own (one per node), through {@code dev.retryagent.it.apps.LayerCalls}: in one forked JVM per setting, without
- * the agent ({@link Setting#ALONE}), under {@code upperLayers: defer} ({@link Setting#DEFER}, a policy that only
- * shortens the backoff) and under {@code upperLayers: retry} ({@link Setting#RETRY}). Counts what each call's servers
- * received, checks them against the library's attempts and the agent's (3, the built-in default), and prints one row
- * per way and scenario: {@code LAYERS library=.. layer=.. way=.. scenario=.. libraryAttempts=.. alone=.. defer=..
- * retry=.. retriesOff=..} (retriesOff: the library's retries off, under {@code defer}), each {@code requests(status)}.
+ * docs/reference.md#layers-above-the-client against a real retry library: an application of {@code
+ * integration-tests/retry-apps}, {@code resilience-apps} or {@code sdk-apps} (system property {@code
+ * retry.agent.it.MODULE}: that module's {@code target}, with {@code MODULE.jar} and its class path directories) makes
+ * every scenario's calls, each way (client) the library is called, once with the library's retries and once with them
+ * off, to loopback servers of their own (one per node), through {@code dev.retryagent.it.apps.LayerCalls}: in one
+ * forked JVM per setting, without the agent ({@link Setting#ALONE}), under {@code upperLayers: defer} ({@link
+ * Setting#DEFER}, a policy that only shortens the backoff) and under {@code upperLayers: retry} ({@link
+ * Setting#RETRY}). Counts what each call's servers received, checks them against the library's attempts and the agent's
+ * (3, the built-in default), and prints one row per way and scenario: {@code LAYERS library=.. layer=.. way=..
+ * scenario=.. libraryAttempts=.. alone=.. defer=.. retry=.. retriesOff=..} (retriesOff: the library's retries off,
+ * under {@code defer}), each {@code requests(status)}.
  */
 final class LayerMatrix {
     /** The agent's attempts (the built-in {@code maxAttempts}). */

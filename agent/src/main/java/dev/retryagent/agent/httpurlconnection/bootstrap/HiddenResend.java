@@ -7,7 +7,7 @@ import java.net.HttpURLConnection;
 
 /**
  * The JDK's hidden resend, switched off for the attempts whose retries the agent owns ({@code builtInRetries:
- * replace}, mode {@code enforce}; SPEC 4.8).
+ * replace}, mode {@code enforce}; docs/reference.md#one-retry-layer).
  *
  * <p>{@code sun.net.www.http.HttpClient.parseHTTP} sends a buffered request (GET and POST alike, unless the
  * JVM-wide {@code sun.net.http.retryPost=false}, read once at start-up) a second time when the connection fails or

@@ -73,9 +73,9 @@ final class HttpUrlConnectionCalls {
     }
 
     /**
-     * How an attempt that failed with {@code failure}, and no response, failed (SPEC 4.1), {@code cachedConnection}
-     * whether its request went to a connection from the keep-alive cache: there, a response the JDK cannot read at
-     * all is a stale connection ({@link Failures#staleConnection}).
+     * How an attempt that failed with {@code failure}, and no response, failed (docs/reference.md#classification),
+     * {@code cachedConnection} whether its request went to a connection from the keep-alive cache: there, a response
+     * the JDK cannot read at all is a stale connection ({@link Failures#staleConnection}).
      */
     static FailureKind classify(IOException failure, boolean cachedConnection) {
         return Failures.staleConnection(classify(failure), isUnreadableResponse(failure), cachedConnection);
