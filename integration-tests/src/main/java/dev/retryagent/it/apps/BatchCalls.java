@@ -5,7 +5,6 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CancellationException;
@@ -102,7 +101,7 @@ public final class BatchCalls {
                         sequential = true;
                         break;
                     case "--call":
-                        calls.add(BatchCalls.parse(argv[++i]));
+                        calls.add(CallSpec.parse(argv[++i]));
                         break;
                     default:
                         System.err.println("usage error: unknown argument " + argv[i]);
@@ -175,7 +174,7 @@ public final class BatchCalls {
         }
         List<Thread> threads = new ArrayList<>();
         for (Map<String, List<String>> spec : options.calls()) {
-            String id = one(spec, "id", "call" + threads.size());
+            String id = CallSpec.one(spec, "id", "call" + threads.size());
             Thread t = new Thread(() -> run(spec, id, call), "call-" + id);
             threads.add(t);
             t.start();
@@ -191,7 +190,7 @@ public final class BatchCalls {
     /** Cancels {@code future} ({@code cancel(true)}) after the spec's {@code cancelAfterMs}, if it has one. */
     public static void cancelAfter(Map<String, List<String>> spec, Future<?> future) {
         if (spec.containsKey("cancelAfterMs")) {
-            TIMERS.schedule(() -> future.cancel(true), Long.parseLong(one(spec, "cancelAfterMs", "0")),
+            TIMERS.schedule(() -> future.cancel(true), Long.parseLong(CallSpec.one(spec, "cancelAfterMs", "0")),
                     TimeUnit.MILLISECONDS);
         }
     }
@@ -205,11 +204,11 @@ public final class BatchCalls {
     /** Makes the call of {@code spec} (or its repeats) on this thread and reports it. */
     public static void run(Map<String, List<String>> spec, String id, Call call) {
         try {
-            long startAfter = Long.parseLong(one(spec, "startAfterMs", "0"));
+            long startAfter = Long.parseLong(CallSpec.one(spec, "startAfterMs", "0"));
             if (startAfter > 0) {
                 Thread.sleep(startAfter);
             }
-            int repeat = Integer.parseInt(one(spec, "repeat", "1"));
+            int repeat = Integer.parseInt(CallSpec.one(spec, "repeat", "1"));
             if (repeat > 1) {
                 repeated(spec, id, repeat, call);
                 return;
@@ -219,7 +218,7 @@ public final class BatchCalls {
                 TIMERS.schedule(() -> {
                     INTERRUPTED_AT.put(id, System.nanoTime());
                     caller.interrupt();
-                }, Long.parseLong(one(spec, "interruptAfterMs", "0")), TimeUnit.MILLISECONDS);
+                }, Long.parseLong(CallSpec.one(spec, "interruptAfterMs", "0")), TimeUnit.MILLISECONDS);
             }
             long start = System.nanoTime();
             try {
@@ -280,25 +279,5 @@ public final class BatchCalls {
 
     private static long elapsedMs(long start) {
         return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-    }
-
-    /** A {@code --call} spec: {@code key=value;key=value}, a key may repeat; {@code %3B} in a value is a {@code ;}. */
-    public static Map<String, List<String>> parse(String spec) {
-        Map<String, List<String>> map = new LinkedHashMap<>();
-        for (String part : spec.split(";")) {
-            int eq = part.indexOf('=');
-            if (eq <= 0) {
-                throw new IllegalArgumentException("key=value expected, got " + part);
-            }
-            map.computeIfAbsent(part.substring(0, eq), k -> new ArrayList<>())
-                    .add(part.substring(eq + 1).replace("%3B", ";"));
-        }
-        return map;
-    }
-
-    /** The last value of {@code key}, or {@code fallback}. */
-    public static String one(Map<String, List<String>> spec, String key, String fallback) {
-        List<String> values = spec.get(key);
-        return values == null ? fallback : values.get(values.size() - 1);
     }
 }

@@ -7,7 +7,8 @@ import java.util.Map;
 
 /**
  * The batch applications' {@code --call} argument: {@code key=value} pairs separated by {@code ;}, a key may
- * come more than once; {@code %3B} in a value is a {@code ;}. Runs in the forked JVM (target/test-classes is on its class path): JDK types only.
+ * come more than once; {@code %3B} in a value is a {@code ;}. Every batch application parses its calls here (JDK
+ * types only: it runs in the forked JVMs, and in the Spring Boot applications' jars).
  */
 public final class CallSpec {
     private CallSpec() {
@@ -18,6 +19,9 @@ public final class CallSpec {
         Map<String, List<String>> map = new LinkedHashMap<>();
         for (String part : spec.split(";")) {
             int eq = part.indexOf('=');
+            if (eq <= 0) {
+                throw new IllegalArgumentException("key=value expected, got " + part);
+            }
             map.computeIfAbsent(part.substring(0, eq), k -> new ArrayList<>())
                     .add(part.substring(eq + 1).replace("%3B", ";"));
         }

@@ -1,6 +1,6 @@
 package dev.retryagent.it.apps;
 
-import static dev.retryagent.it.apps.BatchCalls.one;
+import static dev.retryagent.it.apps.CallSpec.one;
 
 import dev.retryagent.it.apps.BatchCalls.Seen;
 import java.io.ByteArrayInputStream;
