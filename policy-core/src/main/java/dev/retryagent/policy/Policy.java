@@ -46,7 +46,7 @@ public final class Policy {
         this.modeForced = modeForced;
     }
 
-    /** The built-in default policy of SPEC section 3. */
+    /** The built-in default policy of docs/reference.md#the-policy-file. */
     public static Policy builtIn() {
         return BUILT_IN;
     }

@@ -3,8 +3,8 @@ package dev.retryagent.policy;
 import java.nio.file.Path;
 
 /**
- * Reads and validates a policy file (SPEC section 3). The YAML is only composed to a node tree (never
- * constructed into objects); type tags, anchors and aliases are refused; every problem of a file is
+ * Reads and validates a policy file (docs/reference.md#the-policy-file). The YAML is only composed to a node
+ * tree (never constructed into objects); type tags, anchors and aliases are refused; every problem of a file is
  * reported at once, each with its file, line and key. Whatever goes wrong, the only exception that
  * leaves this class is {@link PolicyException}.
  *

@@ -7,7 +7,8 @@ import java.util.EnumSet;
 import java.util.List;
 
 /**
- * The shape of a policy file (SPEC section 3): the keys each mapping accepts and the words each value may be.
+ * The shape of a policy file (docs/reference.md#the-policy-file): the keys each mapping accepts and the words each
+ * value may be.
  * The words of modes, jitters, failure kinds, built-in retries and clients come from the model types that
  * define them, so that a new one needs no second edit here.
  */

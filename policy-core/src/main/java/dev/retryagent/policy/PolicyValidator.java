@@ -30,8 +30,8 @@ import org.snakeyaml.engine.v2.nodes.ScalarNode;
 import dev.retryagent.policy.PolicySchema.Place;
 
 /**
- * Walks the composed YAML node tree of a policy file against the schema of SPEC section 3 and builds the
- * {@link Policy}. Every problem is added to the error list (nothing stops at the first); a policy is
+ * Walks the composed YAML node tree of a policy file against the schema of docs/reference.md#the-policy-file
+ * and builds the {@link Policy}. Every problem is added to the error list (nothing stops at the first); a policy is
  * returned only when there were none. Omitted keys keep the value they override: the built-in default
  * for {@code defaults}, the resolved defaults for a rule, sub-key by sub-key in nested mappings.
  */

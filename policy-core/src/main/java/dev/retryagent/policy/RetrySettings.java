@@ -67,7 +67,7 @@ public final class RetrySettings {
         return value;
     }
 
-    /** The built-in {@code defaults} of SPEC section 3. */
+    /** The built-in {@code defaults} of docs/reference.md#the-policy-file. */
     public static RetrySettings builtIn() {
         return new Builder()
                 .maxAttempts(3)
