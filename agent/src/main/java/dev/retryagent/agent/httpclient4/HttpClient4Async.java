@@ -3,6 +3,7 @@ package dev.retryagent.agent.httpclient4;
 import dev.retryagent.agent.bootstrap.Hooks;
 import dev.retryagent.agent.bootstrap.NotIoFailure;
 import dev.retryagent.agent.bootstrap.RetryRuntime;
+import dev.retryagent.engine.AsyncAttempt;
 import dev.retryagent.engine.AsyncExchange;
 import dev.retryagent.engine.AsyncRetryLoop;
 import dev.retryagent.engine.AttemptCallback;
@@ -16,8 +17,6 @@ import java.io.InterruptedIOException;
 import java.net.URI;
 import java.nio.ByteBuffer;
 import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 import org.apache.http.HttpConnection;
 import org.apache.http.HttpConnectionMetrics;
 import org.apache.http.HttpEntity;
@@ -252,32 +251,22 @@ final class HttpClient4Async {
         }
 
         @Override
-        public void send(int attempt, int scope, final String marker, AttemptCallback<Head> callback) {
-            final Attempt<T> current = new Attempt<T>(this, callback);
-            Attempt<T> previous = last;
+        public void send(int attempt, int scope, String marker, AsyncAttempt<Head> handle) {
+            Attempt<T> current = new Attempt<T>(this, handle);
             last = current;
-            if (previous == null) {
+            if (attempt == 1) {
                 start(current, marker); // the application's own call, on its thread
                 return;
             }
-            previous.whenFinished(new Runnable() {
-                @Override
-                public void run() {
-                    // A retry that cannot start ends as that attempt's failure: the loop hears of it, the call ends.
-                    if (isCancelled()) {
-                        current.ended(new InterruptedIOException("retry-agent: the call was cancelled"));
-                        return;
-                    }
-                    try {
-                        producer.resetRequest(); // rewinds a repeatable producer, as the client does itself
-                        start(current, marker);
-                    } catch (IOException e) {
-                        current.ended(e);
-                    } catch (RuntimeException e) {
-                        current.ended(e);
-                    }
-                }
-            });
+            // A retry that cannot start ends as that attempt's failure: the loop hears of it, the call ends.
+            try {
+                producer.resetRequest(); // rewinds a repeatable producer, as the client does itself
+                start(current, marker);
+            } catch (IOException e) {
+                current.ended(e);
+            } catch (RuntimeException e) {
+                current.ended(e);
+            }
         }
 
         private void start(Attempt<T> current, String marker) {
@@ -396,7 +385,7 @@ final class HttpClient4Async {
         /** Passed on for the attempt the application sees; the call's final failure is passed on by the loop's delivery. */
         @Override
         public void failed(Exception ex) {
-            if (attempt.delivered) {
+            if (attempt.delivered()) {
                 producer.failed(ex);
             }
         }
@@ -419,15 +408,8 @@ final class HttpClient4Async {
 
     /** One attempt: the response consumer the client is given, and its result callback ({@link Result}). */
     static final class Attempt<T> implements HttpAsyncResponseConsumer<T> {
-        /** The state of an attempt whose exchange is over. */
-        private static final Object FINISHED = new Object();
-
         private final Call<T> call;
-        private final AttemptCallback<Head> loop;
-        private final AtomicBoolean reported = new AtomicBoolean();
-        /** null while the exchange runs, then {@link #FINISHED}, or the retry that waits for it to finish. */
-        private final AtomicReference<Object> next = new AtomicReference<Object>();
-        volatile boolean delivered;
+        private final AsyncAttempt<Head> handle;
         private volatile boolean drained;
         volatile Future<T> inFlight;
         /** Whether this attempt's request went out on a connection that had carried one before. */
@@ -436,23 +418,27 @@ final class HttpClient4Async {
         private Exception deliveryFailure;
         private ByteBuffer sink;
 
-        Attempt(Call<T> call, AttemptCallback<Head> loop) {
+        Attempt(Call<T> call, AsyncAttempt<Head> handle) {
             this.call = call;
-            this.loop = loop;
+            this.handle = handle;
+        }
+
+        /** Whether the loop gave this attempt's response to the application. */
+        boolean delivered() {
+            return handle.delivered();
         }
 
         // ---- the consumer ----
 
         @Override
         public void responseReceived(HttpResponse response) throws IOException, HttpException {
-            if (!reported.compareAndSet(false, true)) {
-                return;
-            }
             // The client follows redirects inside one attempt, and notes the hop it sends in the context.
             Object target = call.context.getAttribute(HttpCoreContext.HTTP_TARGET_HOST);
             Object sent = call.context.getAttribute(HttpCoreContext.HTTP_REQUEST);
-            loop.onResponse(new Head(this, response, target instanceof HttpHost ? (HttpHost) target : null,
-                    sent instanceof HttpRequest ? (HttpRequest) sent : null)); // the loop delivers the head or retries
+            if (!handle.arrived(new Head(this, response, target instanceof HttpHost ? (HttpHost) target : null,
+                    sent instanceof HttpRequest ? (HttpRequest) sent : null))) { // the loop delivers the head or retries
+                return;
+            }
             Exception failure = deliveryFailure;
             if (failure instanceof HttpException) {
                 throw (HttpException) failure;
@@ -467,7 +453,6 @@ final class HttpClient4Async {
 
         /** The loop's final answer is this attempt's response: it goes to the application's consumer. */
         void deliver(HttpResponse response) {
-            delivered = true;
             try {
                 call.consumer().responseReceived(response);
             } catch (HttpException e) {
@@ -481,7 +466,7 @@ final class HttpClient4Async {
 
         @Override
         public void consumeContent(ContentDecoder decoder, IOControl ioControl) throws IOException {
-            if (delivered) {
+            if (delivered()) {
                 call.consumer().consumeContent(decoder, ioControl);
                 return;
             }
@@ -496,7 +481,7 @@ final class HttpClient4Async {
 
         @Override
         public void responseCompleted(HttpContext context) {
-            if (delivered) {
+            if (delivered()) {
                 call.consumer().responseCompleted(context);
             } else {
                 drained = true;
@@ -505,7 +490,7 @@ final class HttpClient4Async {
 
         @Override
         public void failed(Exception ex) {
-            if (delivered) {
+            if (delivered()) {
                 call.consumer().failed(ex);
                 return;
             }
@@ -514,27 +499,27 @@ final class HttpClient4Async {
 
         @Override
         public Exception getException() {
-            return delivered ? call.consumer().getException() : null;
+            return delivered() ? call.consumer().getException() : null;
         }
 
         @Override
         public T getResult() {
-            return delivered ? call.consumer().getResult() : null;
+            return delivered() ? call.consumer().getResult() : null;
         }
 
         @Override
         public boolean isDone() {
-            return delivered ? call.consumer().isDone() : drained;
+            return delivered() ? call.consumer().isDone() : drained;
         }
 
         @Override
         public boolean cancel() {
-            return delivered && call.consumer().cancel();
+            return delivered() && call.consumer().cancel();
         }
 
         @Override
         public void close() throws IOException {
-            if (delivered) {
+            if (delivered()) {
                 call.consumer().close();
             }
         }
@@ -548,17 +533,17 @@ final class HttpClient4Async {
         final class Result implements FutureCallback<T> {
             @Override
             public void completed(T result) {
-                if (delivered) {
+                if (delivered()) {
                     call.future.completed(result);
                     return;
                 }
                 // A discarded response read to its end: its connection was released before this callback.
-                finished();
+                handle.finished();
             }
 
             @Override
             public void failed(Exception cause) {
-                if (delivered) {
+                if (delivered()) {
                     call.future.failed(cause);
                     return;
                 }
@@ -567,7 +552,7 @@ final class HttpClient4Async {
 
             @Override
             public void cancelled() {
-                if (delivered) {
+                if (delivered()) {
                     call.future.cancel(true);
                     return;
                 }
@@ -575,28 +560,9 @@ final class HttpClient4Async {
             }
         }
 
-        /** This attempt failed before its response head: the loop hears of it once. */
+        /** This attempt failed: before its response head, that is its end; after a discarded head, its body's. */
         void ended(Exception cause) {
-            boolean first = reported.compareAndSet(false, true);
-            finished();
-            if (first) {
-                loop.onFailure(cause instanceof IOException ? (IOException) cause : new NotIoFailure(cause));
-            }
-            // else: the body of a discarded response failed; the retry already scheduled goes ahead
-        }
-
-        private void finished() {
-            Object waiting = next.getAndSet(FINISHED);
-            if (waiting instanceof Runnable) {
-                ((Runnable) waiting).run();
-            }
-        }
-
-        /** Runs {@code start} once this attempt's exchange is over: now, or when it finishes. */
-        void whenFinished(Runnable start) {
-            if (!next.compareAndSet(null, start)) {
-                start.run();
-            }
+            handle.failed(cause instanceof IOException ? (IOException) cause : new NotIoFailure(cause));
         }
     }
 }
