@@ -51,16 +51,12 @@ public final class AsyncAttempt<R> {
         this.previousWaitMillis = previousWaitMillis;
     }
 
-    /** The attempt's number: 1 for the application's own, then 2, 3, ... */
-    public int number() {
-        return number;
-    }
-
     /**
      * The attempt's response (or its head: the body still to come) has arrived. The loop decides at once, on this
-     * thread: true when the response is the caller's (it has been delivered: the adapter gives the application the
-     * body and the end), false when it is dropped (a retry follows, or the attempt was reported already): the
-     * adapter reads the body to its end, releases the connection and calls {@link #finished}.
+     * thread: true when the response is the caller's (its {@code onResponse} has run, here: a response is
+     * delivered nowhere else; the adapter gives the application the head, the body and the end), false when it is
+     * dropped (a retry follows, or the attempt was reported already): the adapter reads the body to its end,
+     * releases the connection and calls {@link #finished}.
      */
     public boolean arrived(R response) {
         if (run == null) {

@@ -210,14 +210,12 @@ final class HttpClient4Async {
 
     /** A response head as the loop sees it; the body is still to come. */
     static final class Head {
-        final Attempt<?> attempt;
         final HttpResponse response;
         /** Where the request that got this response went (the last hop of the redirects the client followed). */
         final HttpHost target;
         final HttpRequest sent;
 
-        Head(Attempt<?> attempt, HttpResponse response, HttpHost target, HttpRequest sent) {
-            this.attempt = attempt;
+        Head(HttpResponse response, HttpHost target, HttpRequest sent) {
             this.response = response;
             this.target = target;
             this.sent = sent;
@@ -321,7 +319,7 @@ final class HttpClient4Async {
         final class Delivery implements AttemptCallback<Head> {
             @Override
             public void onResponse(Head head) {
-                head.attempt.deliver(head.response);
+                // nothing yet: the attempt hands the head on to the application's consumer (AsyncAttempt#arrived)
             }
 
             @Override
@@ -414,8 +412,6 @@ final class HttpClient4Async {
         volatile Future<T> inFlight;
         /** Whether this attempt's request went out on a connection that had carried one before. */
         volatile boolean reused;
-        // Written by deliver() and read by responseReceived() on the same thread, within responseReceived().
-        private Exception deliveryFailure;
         private ByteBuffer sink;
 
         Attempt(Call<T> call, AsyncAttempt<Head> handle) {
@@ -435,32 +431,9 @@ final class HttpClient4Async {
             // The client follows redirects inside one attempt, and notes the hop it sends in the context.
             Object target = call.context.getAttribute(HttpCoreContext.HTTP_TARGET_HOST);
             Object sent = call.context.getAttribute(HttpCoreContext.HTTP_REQUEST);
-            if (!handle.arrived(new Head(this, response, target instanceof HttpHost ? (HttpHost) target : null,
+            if (handle.arrived(new Head(response, target instanceof HttpHost ? (HttpHost) target : null,
                     sent instanceof HttpRequest ? (HttpRequest) sent : null))) { // the loop delivers the head or retries
-                return;
-            }
-            Exception failure = deliveryFailure;
-            if (failure instanceof HttpException) {
-                throw (HttpException) failure;
-            }
-            if (failure instanceof IOException) {
-                throw (IOException) failure;
-            }
-            if (failure instanceof RuntimeException) {
-                throw (RuntimeException) failure;
-            }
-        }
-
-        /** The loop's final answer is this attempt's response: it goes to the application's consumer. */
-        void deliver(HttpResponse response) {
-            try {
-                call.consumer().responseReceived(response);
-            } catch (HttpException e) {
-                deliveryFailure = e;
-            } catch (IOException e) {
-                deliveryFailure = e;
-            } catch (RuntimeException e) {
-                deliveryFailure = e;
+                call.consumer().responseReceived(response); // the loop's final answer
             }
         }
 

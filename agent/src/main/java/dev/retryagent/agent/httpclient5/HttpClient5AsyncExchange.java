@@ -119,12 +119,10 @@ final class HttpClient5AsyncExchange implements AsyncExchange<HttpClient5AsyncEx
 
     /** A response head as the loop sees it: status and headers; the body is still to come. */
     static final class Head {
-        final AttemptExecCallback attempt;
         final HttpResponse response;
         final EntityDetails details;
 
-        Head(AttemptExecCallback attempt, HttpResponse response, EntityDetails details) {
-            this.attempt = attempt;
+        Head(HttpResponse response, EntityDetails details) {
             this.response = response;
             this.details = details;
         }
@@ -133,9 +131,6 @@ final class HttpClient5AsyncExchange implements AsyncExchange<HttpClient5AsyncEx
     /** The exec chain's callback for one attempt. */
     final class AttemptExecCallback implements AsyncExecCallback {
         private final AsyncAttempt<Head> attempt;
-        // Written by deliver() and read by handleResponse() on the same thread, within handleResponse().
-        private AsyncDataConsumer applicationConsumer;
-        private Exception deliveryFailure;
 
         AttemptExecCallback(AsyncAttempt<Head> attempt) {
             this.attempt = attempt;
@@ -144,28 +139,10 @@ final class HttpClient5AsyncExchange implements AsyncExchange<HttpClient5AsyncEx
         @Override
         public AsyncDataConsumer handleResponse(HttpResponse response, EntityDetails details)
                 throws HttpException, IOException {
-            if (!attempt.arrived(new Head(this, response, details))) { // the loop delivers the head or retries
+            if (!attempt.arrived(new Head(response, details))) { // the loop delivers the head or retries
                 return details == null ? null : new DiscardingEntityConsumer<Object>();
             }
-            Exception failure = deliveryFailure;
-            if (failure instanceof HttpException) {
-                throw (HttpException) failure;
-            }
-            if (failure instanceof IOException) {
-                throw (IOException) failure;
-            }
-            return applicationConsumer;
-        }
-
-        /** The loop's final answer is this attempt's response: it goes to the application's callback. */
-        void deliver(Head head) {
-            try {
-                applicationConsumer = application.handleResponse(head.response, head.details);
-            } catch (HttpException e) {
-                deliveryFailure = e;
-            } catch (IOException e) {
-                deliveryFailure = e;
-            }
+            return application.handleResponse(response, details); // the loop's final answer
         }
 
         @Override
@@ -201,8 +178,8 @@ final class HttpClient5AsyncExchange implements AsyncExchange<HttpClient5AsyncEx
     final class Delivery implements AttemptCallback<Head> {
         @Override
         public void onResponse(Head head) {
+            // Before the attempt's callback hands the head on to the application (AsyncAttempt#arrived).
             AsyncRetryHandler.finished(scope);
-            head.attempt.deliver(head);
         }
 
         @Override

@@ -321,7 +321,7 @@ final class JdkHttpCall implements AsyncExchange<JdkHttpCall.Head> {
     private final class Delivery implements AttemptCallback<Head> {
         @Override
         public void onResponse(Head head) {
-            // nothing yet: the end of the attempt, now delivered, completes the result with the application's response
+            // nothing yet: the attempt applies the application's handler, and its end completes the result
         }
 
         @Override
