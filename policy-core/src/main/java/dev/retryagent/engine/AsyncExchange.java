@@ -1,21 +1,25 @@
 package dev.retryagent.engine;
 
-
 /**
  * One client's way of making an asynchronous attempt. {@link #send} must not block: it hands the
- * attempt to the client's own dispatcher or reactor, which reports back through the callback.
+ * attempt to the client's own dispatcher or reactor, which reports back through the {@link AsyncAttempt}.
+ * The loop calls it for a retry only when the wait is over, the attempt before has finished and the call
+ * has not been cancelled.
  *
  * @param <R> the client's response type
  */
 public interface AsyncExchange<R> extends Outcomes<R> {
     /**
-     * Starts attempt {@code attempt}.
+     * Starts attempt {@code attempt}. A retry that cannot start is reported as that attempt's failure
+     * ({@link AsyncAttempt#failed}), so that the caller gets the client's exception; what send throws for the
+     * first attempt is the client's own and propagates.
      *
-     * @param scope  the {@link AttemptScope} number for code that runs the attempt synchronously on a client thread
-     *               (calls made there are nested in it), or 0 when the attempt opens no scope
-     * @param marker the marker header value, or null for none
+     * @param scope   the {@link AttemptScope} number for code that runs the attempt synchronously on a client thread
+     *                (calls made there are nested in it), or 0 when the attempt opens no scope
+     * @param marker  the marker header value, or null for none
+     * @param handle  where the client reports the attempt's response, failure and end
      */
-    void send(int attempt, int scope, String marker, AttemptCallback<R> callback);
+    void send(int attempt, int scope, String marker, AsyncAttempt<R> handle);
 
     void discard(R response);
 

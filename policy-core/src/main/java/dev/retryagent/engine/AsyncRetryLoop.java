@@ -1,12 +1,14 @@
 package dev.retryagent.engine;
 
 import java.io.IOException;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * The asynchronous form of {@link RetryLoop}: each attempt's callback asks the engine, and a retry is
- * scheduled on the {@link Scheduler} instead of slept. The caller's callback fires once, with the final
- * response or failure.
+ * The asynchronous form of {@link RetryLoop}: each attempt's report ({@link AsyncAttempt}) asks the engine, and a
+ * retry is scheduled on the {@link Scheduler} instead of slept. The loop keeps the order of a call's attempts: each is
+ * reported once; the next starts only when the wait is over and the previous one has finished (its connection
+ * released), from whichever of the two comes last; a cancelled call starts no more; and the caller's callback fires
+ * once, with the final response or failure. Fails open: if the engine or the scheduler fails, the attempt in hand
+ * goes back to the caller as the client produced it.
  */
 public final class AsyncRetryLoop {
     private final RetryEngine engine;
@@ -22,114 +24,113 @@ public final class AsyncRetryLoop {
     /**
      * Runs {@code call} asynchronously. A call started while this thread is making an attempt of another call (see
      * {@link AttemptScope}) is nested: it is executed exactly once, and its marker, if any, carries the enclosing
-     * attempt's number. That is decided here, on the starting thread, and travels with the call's facts.
+     * attempt's number. That is decided here, on the starting thread, and travels with the call's facts. A call the
+     * loop leaves alone is sent once, its attempt reporting straight to {@code caller}.
      */
     public <R> void execute(CallFacts call, AsyncExchange<R> exchange, AttemptCallback<R> caller) {
         CallRun run = CallRun.start(engine, clock, call, "async-retry-loop.start");
         if (run == null) {
-            exchange.send(1, 0, null, caller);
+            exchange.send(1, 0, null, new AsyncAttempt<R>(this, null, exchange, caller, 1, 0));
             return;
         }
-        new Attempts<R>(run, exchange, caller).start(1, 0);
+        send(new AsyncAttempt<R>(this, run, exchange, caller, 1, 0));
     }
 
-    /** The state of one call across its attempts. */
-    private final class Attempts<R> {
-        private final CallRun run;
-        private final AsyncExchange<R> exchange;
-        private final AttemptCallback<R> caller;
-
-        Attempts(CallRun run, AsyncExchange<R> exchange, AttemptCallback<R> caller) {
-            this.run = run;
-            this.exchange = exchange;
-            this.caller = caller;
+    /**
+     * Sends {@code attempt}. An exception that the client throws from send before the attempt has been reported is
+     * the client's own for the first attempt and propagates, as it would without the agent; for a retry it is
+     * returned, so that the caller can still be called back.
+     */
+    private <R> RuntimeException send(AsyncAttempt<R> attempt) {
+        int n = attempt.number;
+        try {
+            attempt.exchange.send(n, attempt.run.scope(n), attempt.run.markerValue(n), attempt);
+        } catch (RuntimeException e) {
+            // Thrown after the attempt was reported inline, it came from the application's own callback.
+            if (n == 1 || attempt.reported()) {
+                throw e;
+            }
+            return e;
         }
+        return null;
+    }
 
-        /**
-         * Sends attempt {@code attempt}. An exception that the client throws from send before it has
-         * called back is the client's own for the first attempt and propagates, as it would without the
-         * agent; for a retry it is returned, so that the caller can still be called back.
-         */
-        RuntimeException start(final int attempt, final long previousWaitMillis) {
-            final AtomicBoolean calledBack = new AtomicBoolean();
-            try {
-                exchange.send(attempt, run.scope(attempt), run.markerValue(attempt), new AttemptCallback<R>() {
-                    @Override
-                    public void onResponse(R response) {
-                        calledBack.set(true);
-                        ended(attempt, previousWaitMillis, response, null);
+    /** {@code attempt} ended with {@code response} or {@code failure}: deliver it, or schedule the next attempt. */
+    <R> void ended(final AsyncAttempt<R> attempt, R response, IOException failure) {
+        AsyncExchange<R> exchange = attempt.exchange;
+        RetryDecision decision = attempt.run.decide(engine, clock, exchange, attempt.number, response, failure,
+                attempt.previousWaitMillis, exchange.isCancelled(), "async-retry-loop.decide");
+        if (!decision.shouldRetry()) {
+            deliver(attempt, response, failure);
+            return;
+        }
+        attempt.waitMillis = decision.waitMillis();
+        attempt.failure = failure;
+        try {
+            scheduler.schedule(new Runnable() {
+                @Override
+                public void run() {
+                    if (!cancelled(attempt) && attempt.due()) {
+                        startNext(attempt);
                     }
-
-                    @Override
-                    public void onFailure(IOException failure) {
-                        calledBack.set(true);
-                        ended(attempt, previousWaitMillis, null, failure);
-                    }
-                });
-            } catch (RuntimeException e) {
-                // Thrown after the callback ran inline, it came from the application's own callback.
-                if (attempt == 1 || calledBack.get()) {
-                    throw e;
                 }
-                return e;
-            }
-            return null;
+            }, attempt.waitMillis);
+        } catch (RuntimeException e) {
+            // A scheduler that is shut down (or broken): the attempt in hand goes back to the caller.
+            RetryLog.internalError("async-retry-loop.schedule", e);
+            deliver(attempt, response, failure);
+            return;
         }
-
-        private void ended(final int attempt, long previousWaitMillis, R response, IOException failure) {
-            RetryDecision decision = run.decide(engine, clock, exchange, attempt, response, failure, previousWaitMillis,
-                    exchange.isCancelled(), "async-retry-loop.decide");
-            if (!decision.shouldRetry()) {
-                deliver(response, failure);
-                return;
-            }
-            final long waitMillis = decision.waitMillis();
-            final IOException lastFailure = failure;
+        if (response != null) {
+            // Released right after the retry is scheduled, not before: had scheduling failed, the
+            // caller would have got this response.
             try {
-                scheduler.schedule(new Runnable() {
-                    @Override
-                    public void run() {
-                        if (exchange.isCancelled()) {
-                            caller.onFailure(lastFailure != null ? lastFailure : new IOException("Canceled"));
-                            return;
-                        }
-                        RuntimeException notSent = start(attempt + 1, waitMillis);
-                        if (notSent != null) {
-                            // Fail open: the caller is still called back, once. The last response was
-                            // released before the wait, so a failure is all there is to give.
-                            RetryLog.internalError("async-retry-loop.send", notSent);
-                            IOException failed = lastFailure;
-                            if (failed == null) {
-                                failed = new IOException("retry-agent: the retry could not be sent");
-                                failed.initCause(notSent);
-                            }
-                            caller.onFailure(failed);
-                        }
-                    }
-                }, waitMillis);
+                exchange.discard(response);
             } catch (RuntimeException e) {
-                // A scheduler that is shut down (or broken): the attempt in hand goes back to the caller.
-                RetryLog.internalError("async-retry-loop.schedule", e);
-                deliver(response, failure);
-                return;
-            }
-            if (response != null) {
-                // Released right after the retry is scheduled, not before: had scheduling failed, the
-                // caller would have got this response.
-                try {
-                    exchange.discard(response);
-                } catch (RuntimeException e) {
-                    RetryLog.internalError("async-retry-loop.discard", e);
-                }
+                RetryLog.internalError("async-retry-loop.discard", e);
             }
         }
+    }
 
-        private void deliver(R response, IOException failure) {
-            if (failure != null) {
-                caller.onFailure(failure);
-            } else {
-                caller.onResponse(response);
+    /**
+     * Starts the attempt after {@code previous}, whose wait is over and which has finished: on the scheduler's thread,
+     * or on the client's, from the end of {@code previous}.
+     */
+    <R> void startNext(AsyncAttempt<R> previous) {
+        if (cancelled(previous)) {
+            return;
+        }
+        RuntimeException notSent = send(new AsyncAttempt<R>(this, previous.run, previous.exchange, previous.caller,
+                previous.number + 1, previous.waitMillis));
+        if (notSent != null) {
+            // Fail open: the caller is still called back, once. The last response was
+            // released before the wait, so a failure is all there is to give.
+            RetryLog.internalError("async-retry-loop.send", notSent);
+            IOException failed = previous.failure;
+            if (failed == null) {
+                failed = new IOException("retry-agent: the retry could not be sent");
+                failed.initCause(notSent);
             }
+            previous.caller.onFailure(failed);
+        }
+    }
+
+    /** Whether the call was cancelled during the wait after {@code previous}: then the caller has been called back. */
+    private static <R> boolean cancelled(AsyncAttempt<R> previous) {
+        if (!previous.exchange.isCancelled()) {
+            return false;
+        }
+        IOException last = previous.failure;
+        previous.caller.onFailure(last != null ? last : new IOException("Canceled"));
+        return true;
+    }
+
+    private static <R> void deliver(AsyncAttempt<R> attempt, R response, IOException failure) {
+        if (failure != null) {
+            attempt.caller.onFailure(failure);
+        } else {
+            attempt.deliver();
+            attempt.caller.onResponse(response);
         }
     }
 }

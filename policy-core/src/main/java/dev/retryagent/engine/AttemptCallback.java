@@ -2,7 +2,7 @@ package dev.retryagent.engine;
 
 import java.io.IOException;
 
-/** Receives how an attempt, or a whole call, ended: exactly one of the two methods, exactly once. */
+/** Receives how a whole asynchronous call ended: exactly one of the two methods, exactly once. */
 public interface AttemptCallback<R> {
     void onResponse(R response);
 

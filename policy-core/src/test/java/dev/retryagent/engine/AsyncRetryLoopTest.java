@@ -83,7 +83,11 @@ class AsyncRetryLoopTest {
         final List<FakeResponse> sent = new ArrayList<>();
         final List<FakeResponse> discarded = new ArrayList<>();
         final List<IOException> failed = new ArrayList<>();
-        final List<AttemptCallback<FakeResponse>> pending = new ArrayList<>();
+        final List<AsyncAttempt<FakeResponse>> pending = new ArrayList<>();
+        /** Attempts whose response arrived and that have not finished yet (with {@link #finishLater}). */
+        final List<AsyncAttempt<FakeResponse>> unfinished = new ArrayList<>();
+        /** Whether an attempt whose response is dropped finishes only when the test says so. */
+        boolean finishLater;
         volatile boolean cancelled;
         RuntimeException outcomeFailure;
         RuntimeException sendFailureFromAttempt2;
@@ -96,7 +100,7 @@ class AsyncRetryLoopTest {
         }
 
         @Override
-        public void send(int attempt, int scope, String marker, AttemptCallback<FakeResponse> callback) {
+        public void send(int attempt, int scope, String marker, AsyncAttempt<FakeResponse> callback) {
             if (attempt >= 2 && sendFailureFromAttempt2 != null) {
                 throw sendFailureFromAttempt2;
             }
@@ -119,19 +123,29 @@ class AsyncRetryLoopTest {
         /** Completes the oldest attempt still in flight. */
         void completeNext() {
             assertEquals(1, pending.size(), "one attempt in flight");
-            AttemptCallback<FakeResponse> callback = pending.remove(0);
+            AsyncAttempt<FakeResponse> callback = pending.remove(0);
             complete(attempts.get(attempts.size() - 1), callback);
         }
 
-        private void complete(int attempt, AttemptCallback<FakeResponse> callback) {
+        /** The oldest attempt whose response arrived finishes (its body read, its connection released). */
+        void finishNext() {
+            unfinished.remove(0).finished();
+        }
+
+        private void complete(int attempt, AsyncAttempt<FakeResponse> callback) {
             IOException failure = script.failureAt(attempt);
             if (failure != null) {
                 failed.add(failure);
-                callback.onFailure(failure);
+                callback.failed(failure);
             } else {
                 FakeResponse response = script.responseAt(attempt);
                 sent.add(response);
-                callback.onResponse(response);
+                boolean delivered = callback.arrived(response);
+                if (delivered || !finishLater) {
+                    callback.finished();
+                } else {
+                    unfinished.add(callback);
+                }
             }
         }
 
@@ -321,8 +335,12 @@ class AsyncRetryLoopTest {
         FakeAsyncExchange exchange = new FakeAsyncExchange(Script.of().status(503).status(200), false);
         Caller caller = new Caller();
         loop(policy(Mode.OFF, RetrySettings.builtIn())).execute(get(), exchange, caller);
-        assertSame(caller, exchange.pending.get(0));
         assertNull(exchange.markers.get(0));
+        AsyncAttempt<FakeResponse> attempt = exchange.pending.get(0);
+        exchange.completeNext();
+        assertSame(exchange.sent.get(0), caller.only(), "the 503 goes straight to the caller");
+        assertTrue(attempt.delivered());
+        assertEquals(0, scheduler.pendingCount());
     }
 
     @Test
@@ -396,8 +414,10 @@ class AsyncRetryLoopTest {
         FakeAsyncExchange exchange = new FakeAsyncExchange(Script.of().status(503).status(200), false);
         Caller caller = new Caller();
         loop(engine).execute(get(), exchange, caller);
-        assertSame(caller, exchange.pending.get(0), "the client calls the application back directly");
         assertNull(exchange.markers.get(0));
+        exchange.completeNext();
+        assertSame(exchange.sent.get(0), caller.only(), "the client's response goes to the application as it is");
+        assertEquals(0, scheduler.pendingCount());
     }
 
     @Test
@@ -464,5 +484,126 @@ class AsyncRetryLoopTest {
         loop(exact()).execute(get(), exchange, caller);
         scheduler.runAll();
         assertTrue(caller.only() instanceof IOException, "the 503 was released before the wait; the caller gets a failure");
+    }
+
+    @Test
+    void theNextAttemptWaitsUntilThePreviousHasFinishedAndStartsFromItsEnd() {
+        FakeAsyncExchange exchange = new FakeAsyncExchange(Script.of().status(503).status(200), false);
+        exchange.finishLater = true;
+        Caller caller = new Caller();
+        loop(exact()).execute(get(), exchange, caller);
+        exchange.completeNext();
+        assertTrue(scheduler.runNext(), "the wait is over");
+        assertEquals(Arrays.asList(1), exchange.attempts, "the dropped body is still being read");
+        exchange.finishNext();
+        assertEquals(Arrays.asList(1, 2), exchange.attempts, "started from the end of the attempt before");
+        exchange.completeNext();
+        assertSame(exchange.sent.get(1), caller.only());
+    }
+
+    @Test
+    void anAttemptThatFinishedDuringTheWaitHasTheNextStartedByTheScheduler() {
+        FakeAsyncExchange exchange = new FakeAsyncExchange(Script.of().status(503).status(200), false);
+        exchange.finishLater = true;
+        Caller caller = new Caller();
+        loop(exact()).execute(get(), exchange, caller);
+        exchange.completeNext();
+        exchange.finishNext();
+        assertEquals(Arrays.asList(1), exchange.attempts, "not before the wait is over");
+        assertTrue(scheduler.runNext());
+        assertEquals(Arrays.asList(1, 2), exchange.attempts);
+        exchange.completeNext();
+        assertSame(exchange.sent.get(1), caller.only());
+    }
+
+    @Test
+    void anAttemptIsReportedOnceAndTheFailureOfItsDroppedBodyEndsIt() {
+        RetryEngine engine = engine(exact());
+        FakeAsyncExchange exchange = new FakeAsyncExchange(Script.of().status(503).status(200), false);
+        exchange.finishLater = true;
+        Caller caller = new Caller();
+        loop(engine).execute(get(), exchange, caller);
+        exchange.completeNext();
+        AsyncAttempt<FakeResponse> first = exchange.unfinished.remove(0);
+        assertTrue(first.reported());
+        assertTrue(!first.arrived(new FakeResponse(1, 200, null)), "a second head is dropped");
+        first.failed(new IOException("body cut short"));
+        first.failed(new IOException("and again"));
+        assertEquals(Arrays.asList(1), exchange.attempts);
+        assertTrue(scheduler.runNext());
+        assertEquals(Arrays.asList(1, 2), exchange.attempts, "the retry goes ahead once the attempt has ended");
+        exchange.completeNext();
+        assertSame(exchange.sent.get(1), caller.only());
+        assertEquals(2, engine.counters(CLIENT, "https", HOST, 443).attempts(), "each attempt decided once");
+        assertEquals(0, scheduler.pendingCount());
+    }
+
+    @Test
+    void aFailureAfterTheFailureReportedIsDropped() {
+        FakeAsyncExchange exchange = new FakeAsyncExchange(Script.of().fail(FailureKind.OTHER), false);
+        Caller caller = new Caller();
+        loop(exact()).execute(get(), exchange, caller);
+        AsyncAttempt<FakeResponse> attempt = exchange.pending.get(0);
+        exchange.completeNext();
+        attempt.failed(new IOException("late"));
+        assertTrue(!attempt.arrived(new FakeResponse(1, 200, null)));
+        assertSame(exchange.failed.get(0), caller.only());
+        assertTrue(!attempt.delivered());
+    }
+
+    @Test
+    void theEventsOfADeliveredAttemptAfterItsResponseAreTheAdaptersToPassOn() {
+        FakeAsyncExchange exchange = new FakeAsyncExchange(Script.of().status(200), false);
+        Caller caller = new Caller();
+        loop(exact()).execute(get(), exchange, caller);
+        AsyncAttempt<FakeResponse> attempt = exchange.pending.get(0);
+        exchange.completeNext();
+        assertTrue(attempt.delivered());
+        attempt.failed(new IOException("body failed"));
+        attempt.finished();
+        assertSame(exchange.sent.get(0), caller.only());
+        assertEquals(0, scheduler.pendingCount());
+    }
+
+    @Test
+    void aCallCancelledWhileTheAttemptBeforeFinishesStartsNoMore() {
+        FakeAsyncExchange exchange = new FakeAsyncExchange(Script.of().status(503).status(200), false);
+        exchange.finishLater = true;
+        Caller caller = new Caller();
+        loop(exact()).execute(get(), exchange, caller);
+        exchange.completeNext();
+        assertTrue(scheduler.runNext());
+        exchange.cancelled = true;
+        exchange.finishNext();
+        assertEquals(Arrays.asList(1), exchange.attempts, "nothing sent after the cancel");
+        assertTrue(caller.only() instanceof IOException);
+    }
+
+    @Test
+    void aCallCancelledDuringTheWaitIsCalledBackAtOnceEvenIfTheAttemptBeforeNeverFinishes() {
+        FakeAsyncExchange exchange = new FakeAsyncExchange(Script.of().fail(FailureKind.RESET).status(200), false);
+        Caller caller = new Caller();
+        loop(exact()).execute(get(), exchange, caller);
+        exchange.completeNext();
+        exchange.cancelled = true;
+        assertTrue(scheduler.runNext());
+        assertSame(exchange.failed.get(0), caller.only(), "the last failure");
+        assertEquals(Arrays.asList(1), exchange.attempts);
+    }
+
+    @Test
+    void anAttemptHandedOverGoesToTheApplicationWithoutADecision() {
+        RetryEngine engine = engine(exact());
+        FakeAsyncExchange exchange = new FakeAsyncExchange(Script.of().status(503).status(200), false);
+        Caller caller = new Caller();
+        loop(engine).execute(get(), exchange, caller);
+        AsyncAttempt<FakeResponse> attempt = exchange.pending.get(0);
+        assertTrue(attempt.handOver());
+        assertTrue(attempt.delivered());
+        assertTrue(!attempt.handOver(), "once");
+        assertTrue(!attempt.arrived(new FakeResponse(1, 503, null)));
+        attempt.failed(new IOException("late"));
+        assertTrue(caller.results.isEmpty(), "the adapter gives the application the response itself");
+        assertEquals(0, scheduler.pendingCount());
     }
 }

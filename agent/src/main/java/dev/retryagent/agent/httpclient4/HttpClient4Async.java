@@ -3,6 +3,7 @@ package dev.retryagent.agent.httpclient4;
 import dev.retryagent.agent.bootstrap.Hooks;
 import dev.retryagent.agent.bootstrap.NotIoFailure;
 import dev.retryagent.agent.bootstrap.RetryRuntime;
+import dev.retryagent.engine.AsyncAttempt;
 import dev.retryagent.engine.AsyncExchange;
 import dev.retryagent.engine.AsyncRetryLoop;
 import dev.retryagent.engine.AttemptCallback;
@@ -16,8 +17,6 @@ import java.io.InterruptedIOException;
 import java.net.URI;
 import java.nio.ByteBuffer;
 import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 import org.apache.http.HttpConnection;
 import org.apache.http.HttpConnectionMetrics;
 import org.apache.http.HttpEntity;
@@ -211,14 +210,12 @@ final class HttpClient4Async {
 
     /** A response head as the loop sees it; the body is still to come. */
     static final class Head {
-        final Attempt<?> attempt;
         final HttpResponse response;
         /** Where the request that got this response went (the last hop of the redirects the client followed). */
         final HttpHost target;
         final HttpRequest sent;
 
-        Head(Attempt<?> attempt, HttpResponse response, HttpHost target, HttpRequest sent) {
-            this.attempt = attempt;
+        Head(HttpResponse response, HttpHost target, HttpRequest sent) {
             this.response = response;
             this.target = target;
             this.sent = sent;
@@ -252,32 +249,22 @@ final class HttpClient4Async {
         }
 
         @Override
-        public void send(int attempt, int scope, final String marker, AttemptCallback<Head> callback) {
-            final Attempt<T> current = new Attempt<T>(this, callback);
-            Attempt<T> previous = last;
+        public void send(int attempt, int scope, String marker, AsyncAttempt<Head> handle) {
+            Attempt<T> current = new Attempt<T>(this, handle);
             last = current;
-            if (previous == null) {
+            if (attempt == 1) {
                 start(current, marker); // the application's own call, on its thread
                 return;
             }
-            previous.whenFinished(new Runnable() {
-                @Override
-                public void run() {
-                    // A retry that cannot start ends as that attempt's failure: the loop hears of it, the call ends.
-                    if (isCancelled()) {
-                        current.ended(new InterruptedIOException("retry-agent: the call was cancelled"));
-                        return;
-                    }
-                    try {
-                        producer.resetRequest(); // rewinds a repeatable producer, as the client does itself
-                        start(current, marker);
-                    } catch (IOException e) {
-                        current.ended(e);
-                    } catch (RuntimeException e) {
-                        current.ended(e);
-                    }
-                }
-            });
+            // A retry that cannot start ends as that attempt's failure: the loop hears of it, the call ends.
+            try {
+                producer.resetRequest(); // rewinds a repeatable producer, as the client does itself
+                start(current, marker);
+            } catch (IOException e) {
+                current.ended(e);
+            } catch (RuntimeException e) {
+                current.ended(e);
+            }
         }
 
         private void start(Attempt<T> current, String marker) {
@@ -332,7 +319,7 @@ final class HttpClient4Async {
         final class Delivery implements AttemptCallback<Head> {
             @Override
             public void onResponse(Head head) {
-                head.attempt.deliver(head.response);
+                // nothing yet: the attempt hands the head on to the application's consumer (AsyncAttempt#arrived)
             }
 
             @Override
@@ -396,7 +383,7 @@ final class HttpClient4Async {
         /** Passed on for the attempt the application sees; the call's final failure is passed on by the loop's delivery. */
         @Override
         public void failed(Exception ex) {
-            if (attempt.delivered) {
+            if (attempt.delivered()) {
                 producer.failed(ex);
             }
         }
@@ -419,69 +406,40 @@ final class HttpClient4Async {
 
     /** One attempt: the response consumer the client is given, and its result callback ({@link Result}). */
     static final class Attempt<T> implements HttpAsyncResponseConsumer<T> {
-        /** The state of an attempt whose exchange is over. */
-        private static final Object FINISHED = new Object();
-
         private final Call<T> call;
-        private final AttemptCallback<Head> loop;
-        private final AtomicBoolean reported = new AtomicBoolean();
-        /** null while the exchange runs, then {@link #FINISHED}, or the retry that waits for it to finish. */
-        private final AtomicReference<Object> next = new AtomicReference<Object>();
-        volatile boolean delivered;
+        private final AsyncAttempt<Head> handle;
         private volatile boolean drained;
         volatile Future<T> inFlight;
         /** Whether this attempt's request went out on a connection that had carried one before. */
         volatile boolean reused;
-        // Written by deliver() and read by responseReceived() on the same thread, within responseReceived().
-        private Exception deliveryFailure;
         private ByteBuffer sink;
 
-        Attempt(Call<T> call, AttemptCallback<Head> loop) {
+        Attempt(Call<T> call, AsyncAttempt<Head> handle) {
             this.call = call;
-            this.loop = loop;
+            this.handle = handle;
+        }
+
+        /** Whether the loop gave this attempt's response to the application. */
+        boolean delivered() {
+            return handle.delivered();
         }
 
         // ---- the consumer ----
 
         @Override
         public void responseReceived(HttpResponse response) throws IOException, HttpException {
-            if (!reported.compareAndSet(false, true)) {
-                return;
-            }
             // The client follows redirects inside one attempt, and notes the hop it sends in the context.
             Object target = call.context.getAttribute(HttpCoreContext.HTTP_TARGET_HOST);
             Object sent = call.context.getAttribute(HttpCoreContext.HTTP_REQUEST);
-            loop.onResponse(new Head(this, response, target instanceof HttpHost ? (HttpHost) target : null,
-                    sent instanceof HttpRequest ? (HttpRequest) sent : null)); // the loop delivers the head or retries
-            Exception failure = deliveryFailure;
-            if (failure instanceof HttpException) {
-                throw (HttpException) failure;
-            }
-            if (failure instanceof IOException) {
-                throw (IOException) failure;
-            }
-            if (failure instanceof RuntimeException) {
-                throw (RuntimeException) failure;
-            }
-        }
-
-        /** The loop's final answer is this attempt's response: it goes to the application's consumer. */
-        void deliver(HttpResponse response) {
-            delivered = true;
-            try {
-                call.consumer().responseReceived(response);
-            } catch (HttpException e) {
-                deliveryFailure = e;
-            } catch (IOException e) {
-                deliveryFailure = e;
-            } catch (RuntimeException e) {
-                deliveryFailure = e;
+            if (handle.arrived(new Head(response, target instanceof HttpHost ? (HttpHost) target : null,
+                    sent instanceof HttpRequest ? (HttpRequest) sent : null))) { // the loop delivers the head or retries
+                call.consumer().responseReceived(response); // the loop's final answer
             }
         }
 
         @Override
         public void consumeContent(ContentDecoder decoder, IOControl ioControl) throws IOException {
-            if (delivered) {
+            if (delivered()) {
                 call.consumer().consumeContent(decoder, ioControl);
                 return;
             }
@@ -496,7 +454,7 @@ final class HttpClient4Async {
 
         @Override
         public void responseCompleted(HttpContext context) {
-            if (delivered) {
+            if (delivered()) {
                 call.consumer().responseCompleted(context);
             } else {
                 drained = true;
@@ -505,7 +463,7 @@ final class HttpClient4Async {
 
         @Override
         public void failed(Exception ex) {
-            if (delivered) {
+            if (delivered()) {
                 call.consumer().failed(ex);
                 return;
             }
@@ -514,27 +472,27 @@ final class HttpClient4Async {
 
         @Override
         public Exception getException() {
-            return delivered ? call.consumer().getException() : null;
+            return delivered() ? call.consumer().getException() : null;
         }
 
         @Override
         public T getResult() {
-            return delivered ? call.consumer().getResult() : null;
+            return delivered() ? call.consumer().getResult() : null;
         }
 
         @Override
         public boolean isDone() {
-            return delivered ? call.consumer().isDone() : drained;
+            return delivered() ? call.consumer().isDone() : drained;
         }
 
         @Override
         public boolean cancel() {
-            return delivered && call.consumer().cancel();
+            return delivered() && call.consumer().cancel();
         }
 
         @Override
         public void close() throws IOException {
-            if (delivered) {
+            if (delivered()) {
                 call.consumer().close();
             }
         }
@@ -548,17 +506,17 @@ final class HttpClient4Async {
         final class Result implements FutureCallback<T> {
             @Override
             public void completed(T result) {
-                if (delivered) {
+                if (delivered()) {
                     call.future.completed(result);
                     return;
                 }
                 // A discarded response read to its end: its connection was released before this callback.
-                finished();
+                handle.finished();
             }
 
             @Override
             public void failed(Exception cause) {
-                if (delivered) {
+                if (delivered()) {
                     call.future.failed(cause);
                     return;
                 }
@@ -567,7 +525,7 @@ final class HttpClient4Async {
 
             @Override
             public void cancelled() {
-                if (delivered) {
+                if (delivered()) {
                     call.future.cancel(true);
                     return;
                 }
@@ -575,28 +533,9 @@ final class HttpClient4Async {
             }
         }
 
-        /** This attempt failed before its response head: the loop hears of it once. */
+        /** This attempt failed: before its response head, that is its end; after a discarded head, its body's. */
         void ended(Exception cause) {
-            boolean first = reported.compareAndSet(false, true);
-            finished();
-            if (first) {
-                loop.onFailure(cause instanceof IOException ? (IOException) cause : new NotIoFailure(cause));
-            }
-            // else: the body of a discarded response failed; the retry already scheduled goes ahead
-        }
-
-        private void finished() {
-            Object waiting = next.getAndSet(FINISHED);
-            if (waiting instanceof Runnable) {
-                ((Runnable) waiting).run();
-            }
-        }
-
-        /** Runs {@code start} once this attempt's exchange is over: now, or when it finishes. */
-        void whenFinished(Runnable start) {
-            if (!next.compareAndSet(null, start)) {
-                start.run();
-            }
+            handle.failed(cause instanceof IOException ? (IOException) cause : new NotIoFailure(cause));
         }
     }
 }

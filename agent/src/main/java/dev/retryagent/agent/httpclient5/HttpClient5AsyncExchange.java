@@ -1,14 +1,12 @@
 package dev.retryagent.agent.httpclient5;
 
 import dev.retryagent.agent.bootstrap.NotIoFailure;
+import dev.retryagent.engine.AsyncAttempt;
 import dev.retryagent.engine.AsyncExchange;
 import dev.retryagent.engine.AttemptCallback;
 import dev.retryagent.engine.Outcome;
 import dev.retryagent.policy.FailureKind;
 import java.io.IOException;
-import java.io.InterruptedIOException;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 import org.apache.hc.client5.http.async.AsyncExecCallback;
 import org.apache.hc.client5.http.async.AsyncExecChain;
 import org.apache.hc.core5.concurrent.CancellableDependency;
@@ -28,27 +26,20 @@ import org.apache.hc.core5.http.support.BasicRequestBuilder;
  *
  * <p>An attempt is reported to the loop when its response head arrives ({@link Head}), because that is when
  * the exec chain needs to know who consumes the body: the application's consumer, when the loop delivers the
- * head ({@link Delivery}), or a {@code DiscardingEntityConsumer}, when the loop retries. The next attempt is
- * scheduled by the loop (on the agent's scheduler thread, never waiting on an I/O reactor thread), but starts
- * only once the previous one has finished: its discarded body read to the end and its connection released to
- * the pool, or its failure handled. When the wait is over first, the next attempt starts from the previous
- * one's completion, as the client's own redirect handling does.
+ * head ({@link Delivery}), or a {@code DiscardingEntityConsumer}, when the loop retries. The loop starts the next
+ * attempt only once the previous one has finished ({@link AsyncAttempt}): its discarded body read to the end and
+ * its connection released to the pool, or its failure handled.
  *
  * <p>After the head went to the application, everything else of that attempt (body, completion, failure)
  * passes straight through: the application's callback hears of exactly one response, or one failure.
  */
 final class HttpClient5AsyncExchange implements AsyncExchange<HttpClient5AsyncExchange.Head> {
-    /** The state of an attempt whose exchange is over. */
-    private static final Object FINISHED = new Object();
-
     private final HttpRequest request;
     private final AsyncEntityProducer producer;
     private final AsyncExecChain.Scope scope;
     private final AsyncExecChain chain;
     private final AsyncExecCallback application;
     private final String markerHeader;
-    /** The attempt sent last. */
-    private volatile AttemptExecCallback last;
 
     HttpClient5AsyncExchange(HttpRequest request, AsyncEntityProducer producer, AsyncExecChain.Scope scope,
                          AsyncExecChain chain, AsyncExecCallback application, String markerHeader) {
@@ -66,20 +57,28 @@ final class HttpClient5AsyncExchange implements AsyncExchange<HttpClient5AsyncEx
     }
 
     @Override
-    public void send(int attempt, int scope, String marker, AttemptCallback<Head> callback) {
-        AttemptExecCallback current = new AttemptExecCallback(callback);
-        AttemptExecCallback previous = last;
-        last = current;
-        if (previous == null) {
+    public void send(int attempt, int scope, String marker, AsyncAttempt<Head> handle) {
+        AttemptExecCallback current = new AttemptExecCallback(handle);
+        if (attempt == 1) {
             // The application's own call, on its thread: whatever the chain throws is the client's, as without
             // the agent (NotSent carries a checked exception out of the loop to AsyncRetryHandler).
-            proceed(current, attempt, marker);
+            proceed(current, marker);
             return;
         }
-        previous.whenFinished(new StartRetry(current, attempt, marker));
+        // A retry, on the scheduler thread or from the completion of the attempt before.
+        try {
+            if (producer != null) {
+                producer.releaseResources(); // rewinds a repeatable producer, as the client's own retry does
+            }
+            proceed(current, marker);
+        } catch (NotSent e) {
+            current.failed(e.original());
+        } catch (RuntimeException e) {
+            current.failed(e);
+        }
     }
 
-    private void proceed(AttemptExecCallback current, int attempt, String marker) {
+    private void proceed(AttemptExecCallback current, String marker) {
         HttpRequest copy = BasicRequestBuilder.copy(request).build();
         if (markerHeader != null && marker != null) {
             copy.setHeader(markerHeader, marker);
@@ -90,37 +89,6 @@ final class HttpClient5AsyncExchange implements AsyncExchange<HttpClient5AsyncEx
             throw new NotSent(e);
         } catch (IOException e) {
             throw new NotSent(e);
-        }
-    }
-
-    /** Starts a retry, on the scheduler thread or from the completion of the attempt before. */
-    private final class StartRetry implements Runnable {
-        private final AttemptExecCallback current;
-        private final int attempt;
-        private final String marker;
-
-        StartRetry(AttemptExecCallback current, int attempt, String marker) {
-            this.current = current;
-            this.attempt = attempt;
-            this.marker = marker;
-        }
-
-        @Override
-        public void run() {
-            if (isCancelled()) {
-                current.failed(new InterruptedIOException("retry-agent: the call was cancelled"));
-                return;
-            }
-            try {
-                if (producer != null) {
-                    producer.releaseResources(); // rewinds a repeatable producer, as the client's own retry does
-                }
-                proceed(current, attempt, marker);
-            } catch (NotSent e) {
-                current.failed(e.original());
-            } catch (RuntimeException e) {
-                current.failed(e);
-            }
         }
     }
 
@@ -151,12 +119,10 @@ final class HttpClient5AsyncExchange implements AsyncExchange<HttpClient5AsyncEx
 
     /** A response head as the loop sees it: status and headers; the body is still to come. */
     static final class Head {
-        final AttemptExecCallback attempt;
         final HttpResponse response;
         final EntityDetails details;
 
-        Head(AttemptExecCallback attempt, HttpResponse response, EntityDetails details) {
-            this.attempt = attempt;
+        Head(HttpResponse response, EntityDetails details) {
             this.response = response;
             this.details = details;
         }
@@ -164,49 +130,19 @@ final class HttpClient5AsyncExchange implements AsyncExchange<HttpClient5AsyncEx
 
     /** The exec chain's callback for one attempt. */
     final class AttemptExecCallback implements AsyncExecCallback {
-        private final AttemptCallback<Head> loop;
-        private final AtomicBoolean reported = new AtomicBoolean();
-        /** null while the exchange runs, then {@link #FINISHED}, or the retry that waits for it to finish. */
-        private final AtomicReference<Object> next = new AtomicReference<Object>();
-        private volatile boolean delivered;
-        // Written by deliver() and read by handleResponse() on the same thread, within handleResponse().
-        private AsyncDataConsumer applicationConsumer;
-        private Exception deliveryFailure;
+        private final AsyncAttempt<Head> attempt;
 
-        AttemptExecCallback(AttemptCallback<Head> loop) {
-            this.loop = loop;
+        AttemptExecCallback(AsyncAttempt<Head> attempt) {
+            this.attempt = attempt;
         }
 
         @Override
         public AsyncDataConsumer handleResponse(HttpResponse response, EntityDetails details)
                 throws HttpException, IOException {
-            if (!reported.compareAndSet(false, true)) {
+            if (!attempt.arrived(new Head(response, details))) { // the loop delivers the head or retries
                 return details == null ? null : new DiscardingEntityConsumer<Object>();
             }
-            loop.onResponse(new Head(this, response, details)); // the loop delivers the head or retries
-            if (!delivered) {
-                return details == null ? null : new DiscardingEntityConsumer<Object>();
-            }
-            Exception failure = deliveryFailure;
-            if (failure instanceof HttpException) {
-                throw (HttpException) failure;
-            }
-            if (failure instanceof IOException) {
-                throw (IOException) failure;
-            }
-            return applicationConsumer;
-        }
-
-        /** The loop's final answer is this attempt's response: it goes to the application's callback. */
-        void deliver(Head head) {
-            delivered = true;
-            try {
-                applicationConsumer = application.handleResponse(head.response, head.details);
-            } catch (HttpException e) {
-                deliveryFailure = e;
-            } catch (IOException e) {
-                deliveryFailure = e;
-            }
+            return application.handleResponse(response, details); // the loop's final answer
         }
 
         @Override
@@ -216,43 +152,25 @@ final class HttpClient5AsyncExchange implements AsyncExchange<HttpClient5AsyncEx
 
         @Override
         public void completed() {
-            if (delivered) {
+            if (attempt.delivered()) {
                 application.completed();
                 return;
             }
             // A discarded response has been read to its end: the connection goes back to the pool now, not
             // after the wait (the next attempt leases one again).
             scope.execRuntime.releaseEndpoint();
-            finished();
+            attempt.finished();
         }
 
         @Override
         public void failed(Exception cause) {
-            if (delivered) {
+            if (attempt.delivered()) {
                 application.failed(cause);
                 return;
             }
             scope.execRuntime.discardEndpoint();
-            boolean first = reported.compareAndSet(false, true);
-            finished();
-            if (first) {
-                loop.onFailure(cause instanceof IOException ? (IOException) cause : new NotIoFailure(cause));
-            }
-            // else: the body of a discarded response failed; the retry already scheduled goes ahead
-        }
-
-        private void finished() {
-            Object waiting = next.getAndSet(FINISHED);
-            if (waiting instanceof Runnable) {
-                ((Runnable) waiting).run();
-            }
-        }
-
-        /** Runs {@code start} once this attempt's exchange is over: now, or when it finishes. */
-        void whenFinished(Runnable start) {
-            if (!next.compareAndSet(null, start)) {
-                start.run();
-            }
+            // Before the head, the attempt's end; after a discarded head, the end of its body.
+            attempt.failed(cause instanceof IOException ? (IOException) cause : new NotIoFailure(cause));
         }
     }
 
@@ -260,8 +178,8 @@ final class HttpClient5AsyncExchange implements AsyncExchange<HttpClient5AsyncEx
     final class Delivery implements AttemptCallback<Head> {
         @Override
         public void onResponse(Head head) {
+            // Before the attempt's callback hands the head on to the application (AsyncAttempt#arrived).
             AsyncRetryHandler.finished(scope);
-            head.attempt.deliver(head);
         }
 
         @Override

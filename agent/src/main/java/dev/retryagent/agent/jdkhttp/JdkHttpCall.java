@@ -2,6 +2,7 @@ package dev.retryagent.agent.jdkhttp;
 
 import dev.retryagent.agent.bootstrap.Failures;
 import dev.retryagent.agent.bootstrap.InjectedFaults;
+import dev.retryagent.engine.AsyncAttempt;
 import dev.retryagent.engine.AsyncExchange;
 import dev.retryagent.engine.AttemptScope;
 import dev.retryagent.engine.AttemptCallback;
@@ -14,12 +15,9 @@ import java.io.IOException;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Method;
 import java.util.Locale;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiConsumer;
 
 /**
@@ -36,9 +34,6 @@ import java.util.function.BiConsumer;
  * {@code send} on the caller's thread, and the waits are slept there too ({@link CallerThread}).
  */
 final class JdkHttpCall implements AsyncExchange<JdkHttpCall.Head> {
-    /** The state of an attempt whose exchange is over. */
-    private static final Object FINISHED = new Object();
-
     private final JdkHttp api;
     private final Object client;
     /** The application's {@code HttpClient}, held until the call ends ({@link JdkHttp#facade}). */
@@ -72,16 +67,22 @@ final class JdkHttpCall implements AsyncExchange<JdkHttpCall.Head> {
     }
 
     @Override
-    public void send(int attempt, int scope, String marker, AttemptCallback<Head> callback) {
-        Attempt current = new Attempt(callback);
-        Attempt previous = last;
+    public void send(int attempt, int scope, String marker, AsyncAttempt<Head> handle) {
+        Attempt current = new Attempt(handle);
         last = current;
-        if (previous == null) {
+        if (attempt == 1) {
             // The application's own call, on its thread: what the client throws at once is its own (Thrown).
             start(current, scope, marker);
             return;
         }
-        previous.whenFinished(new StartRetry(current, scope, marker));
+        // A retry, from the scheduler (or the caller's thread) or from the end of the attempt before.
+        try {
+            start(current, scope, marker);
+        } catch (JdkHttp.Thrown e) {
+            current.accept(null, e.getCause());
+        } catch (RuntimeException e) {
+            current.accept(null, e);
+        }
     }
 
     private void start(Attempt current, int scope, String marker) {
@@ -118,34 +119,6 @@ final class JdkHttpCall implements AsyncExchange<JdkHttpCall.Head> {
             }
         }
         current.accept(response, null);
-    }
-
-    /** Starts a retry, from the scheduler (or the caller's thread) or from the end of the attempt before. */
-    private final class StartRetry implements Runnable {
-        private final Attempt current;
-        private final int scope;
-        private final String marker;
-
-        StartRetry(Attempt current, int scope, String marker) {
-            this.current = current;
-            this.scope = scope;
-            this.marker = marker;
-        }
-
-        @Override
-        public void run() {
-            if (isCancelled()) {
-                current.accept(null, new CancellationException("retry-agent: the call was cancelled"));
-                return;
-            }
-            try {
-                start(current, scope, marker);
-            } catch (JdkHttp.Thrown e) {
-                current.accept(null, e.getCause());
-            } catch (RuntimeException e) {
-                current.accept(null, e);
-            }
-        }
     }
 
     @Override
@@ -238,17 +211,13 @@ final class JdkHttpCall implements AsyncExchange<JdkHttpCall.Head> {
      * abstract method) and its end (the attempt's future, or the return of its {@code send}).
      */
     final class Attempt implements InvocationHandler, BiConsumer<Object, Throwable> {
-        private final AttemptCallback<Head> loop;
-        private final AtomicBoolean reported = new AtomicBoolean();
-        /** null while the exchange runs, then {@link #FINISHED}, or the retry that waits for it to finish. */
-        private final AtomicReference<Object> next = new AtomicReference<Object>();
-        private volatile boolean delivered;
+        private final AsyncAttempt<Head> handle;
         volatile CompletableFuture<?> inFlight;
         /** The client's {@code MultiExchange} of this attempt, once it started ({@link LastHop}). */
         volatile Object exchange;
 
-        Attempt(AttemptCallback<Head> loop) {
-            this.loop = loop;
+        Attempt(AsyncAttempt<Head> handle) {
+            this.handle = handle;
         }
 
         JdkHttpCall call() {
@@ -270,7 +239,7 @@ final class JdkHttpCall implements AsyncExchange<JdkHttpCall.Head> {
                 throw new UnsupportedOperationException(method.toString()); // BodyHandler has no other method
             }
             Object info = args[0];
-            if (!reported.compareAndSet(false, true)) {
+            if (handle.reported()) {
                 return api.discarding();
             }
             Head head;
@@ -279,12 +248,10 @@ final class JdkHttpCall implements AsyncExchange<JdkHttpCall.Head> {
             } catch (RuntimeException e) {
                 // Fail open: the application's handler takes this response, as without the agent.
                 RetryLog.internalError(ClientNames.JDK_HTTPCLIENT + ".head", e);
-                delivered = true;
-                return applyApplication(info);
+                return handle.handOver() ? applyApplication(info) : api.discarding();
             }
             result.lastFailure = null; // an interrupt during the wait that may follow ends the call with no failure
-            loop.onResponse(head); // the loop delivers the head or schedules a retry
-            if (!delivered) {
+            if (!handle.arrived(head)) { // the loop delivers the head or schedules a retry
                 return api.discarding();
             }
             return applyApplication(info);
@@ -302,41 +269,24 @@ final class JdkHttpCall implements AsyncExchange<JdkHttpCall.Head> {
         @Override
         public void accept(Object response, Throwable failure) {
             Throwable cause = unwrap(failure);
-            if (delivered) {
+            if (handle.delivered()) {
                 result.finish(response, cause);
                 return;
             }
-            boolean first = reported.compareAndSet(false, true);
-            finished();
-            if (first) {
-                if (cause == null) {
+            if (cause == null) {
+                if (handle.handOver()) {
                     // A response the handler was never applied to (not seen from the JDK): it is the application's.
-                    delivered = true;
                     result.finish(response, null);
                     return;
                 }
+                handle.finished(); // a discarded body read to its end; the retry already scheduled goes ahead
+                return;
+            }
+            if (!handle.reported()) {
                 result.lastFailure = cause;
-                loop.onFailure(cause instanceof IOException ? (IOException) cause : new Carried(cause));
             }
-            // else: the body of a discarded response failed or ended; the retry already scheduled goes ahead
-        }
-
-        void deliver() {
-            delivered = true;
-        }
-
-        private void finished() {
-            Object waiting = next.getAndSet(FINISHED);
-            if (waiting instanceof Runnable) {
-                ((Runnable) waiting).run();
-            }
-        }
-
-        /** Runs {@code start} once this attempt's exchange is over: now, or when it finishes. */
-        void whenFinished(Runnable start) {
-            if (!next.compareAndSet(null, start)) {
-                start.run();
-            }
+            // Before the head, the attempt's end; after a discarded head, the end of its body.
+            handle.failed(cause instanceof IOException ? (IOException) cause : new Carried(cause));
         }
     }
 
@@ -371,7 +321,7 @@ final class JdkHttpCall implements AsyncExchange<JdkHttpCall.Head> {
     private final class Delivery implements AttemptCallback<Head> {
         @Override
         public void onResponse(Head head) {
-            head.attempt.deliver(); // the attempt's end completes the result with the application's response
+            // nothing yet: the attempt applies the application's handler, and its end completes the result
         }
 
         @Override

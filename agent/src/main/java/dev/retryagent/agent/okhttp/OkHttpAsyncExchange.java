@@ -2,6 +2,7 @@ package dev.retryagent.agent.okhttp;
 
 import dev.retryagent.agent.bootstrap.InjectedFaults;
 import dev.retryagent.agent.bootstrap.Hooks;
+import dev.retryagent.engine.AsyncAttempt;
 import dev.retryagent.engine.AsyncExchange;
 import dev.retryagent.engine.AttemptCallback;
 import dev.retryagent.engine.CallFacts;
@@ -40,26 +41,26 @@ final class OkHttpAsyncExchange implements AsyncExchange<Response> {
     }
 
     @Override
-    public void send(int attempt, int scope, String marker, AttemptCallback<Response> callback) {
+    public void send(int attempt, int scope, String marker, AsyncAttempt<Response> handle) {
         Call attemptCall = attempt == 1 ? call : call.clone();
         OkHttpCalls.markAttempt(attemptCall, new OkHttpCalls.AttemptMarker(markerHeader, marker, scope));
         inFlight = attemptCall;
-        AttemptListener listener = new AttemptListener(callback);
+        AttemptListener listener = new AttemptListener(handle);
         if (attempt == 1) {
             // The application's own enqueue: whatever it throws ("Already Executed", ...) is the application's.
             attemptCall.enqueue(listener);
             return;
         }
         if (call.isCanceled()) {
-            // Cancelled between the scheduling and now; cancelInFlight() may not have seen this clone.
-            callback.onFailure(new IOException("Canceled"));
+            // Cancelled since the loop looked; cancelInFlight() may not have seen this clone.
+            handle.failed(new IOException("Canceled"));
             return;
         }
         try {
             attemptCall.enqueue(listener);
         } catch (RuntimeException e) {
             // The dispatcher refused the clone: the application still gets exactly one callback.
-            callback.onFailure(new IOException("retry-agent: attempt " + attempt + " could not be enqueued", e));
+            handle.failed(new IOException("retry-agent: attempt " + attempt + " could not be enqueued", e));
         }
     }
 
@@ -99,26 +100,33 @@ final class OkHttpAsyncExchange implements AsyncExchange<Response> {
         }
     }
 
-    /** Hands each attempt's OkHttp callback to the loop. */
+    /**
+     * Hands each attempt's OkHttp callback to the loop. A response the loop does not deliver it releases itself
+     * ({@link #discard}), before the attempt counts as finished.
+     */
     static final class AttemptListener implements Callback {
-        private final AttemptCallback<Response> target;
+        private final AsyncAttempt<Response> attempt;
 
-        AttemptListener(AttemptCallback<Response> target) {
-            this.target = target;
+        AttemptListener(AsyncAttempt<Response> attempt) {
+            this.attempt = attempt;
         }
 
         @Override
         public void onFailure(Call attemptCall, IOException e) {
             OkHttpCalls.attemptDone(attemptCall);
-            target.onFailure(e);
+            attempt.failed(e);
         }
 
         @Override
         public void onResponse(Call attemptCall, Response response) {
             OkHttpCalls.attemptDone(attemptCall);
-            // An IOException of the application's callback passes through unchanged (see Delivery), and
-            // OkHttp reports it as it would have without the agent.
-            target.onResponse(response);
+            try {
+                // An IOException of the application's callback passes through unchanged (see Delivery), and
+                // OkHttp reports it as it would have without the agent.
+                attempt.arrived(response);
+            } finally {
+                attempt.finished();
+            }
         }
     }
 
