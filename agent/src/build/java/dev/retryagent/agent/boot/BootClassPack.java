@@ -1,4 +1,4 @@
-package dev.retryagent.agent;
+package dev.retryagent.agent.boot;
 
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
@@ -22,12 +22,12 @@ import java.util.zip.ZipFile;
 
 /**
  * Build time only (run by the agent's pom, left out of the agent jar): writes the class files of the bootstrap jar
- * as the two packs {@link BootClasses} defines, each class after its superclass and interfaces, so that start-up
+ * as the two packs {@code BootClasses} defines, each class after its superclass and interfaces, so that start-up
  * reads one entry per pack and parses no class file: the core pack, and the parser pack ({@link #parserOnly}; less
  * any class the core needs as a supertype). Records: u2 name length, the binary name, u4 class file
  * length, the class file.
  *
- * <pre>java dev.retryagent.agent.BootClassPack bootstrap.jar boot-core.classes boot-parser.classes</pre>
+ * <pre>java dev.retryagent.agent.boot.BootClassPack bootstrap.jar boot-core.classes boot-parser.classes</pre>
  */
 final class BootClassPack {
     /** The relocated SnakeYAML: only the policy file parser links to it. */
@@ -93,7 +93,7 @@ final class BootClassPack {
     /**
      * SnakeYAML, and every class that names a class of this set (policy-core's parser: {@code PolicyLoader},
      * {@code PolicyYaml}, ...): the classes only a parse runs. Their one entry is {@code PolicyLoader}, which only
-     * {@link PolicyWatcher} calls, after {@link BootClasses#defineParser}.
+     * {@code PolicyWatcher} calls, after {@code BootClasses.defineParser}.
      */
     static Set<String> parserOnly(Map<String, byte[]> classes) {
         Map<String, Set<String>> references = new LinkedHashMap<String, Set<String>>();

@@ -1,4 +1,4 @@
-package dev.retryagent.agent;
+package dev.retryagent.agent.boot;
 
 import java.nio.charset.StandardCharsets;
 import jdk.internal.misc.Unsafe;
@@ -18,7 +18,7 @@ public final class BootDefiner {
     }
 
     /**
-     * Defines every class of {@code packed}, in order. Records (see {@link BootClassPack}): u2 name length, the binary
+     * Defines every class of {@code packed}, in order. Records (see {@code BootClassPack}): u2 name length, the binary
      * name (ASCII), u4 class file length, the class file.
      */
     public static void definePack(byte[] packed) {

@@ -1,5 +1,7 @@
-package dev.retryagent.agent;
+package dev.retryagent.agent.cli;
 
+import dev.retryagent.agent.AgentConfig;
+import dev.retryagent.agent.RetryAgent;
 import dev.retryagent.policy.PolicyError;
 import dev.retryagent.policy.PolicyException;
 import dev.retryagent.policy.PolicyLoader;

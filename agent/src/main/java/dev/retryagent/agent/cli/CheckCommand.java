@@ -1,11 +1,12 @@
-package dev.retryagent.agent;
+package dev.retryagent.agent.cli;
 
-import dev.retryagent.agent.PolicyAnalysis.Finding;
-import dev.retryagent.agent.PolicyAnalysis.Human;
-import dev.retryagent.agent.PolicyAnalysis.Outage;
-import dev.retryagent.agent.PolicyAnalysis.Section;
-import dev.retryagent.agent.PolicyAnalysis.Suggestion;
-import dev.retryagent.agent.PolicyAnalysis.Timeline;
+import dev.retryagent.analysis.Finding;
+import dev.retryagent.analysis.Human;
+import dev.retryagent.analysis.Outage;
+import dev.retryagent.analysis.PolicyAnalysis;
+import dev.retryagent.analysis.Section;
+import dev.retryagent.analysis.Suggestion;
+import dev.retryagent.analysis.Timeline;
 import dev.retryagent.policy.Durations;
 import dev.retryagent.policy.Jitter;
 import dev.retryagent.policy.Match;
@@ -123,7 +124,7 @@ final class CheckCommand {
             return "no policy file given";
         }
         if (files.size() > 1) {
-            return "one policy file at a time, got " + files.size() + ": " + PolicyAnalysis.join(files);
+            return "one policy file at a time, got " + files.size() + ": " + Human.join(files);
         }
         file = files.get(0);
         return null;
@@ -184,37 +185,37 @@ final class CheckCommand {
     // ---- text -------------------------------------------------------------------------------------------------
 
     private void text(PolicyAnalysis a) {
-        Policy p = a.policy;
+        Policy p = a.policy();
         out.println("retry-agent check: " + file + " is valid");
         out.println("policy: version " + p.version() + ", mode " + p.mode().configName() + ", builtInRetries "
                 + p.builtInRetries().configName() + ", marker "
                 + (p.markerHeader() == null ? "disabled" : "header " + p.markerHeader()));
-        out.println("assuming: each attempt takes " + Human.duration(a.attemptMillis)
-                + (a.attemptTimeStated ? " (--attempt-time)" : " (an assumption: state yours with --attempt-time)")
+        out.println("assuming: each attempt takes " + Human.duration(a.attemptMillis())
+                + (a.attemptTimeStated() ? " (--attempt-time)" : " (an assumption: state yours with --attempt-time)")
                 + " and fails in a way worth retrying; medians over " + PolicyAnalysis.SAMPLES
                 + " seeded draws of the jitter");
-        if (a.outageMillis >= 0) {
-            out.println("outage: " + Human.duration(a.outageMillis) + " from the call's start; a call rides it out when "
-                    + "its last attempt starts at " + Human.duration(a.outageMillis) + " or later");
+        if (a.outageMillis() >= 0) {
+            out.println("outage: " + Human.duration(a.outageMillis()) + " from the call's start; a call rides it out when "
+                    + "its last attempt starts at " + Human.duration(a.outageMillis()) + " or later");
         }
-        for (Finding w : a.warnings) {
-            out.println("warning: [" + w.key + "] " + w.message);
+        for (Finding w : a.warnings()) {
+            out.println("warning: [" + w.key() + "] " + w.message());
         }
-        for (String note : a.notes) {
+        for (String note : a.notes()) {
             out.println("note: " + note);
         }
-        for (Section s : a.sections) {
+        for (Section s : a.sections()) {
             out.println();
             section(a, s);
         }
     }
 
     private void section(PolicyAnalysis a, Section s) {
-        RetrySettings st = s.settings;
-        out.println(s.rule == null ? "defaults (calls no rule matches)"
-                : s.name + " (line " + s.rule.line() + "): " + describe(s.rule.match()));
-        row("mode", s.mode.configName());
-        if (s.mode == Mode.OFF) {
+        RetrySettings st = s.settings();
+        out.println(s.rule() == null ? "defaults (calls no rule matches)"
+                : s.name() + " (line " + s.rule().line() + "): " + describe(s.rule().match()));
+        row("mode", s.mode().configName());
+        if (s.mode() == Mode.OFF) {
             notes(s);
             return;
         }
@@ -223,141 +224,141 @@ final class CheckCommand {
             row("retries", "nothing (maxAttempts 1)");
         } else {
             row("retries", "statuses " + (st.retryStatuses().codes().length == 0 ? "none" : joinInts(st.retryStatuses().codes()))
-                    + "; failures " + (s.failureNames().isEmpty() ? "none" : PolicyAnalysis.join(s.failureNames())));
+                    + "; failures " + (s.failureNames().isEmpty() ? "none" : Human.join(s.failureNames())));
             row("", methods(s));
             row("backoff", (st.backoff().jitter() == Jitter.NONE ? "no" : st.backoff().jitter().configName())
                     + " jitter, base " + Human.duration(st.backoff().baseMillis())
                     + " x" + st.backoff().multiplier() + " up to cap " + Human.duration(st.backoff().capMillis())
                     + "; deadline " + Human.duration(st.deadlineMillis()));
         }
-        Timeline t = s.timeline;
+        Timeline t = s.timeline();
         String attempts = max <= 1 ? "1 per call" : attempts(s);
-        row("attempts", (s.mode == Mode.OBSERVE ? "1 per call now (observe); once enforced, " : "") + attempts);
+        row("attempts", (s.mode() == Mode.OBSERVE ? "1 per call now (observe); once enforced, " : "") + attempts);
         if (max > 1) {
             row("time", "longest " + Human.duration(t.longestTotalMillis()) + " (" + longest(t) + "); median "
-                    + Human.duration(t.medianTotalMillis) + " (" + t.medianAttempts + " attempt"
-                    + (t.medianAttempts == 1 ? "" : "s") + ", " + Human.duration(t.medianWaitMillis) + " of waits)");
+                    + Human.duration(t.medianTotalMillis()) + " (" + t.medianAttempts() + " attempt"
+                    + (t.medianAttempts() == 1 ? "" : "s") + ", " + Human.duration(t.medianWaitMillis()) + " of waits)");
             RetryAfterPolicy ra = st.retryAfter();
-            if (s.retryAfterTimeline == null) {
+            if (s.retryAfterTimeline() == null) {
                 row("Retry-After", "ignored: backoff applies");
             } else {
-                Timeline r = s.retryAfterTimeline;
+                Timeline r = s.retryAfterTimeline();
                 row("Retry-After", "honored up to " + Human.duration(ra.maxMillis()) + " (a wait up to "
-                        + Human.duration(PolicyAnalysis.Timeline.saturate(ra.maxMillis() * (1 + ra.spread())))
+                        + Human.duration(Timeline.longestRetryAfterWait(ra))
                         + " with spread " + ra.spread() + "); a call then takes up to "
-                        + Human.duration(r.longestTotalMillis()) + (r.deadlineBound ? ", the deadline stops it" : ""));
+                        + Human.duration(r.longestTotalMillis()) + (r.deadlineBound() ? ", the deadline stops it" : ""));
             }
-            row("budget", "per destination, retries at most " + PolicyAnalysis.percent(st.budget().ratio())
+            row("budget", "per destination, retries at most " + Human.percent(st.budget().ratio())
                     + " of first attempts + " + st.budget().minPerSecond() + "/s; a call past it is not retried");
         } else {
-            row("time", Human.duration(a.attemptMillis) + " (one attempt)");
+            row("time", Human.duration(a.attemptMillis()) + " (one attempt)");
         }
-        if (s.mode != Mode.OFF) {
+        if (s.mode() != Mode.OFF) {
             row("upperLayers", st.upperLayers() == UpperLayers.DEFER
                     ? "defer: a call inside an SDK's or a library's own retry loop is sent once, that layer retries"
                     : "retry: a call inside an SDK's or a library's own retry loop is retried here too; the attempts"
                             + " multiply");
         }
-        if (s.outage != null) {
-            outage(a, s, s.outage);
-        } else if (a.outageMillis >= 0) {
-            row("outage " + Human.duration(a.outageMillis), "no retries (mode off)");
+        if (s.outage() != null) {
+            outage(a, s, s.outage());
+        } else if (a.outageMillis() >= 0) {
+            row("outage " + Human.duration(a.outageMillis()), "no retries (mode off)");
         }
-        for (Finding w : s.warnings) {
-            if (!w.inherited) {
-                row("warning", "[" + w.key + "] " + w.message);
+        for (Finding w : s.warnings()) {
+            if (!w.inherited()) {
+                row("warning", "[" + w.key() + "] " + w.message());
             }
         }
         List<String> inherited = new ArrayList<String>();
-        for (Finding w : s.warnings) {
-            if (w.inherited) {
-                inherited.add("[" + w.key + "]");
+        for (Finding w : s.warnings()) {
+            if (w.inherited()) {
+                inherited.add("[" + w.key() + "]");
             }
         }
         if (!inherited.isEmpty()) {
-            row("warning", PolicyAnalysis.join(inherited) + " as in defaults (counted there)");
+            row("warning", Human.join(inherited) + " as in defaults (counted there)");
         }
         notes(s);
     }
 
     private String attempts(Section s) {
-        int max = s.settings.maxAttempts();
-        Timeline t = s.timeline;
-        StringBuilder sb = new StringBuilder("at most " + s.mostAttempts + " per call (" + (s.mostAttempts - 1)
-                + " retr" + (s.mostAttempts == 2 ? "y" : "ies") + ")");
-        if (s.mostAttempts < max) {
-            sb.append(": the ").append(Human.duration(s.settings.deadlineMillis()))
+        int max = s.settings().maxAttempts();
+        Timeline t = s.timeline();
+        StringBuilder sb = new StringBuilder("at most " + s.mostAttempts() + " per call (" + (s.mostAttempts() - 1)
+                + " retr" + (s.mostAttempts() == 2 ? "y" : "ies") + ")");
+        if (s.mostAttempts() < max) {
+            sb.append(": the ").append(Human.duration(s.settings().deadlineMillis()))
                     .append(" deadline stops maxAttempts ").append(max).append(" even when attempts fail at once");
         }
-        if (t.longestAttempts < s.mostAttempts) {
-            sb.append("; ").append(t.longestAttempts).append(" when each takes ").append(Human.duration(t.attemptMillis));
+        if (t.longestAttempts() < s.mostAttempts()) {
+            sb.append("; ").append(t.longestAttempts()).append(" when each takes ").append(Human.duration(t.attemptMillis()));
         }
         return sb.toString();
     }
 
     private static String longest(Timeline t) {
-        String attempts = t.longestAttempts + " attempt" + (t.longestAttempts == 1 ? "" : "s");
-        if (t.deadlineBound) {
-            return attempts + ", the last starting just before the " + Human.duration(t.deadlineMillis) + " deadline";
+        String attempts = t.longestAttempts() + " attempt" + (t.longestAttempts() == 1 ? "" : "s");
+        if (t.deadlineBound()) {
+            return attempts + ", the last starting just before the " + Human.duration(t.deadlineMillis()) + " deadline";
         }
-        return attempts + " x " + Human.duration(t.attemptMillis) + " + " + Human.duration(t.longestWaitMillis())
+        return attempts + " x " + Human.duration(t.attemptMillis()) + " + " + Human.duration(t.longestWaitMillis())
                 + " of waits";
     }
 
     private void outage(PolicyAnalysis a, Section s, Outage o) {
-        Timeline t = s.timeline;
-        String label = "outage " + Human.duration(o.outageMillis);
-        long deadline = s.settings.deadlineMillis();
-        if (o.medianCase) {
-            row(label, "YES: the median call's last attempt starts at " + Human.duration(t.medianStartMillis)
-                    + " (by " + Human.duration(t.latestStartMillis) + " at the latest); "
-                    + PolicyAnalysis.percent(o.share) + " of calls ride it out");
+        Timeline t = s.timeline();
+        String label = "outage " + Human.duration(o.outageMillis());
+        long deadline = s.settings().deadlineMillis();
+        if (o.medianCase()) {
+            row(label, "YES: the median call's last attempt starts at " + Human.duration(t.medianStartMillis())
+                    + " (by " + Human.duration(t.latestStartMillis()) + " at the latest); "
+                    + Human.percent(o.share()) + " of calls ride it out");
             return;
         }
-        if (s.settings.maxAttempts() <= 1) {
+        if (s.settings().maxAttempts() <= 1) {
             row(label, "NO: maxAttempts 1 never retries");
-        } else if (deadline <= o.outageMillis) {
+        } else if (deadline <= o.outageMillis()) {
             row(label, "NO: the " + Human.duration(deadline) + " deadline ends retries before the "
-                    + Human.duration(o.outageMillis) + " outage does");
-        } else if (!o.bestCase) {
-            row(label, "NO: the last attempt starts by " + Human.duration(t.latestStartMillis) + " at the latest ("
-                    + (t.longestAttempts - 1) + " attempt" + (t.longestAttempts == 2 ? "" : "s") + " of "
-                    + Human.duration(t.attemptMillis) + " + at most " + Human.duration(t.longestWaitMillis())
-                    + " of waits), " + Human.duration(o.outageMillis - t.latestStartMillis) + " before the outage ends; "
+                    + Human.duration(o.outageMillis()) + " outage does");
+        } else if (!o.bestCase()) {
+            row(label, "NO: the last attempt starts by " + Human.duration(t.latestStartMillis()) + " at the latest ("
+                    + (t.longestAttempts() - 1) + " attempt" + (t.longestAttempts() == 2 ? "" : "s") + " of "
+                    + Human.duration(t.attemptMillis()) + " + at most " + Human.duration(t.longestWaitMillis())
+                    + " of waits), " + Human.duration(o.outageMillis() - t.latestStartMillis()) + " before the outage ends; "
                     + "the waits cover at most " + Human.duration(t.longestWaitMillis()) + " of "
-                    + Human.duration(o.outageMillis));
+                    + Human.duration(o.outageMillis()));
         } else {
-            row(label, "NO in the median call: its last attempt starts at " + Human.duration(t.medianStartMillis)
-                    + "; only " + PolicyAnalysis.percent(o.share) + " of calls ride it out (the longest draws reach "
-                    + (t.deadlineBound ? "just before " : "") + Human.duration(t.latestStartMillis) + ")");
+            row(label, "NO in the median call: its last attempt starts at " + Human.duration(t.medianStartMillis())
+                    + "; only " + Human.percent(o.share()) + " of calls ride it out (the longest draws reach "
+                    + (t.deadlineBound() ? "just before " : "") + Human.duration(t.latestStartMillis()) + ")");
         }
-        Suggestion sg = o.suggestion;
+        Suggestion sg = o.suggestion();
         if (sg == null) {
             row("", "no maxAttempts up to " + PolicyAnalysis.MAX_REASONABLE_ATTEMPTS + " with a sensible backoff rides "
                     + "it out: fail fast, and let a queue or circuit breaker upstream wait for the outage to end");
             return;
         }
         List<String> changes = new ArrayList<String>();
-        if (sg.changed.contains("maxAttempts")) {
-            changes.add("maxAttempts " + sg.maxAttempts);
+        if (sg.changed().contains("maxAttempts")) {
+            changes.add("maxAttempts " + sg.maxAttempts());
         }
-        if (sg.changed.contains("backoff.base")) {
-            changes.add("backoff.base " + Durations.format(sg.baseMillis));
+        if (sg.changed().contains("backoff.base")) {
+            changes.add("backoff.base " + Durations.format(sg.baseMillis()));
         }
-        if (sg.changed.contains("backoff.cap")) {
-            changes.add("backoff.cap " + Durations.format(sg.capMillis));
+        if (sg.changed().contains("backoff.cap")) {
+            changes.add("backoff.cap " + Durations.format(sg.capMillis()));
         }
-        if (sg.changed.contains("deadline")) {
-            changes.add("deadline " + Durations.format(sg.deadlineMillis));
+        if (sg.changed().contains("deadline")) {
+            changes.add("deadline " + Durations.format(sg.deadlineMillis()));
         }
-        Timeline n = sg.timeline;
-        row("", "to ride it out in the median call: " + PolicyAnalysis.join(changes) + " (last attempt at "
-                + Human.duration(n.medianStartMillis) + " in the median call, by " + Human.duration(n.latestStartMillis)
+        Timeline n = sg.timeline();
+        row("", "to ride it out in the median call: " + Human.join(changes) + " (last attempt at "
+                + Human.duration(n.medianStartMillis()) + " in the median call, by " + Human.duration(n.latestStartMillis())
                 + " at the latest; a call then takes up to " + Human.duration(n.longestTotalMillis()) + ")");
     }
 
     private void notes(Section s) {
-        for (String note : s.notes) {
+        for (String note : s.notes()) {
             row("note", note);
         }
     }
@@ -371,21 +372,21 @@ final class CheckCommand {
     }
 
     private static String methods(Section s) {
-        RetrySettings st = s.settings;
+        RetrySettings st = s.settings();
         String keys = st.idempotencyKeyHeaders().isEmpty() ? null
-                : "header " + PolicyAnalysis.join(st.idempotencyKeyHeaders());
-        if (s.rule != null && !s.rule.match().methods().isEmpty()) {
+                : "header " + Human.join(st.idempotencyKeyHeaders());
+        if (s.rule() != null && !s.rule().match().methods().isEmpty()) {
             List<String> parts = new ArrayList<String>();
-            for (String method : s.rule.match().methods()) {
+            for (String method : s.rule().match().methods()) {
                 if (st.isIdempotentMethod(method)) {
                     parts.add(method);
                 } else {
                     parts.add(method + (keys == null ? " never (not idempotent, no key header)" : " only with " + keys));
                 }
             }
-            return "methods " + PolicyAnalysis.join(parts);
+            return "methods " + Human.join(parts);
         }
-        return "methods " + PolicyAnalysis.join(st.idempotentMethods())
+        return "methods " + Human.join(st.idempotentMethods())
                 + (keys == null ? "; no others" : "; any other only with " + keys);
     }
 
@@ -401,12 +402,12 @@ final class CheckCommand {
             parts.add("path " + m.path().pattern());
         }
         if (!m.methods().isEmpty()) {
-            parts.add("methods " + PolicyAnalysis.join(m.methods()));
+            parts.add("methods " + Human.join(m.methods()));
         }
         if (m.client() != null) {
             parts.add("client " + m.client());
         }
-        return PolicyAnalysis.join(parts);
+        return Human.join(parts);
     }
 
     private static String joinInts(int[] values) {
@@ -423,16 +424,16 @@ final class CheckCommand {
     // ---- JSON -------------------------------------------------------------------------------------------------
 
     private Map<String, Object> document(PolicyAnalysis a, int exit) {
-        Policy p = a.policy;
+        Policy p = a.policy();
         Map<String, Object> doc = new LinkedHashMap<String, Object>();
         doc.put("file", file);
         doc.put("valid", true);
         doc.put("exitCode", exit);
         doc.put("errors", Collections.emptyList());
         Map<String, Object> assumptions = new LinkedHashMap<String, Object>();
-        assumptions.put("attemptTimeMillis", a.attemptMillis);
-        assumptions.put("attemptTimeStated", a.attemptTimeStated);
-        assumptions.put("outageMillis", a.outageMillis >= 0 ? (Object) a.outageMillis : null);
+        assumptions.put("attemptTimeMillis", a.attemptMillis());
+        assumptions.put("attemptTimeStated", a.attemptTimeStated());
+        assumptions.put("outageMillis", a.outageMillis() >= 0 ? (Object) a.outageMillis() : null);
         assumptions.put("samples", PolicyAnalysis.SAMPLES);
         assumptions.put("seed", PolicyAnalysis.SEED);
         doc.put("assumptions", assumptions);
@@ -443,10 +444,10 @@ final class CheckCommand {
         policy.put("markerHeader", p.markerHeader());
         doc.put("policy", policy);
         doc.put("warningCount", a.warningCount());
-        doc.put("warnings", findings(a.warnings));
-        doc.put("notes", a.notes);
+        doc.put("warnings", findings(a.warnings()));
+        doc.put("notes", a.notes());
         List<Object> rules = new ArrayList<Object>();
-        for (Section s : a.sections) {
+        for (Section s : a.sections()) {
             rules.add(section(s));
         }
         doc.put("rules", rules);
@@ -454,13 +455,13 @@ final class CheckCommand {
     }
 
     private static Map<String, Object> section(Section s) {
-        RetrySettings st = s.settings;
+        RetrySettings st = s.settings();
         Map<String, Object> r = new LinkedHashMap<String, Object>();
-        r.put("name", s.name);
-        r.put("index", s.rule == null ? null : (Object) s.rule.index());
-        r.put("line", s.rule == null ? null : (Object) s.rule.line());
-        r.put("match", s.rule == null ? null : match(s.rule.match()));
-        r.put("mode", s.mode.configName());
+        r.put("name", s.name());
+        r.put("index", s.rule() == null ? null : (Object) s.rule().index());
+        r.put("line", s.rule() == null ? null : (Object) s.rule().line());
+        r.put("match", s.rule() == null ? null : match(s.rule().match()));
+        r.put("mode", s.mode().configName());
         r.put("retriesNow", s.retries());
         Map<String, Object> retries = new LinkedHashMap<String, Object>();
         List<Object> statuses = new ArrayList<Object>();
@@ -484,60 +485,60 @@ final class CheckCommand {
         ra.put("honor", st.retryAfter().honor());
         ra.put("maxMillis", st.retryAfter().maxMillis());
         ra.put("spread", st.retryAfter().spread());
-        ra.put("longestMillis", s.retryAfterTimeline == null ? null : (Object) s.retryAfterTimeline.longestTotalMillis());
-        ra.put("deadlineBound", s.retryAfterTimeline == null ? null : (Object) s.retryAfterTimeline.deadlineBound);
+        ra.put("longestMillis", s.retryAfterTimeline() == null ? null : (Object) s.retryAfterTimeline().longestTotalMillis());
+        ra.put("deadlineBound", s.retryAfterTimeline() == null ? null : (Object) s.retryAfterTimeline().deadlineBound());
         r.put("retryAfter", ra);
         Map<String, Object> budget = new LinkedHashMap<String, Object>();
         budget.put("ratio", st.budget().ratio());
         budget.put("minPerSecond", st.budget().minPerSecond());
         r.put("budget", budget);
         r.put("upperLayers", st.upperLayers().configName());
-        r.put("mostAttempts", s.mode == Mode.OFF ? 1 : s.mostAttempts);
-        Timeline t = s.timeline;
+        r.put("mostAttempts", s.mode() == Mode.OFF ? 1 : s.mostAttempts());
+        Timeline t = s.timeline();
         if (t == null) {
             r.put("longest", null);
             r.put("median", null);
         } else {
             Map<String, Object> longest = new LinkedHashMap<String, Object>();
             longest.put("millis", t.longestTotalMillis());
-            longest.put("attempts", t.longestAttempts);
+            longest.put("attempts", t.longestAttempts());
             longest.put("waitMillis", t.longestWaitMillis());
-            longest.put("lastAttemptStartMillis", t.latestStartMillis);
-            longest.put("deadlineBound", t.deadlineBound);
+            longest.put("lastAttemptStartMillis", t.latestStartMillis());
+            longest.put("deadlineBound", t.deadlineBound());
             r.put("longest", longest);
             Map<String, Object> median = new LinkedHashMap<String, Object>();
-            median.put("millis", t.medianTotalMillis);
-            median.put("attempts", t.medianAttempts);
-            median.put("waitMillis", t.medianWaitMillis);
-            median.put("lastAttemptStartMillis", t.medianStartMillis);
+            median.put("millis", t.medianTotalMillis());
+            median.put("attempts", t.medianAttempts());
+            median.put("waitMillis", t.medianWaitMillis());
+            median.put("lastAttemptStartMillis", t.medianStartMillis());
             r.put("median", median);
         }
-        r.put("outage", s.outage == null ? null : outage(s.outage));
-        r.put("warnings", findings(s.warnings));
-        r.put("notes", s.notes);
+        r.put("outage", s.outage() == null ? null : outage(s.outage()));
+        r.put("warnings", findings(s.warnings()));
+        r.put("notes", s.notes());
         return r;
     }
 
     private static Map<String, Object> outage(Outage o) {
         Map<String, Object> m = new LinkedHashMap<String, Object>();
-        m.put("millis", o.outageMillis);
-        m.put("ridesOut", o.medianCase);
-        m.put("bestCase", o.bestCase);
-        m.put("medianCase", o.medianCase);
-        m.put("shareOfCalls", Math.round(o.share * 1000) / 1000.0);
-        Suggestion sg = o.suggestion;
+        m.put("millis", o.outageMillis());
+        m.put("ridesOut", o.medianCase());
+        m.put("bestCase", o.bestCase());
+        m.put("medianCase", o.medianCase());
+        m.put("shareOfCalls", Math.round(o.share() * 1000) / 1000.0);
+        Suggestion sg = o.suggestion();
         if (sg == null) {
             m.put("suggestion", null);
         } else {
             Map<String, Object> s = new LinkedHashMap<String, Object>();
-            s.put("maxAttempts", sg.maxAttempts);
-            s.put("baseMillis", sg.baseMillis);
-            s.put("capMillis", sg.capMillis);
-            s.put("deadlineMillis", sg.deadlineMillis);
-            s.put("changed", new ArrayList<String>(sg.changed));
-            s.put("medianLastAttemptStartMillis", sg.timeline.medianStartMillis);
-            s.put("latestLastAttemptStartMillis", sg.timeline.latestStartMillis);
-            s.put("longestMillis", sg.timeline.longestTotalMillis());
+            s.put("maxAttempts", sg.maxAttempts());
+            s.put("baseMillis", sg.baseMillis());
+            s.put("capMillis", sg.capMillis());
+            s.put("deadlineMillis", sg.deadlineMillis());
+            s.put("changed", new ArrayList<String>(sg.changed()));
+            s.put("medianLastAttemptStartMillis", sg.timeline().medianStartMillis());
+            s.put("latestLastAttemptStartMillis", sg.timeline().latestStartMillis());
+            s.put("longestMillis", sg.timeline().longestTotalMillis());
             m.put("suggestion", s);
         }
         return m;
@@ -567,9 +568,9 @@ final class CheckCommand {
         List<Object> list = new ArrayList<Object>();
         for (Finding f : findings) {
             Map<String, Object> m = new LinkedHashMap<String, Object>();
-            m.put("key", f.key);
-            m.put("message", f.message);
-            m.put("inherited", f.inherited);
+            m.put("key", f.key());
+            m.put("message", f.message());
+            m.put("inherited", f.inherited());
             list.add(m);
         }
         return list;

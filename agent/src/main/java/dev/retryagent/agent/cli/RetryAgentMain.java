@@ -1,4 +1,4 @@
-package dev.retryagent.agent;
+package dev.retryagent.agent.cli;
 
 import java.io.PrintStream;
 import java.util.Arrays;

@@ -1,4 +1,4 @@
-package dev.retryagent.agent;
+package dev.retryagent.agent.reload;
 
 /**
  * SHA-256 of a policy file's content, so that an operator can tell which version a service runs by comparing the

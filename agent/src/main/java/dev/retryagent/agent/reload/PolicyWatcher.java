@@ -1,5 +1,6 @@
-package dev.retryagent.agent;
+package dev.retryagent.agent.reload;
 
+import dev.retryagent.agent.AgentStartup;
 import dev.retryagent.agent.bootstrap.RetryRuntime;
 import dev.retryagent.engine.RetryLog;
 import dev.retryagent.policy.Mode;
@@ -32,11 +33,11 @@ import java.util.logging.Level;
  *
  * <p>Not thread-safe: start-up calls {@link #start()}, then only the housekeeping thread calls {@link #poll()}.
  */
-final class PolicyWatcher implements Runnable {
-    static final String POLICY_FILE_PROPERTY = "retry-agent.policy.file";
-    static final String POLICY_HASH_PROPERTY = "retry-agent.policy.hash";
+public final class PolicyWatcher implements Runnable {
+    public static final String POLICY_FILE_PROPERTY = "retry-agent.policy.file";
+    public static final String POLICY_HASH_PROPERTY = "retry-agent.policy.hash";
     /** How often the file is looked at. */
-    static final long PERIOD_MILLIS = 1000;
+    public static final long PERIOD_MILLIS = 1000;
     /**
      * A file modified less than this before it was read may have been modified again within the same timestamp tick
      * (coarse on some file systems): it is read again at the next poll.
@@ -167,7 +168,7 @@ final class PolicyWatcher implements Runnable {
      * AgentStartup}: verifying a class that makes a {@link Target} loads {@code Target}, and a start on the built-in
      * policy loads none of the watcher's classes.
      */
-    static PolicyWatcher of(String file, Mode modeOverride) {
+    public static PolicyWatcher of(String file, Mode modeOverride) {
         Path path;
         try {
             path = Paths.get(file);
@@ -194,7 +195,7 @@ final class PolicyWatcher implements Runnable {
      * every error logged (docs/reference.md#fail-open). Either way the file is watched from now on, so that a file that
      * is fixed, or that appears, is picked up by a later {@link #poll()}. Does not install the policy; the caller does.
      */
-    Policy start() {
+    public Policy start() {
         // No stamp yet: the first poll reads the file again (and takes it), off the application's start-up.
         readStamp = null;
         byte[] content;

@@ -1,7 +1,7 @@
-package dev.retryagent.agent;
+package dev.retryagent.agent.cli;
 
-import static dev.retryagent.agent.MiniJson.array;
-import static dev.retryagent.agent.MiniJson.object;
+import static dev.retryagent.agent.cli.MiniJson.array;
+import static dev.retryagent.agent.cli.MiniJson.object;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;

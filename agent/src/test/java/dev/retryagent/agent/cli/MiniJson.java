@@ -1,4 +1,4 @@
-package dev.retryagent.agent;
+package dev.retryagent.agent.cli;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -1,4 +1,4 @@
-package dev.retryagent.agent;
+package dev.retryagent.agent.reload;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
