@@ -21,11 +21,11 @@ import java.util.zip.ZipEntry;
 import java.util.zip.ZipFile;
 
 /**
- * Build time only (run by the agent's pom, left out of the agent jar): writes the class files of the bootstrap jar
- * as the two packs {@code BootClasses} defines, each class after its superclass and interfaces, so that start-up
- * reads one entry per pack and parses no class file: the core pack, and the parser pack ({@link #parserOnly}; less
- * any class the core needs as a supertype). Records: u2 name length, the binary name, u4 class file
- * length, the class file.
+ * Build time only (compiled from agent/src/build/java to a directory of its own, run by the agent's pom, in no jar):
+ * writes the class files of the bootstrap jar as the two packs {@code BootClasses} defines, each class after its
+ * superclass and interfaces, so that start-up reads one entry per pack and parses no class file: the core pack, and
+ * the parser pack ({@link #parserOnly}; less any class the core needs as a supertype). Records: u2 name length, the
+ * binary name, u4 class file length, the class file.
  *
  * <pre>java dev.retryagent.agent.boot.BootClassPack bootstrap.jar boot-core.classes boot-parser.classes</pre>
  */
