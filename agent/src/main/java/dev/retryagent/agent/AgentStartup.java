@@ -1,5 +1,6 @@
 package dev.retryagent.agent;
 
+import dev.retryagent.agent.boot.BootClasses;
 import dev.retryagent.agent.bootstrap.Hooks;
 import dev.retryagent.agent.bootstrap.Housekeeping;
 import dev.retryagent.agent.bootstrap.InjectedFaults;
@@ -14,6 +15,7 @@ import dev.retryagent.agent.instrument.UncoveredClients;
 import dev.retryagent.agent.jdkhttp.JdkHttpClientInstrumentation;
 import dev.retryagent.agent.metrics.Metrics;
 import dev.retryagent.agent.okhttp.OkHttpInstrumentation;
+import dev.retryagent.agent.reload.PolicyWatcher;
 import dev.retryagent.engine.RetryLog;
 import dev.retryagent.policy.Mode;
 import dev.retryagent.policy.Policy;
@@ -29,7 +31,7 @@ import java.util.logging.Level;
  * retransformation of hooked classes that are already loaded. Loads no Byte Buddy class beyond its ASM, and
  * that only when a hooked class shows up.
  */
-final class AgentStartup {
+public final class AgentStartup {
     private AgentStartup() {
     }
 
@@ -75,7 +77,9 @@ final class AgentStartup {
             BootClasses.release();
             policy = builtInPolicy(config.mode());
         } else {
-            BootClasses.defineParser();
+            if (BootClasses.defineParser()) {
+                RetryAgent.mark("define-parser");
+            }
             watcher = PolicyWatcher.of(config.policy(), config.mode());
             policy = watcher != null ? watcher.start() : Policy.builtIn().withModeOverride(Mode.OFF);
         }
@@ -130,7 +134,7 @@ final class AgentStartup {
      * ({@code jcmd PID VM.system_properties}): logs rotate, and a service may log to nowhere. Here, not in
      * {@link PolicyWatcher}, so that a start on the built-in policy loads none of the watcher's classes.
      */
-    static void publishPolicy(String file, String hash) {
+    public static void publishPolicy(String file, String hash) {
         try {
             System.setProperty(PolicyWatcher.POLICY_FILE_PROPERTY, file);
             System.setProperty(PolicyWatcher.POLICY_HASH_PROPERTY, hash);

@@ -1,15 +1,10 @@
 package dev.retryagent.agent;
 
+import dev.retryagent.agent.boot.BootClasses;
 import java.io.File;
 import java.io.FileInputStream;
-import java.io.FileOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.lang.instrument.Instrumentation;
-import java.util.jar.JarFile;
-import java.util.zip.ZipEntry;
-import java.util.zip.ZipFile;
 
 /**
  * {@code Premain-Class} and {@code Agent-Class}. Deliberately tiny and linked to nothing but the JDK: before
@@ -19,13 +14,12 @@ import java.util.zip.ZipFile;
  * then does {@link AgentStartup} run. Nothing thrown here reaches the application: it starts, without retries.
  */
 public final class RetryAgent {
-    static final String BOOTSTRAP_JAR = "META-INF/retry-agent/bootstrap.jar";
     /**
      * Set once the agent starts in a JVM, to {@code premain} or {@code attach}: a JVM-wide mark that a second
      * load sees whatever class loader its {@code RetryAgent} comes from, and that {@code attach} (and
      * {@code jcmd PID VM.system_properties}) reads from outside.
      */
-    static final String STARTED_PROPERTY = "retry-agent.started";
+    public static final String STARTED_PROPERTY = "retry-agent.started";
     /** A class of the bootstrap jar: once the boot loader finds it, the agent has started here. */
     private static final String BOOTSTRAP_MARKER = "dev.retryagent.agent.bootstrap.Hooks";
 
@@ -144,81 +138,22 @@ public final class RetryAgent {
     private static void loadBootstrapClasses(Instrumentation inst) throws Exception {
         boolean defined = false;
         try {
-            defined = BootClasses.defineCore(inst, agentJar());
+            if (BootClasses.openUnsafe(inst, agentJar())) {
+                mark("open-unsafe");
+                BootClasses.defineCore();
+                mark("define-core");
+                defined = true;
+            }
         } catch (Exception e) {
             BootClasses.release();
-            bootDefineFailed(e);
+            BootClasses.defineFailed(e);
         }
         if (!defined) {
-            appendBootstrapJar(inst);
+            BootClasses.appendBootstrapJar(inst, agentJar());
         }
-    }
-
-    static void bootDefineFailed(Exception e) {
-        System.err.println("retry-agent boot-define-failed error=" + e.getClass().getName()
-                + " message=" + e.getMessage() + "; the bootstrap jar is appended to the boot class path instead");
-    }
-
-    /**
-     * Appends (a temporary copy of) the nested bootstrap jar to the boot loader's search path. Classes defined in the
-     * boot loader already stay: the boot loader looks on its path only for those it does not have.
-     */
-    static void appendBootstrapJar(Instrumentation inst) throws Exception {
-        // Read from the agent jar directly: the class loader's resource lookup would first search every
-        // module of the runtime image (milliseconds of start-up), and the JDK shares the open jar's index.
-        File agentJar = agentJar();
-        ZipFile zip = new ZipFile(agentJar);
-        File copy;
-        try {
-            ZipEntry entry = zip.getEntry(BOOTSTRAP_JAR);
-            if (entry == null) {
-                throw new IOException(BOOTSTRAP_JAR + " is missing from " + agentJar);
-            }
-            copy = copyToTemporaryFile(zip.getInputStream(entry));
-        } finally {
-            zip.close();
-        }
-        inst.appendToBootstrapClassLoaderSearch(new JarFile(copy));
     }
 
     private static File agentJar() throws Exception {
         return new File(RetryAgent.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-    }
-
-    /** Copies the nested bootstrap jar to a temporary file (deleted when the JVM exits). */
-
-    private static File copyToTemporaryFile(InputStream in) throws IOException {
-        File file;
-        try {
-            file = null;
-            // Not File/Files.createTempFile: their random names cost a SecureRandom, ~10 ms of start-up.
-            // createNewFile is atomic (O_EXCL): it never takes a file that exists, so a name known in advance is
-            // safe, and in a sticky temp directory nobody else can swap the file afterwards. (java.io rather than
-            // java.nio: nothing more to load.)
-            String base = "retry-agent-bootstrap-" + Long.toHexString(System.nanoTime());
-            File dir = new File(System.getProperty("java.io.tmpdir"));
-            for (int i = 0; file == null; i++) {
-                File candidate = new File(dir, base + "-" + i + ".jar");
-                if (candidate.createNewFile()) {
-                    file = candidate;
-                } else if (i >= 100) {
-                    throw new IOException("cannot create a temporary file in " + dir);
-                }
-            }
-            OutputStream out = new FileOutputStream(file);
-            file.deleteOnExit();
-            try {
-                byte[] buffer = new byte[16384];
-                int n;
-                while ((n = in.read(buffer)) > 0) {
-                    out.write(buffer, 0, n);
-                }
-            } finally {
-                out.close();
-            }
-        } finally {
-            in.close();
-        }
-        return file;
     }
 }

@@ -55,6 +55,19 @@ public abstract class Backoff {
      */
     public abstract long waitMillis(int retry, long previousWaitMillis, RandomSource random);
 
+    /**
+     * The shortest wait {@link #waitMillis} draws before retry {@code retry}, before it is rounded down to whole
+     * milliseconds: for what a policy's waits can be without drawing them ({@code check}).
+     */
+    public abstract double shortestWait(int retry);
+
+    /**
+     * The least upper bound of the waits {@link #waitMillis} draws before retry {@code retry}, before they are rounded
+     * down (a jittered draw approaches it), when the previous wait was at most {@code previousLongest} (0 before the
+     * first retry; only decorrelated jitter depends on it): chained retry by retry, the longest a call can wait.
+     */
+    public abstract double longestWait(int retry, double previousLongest);
+
     /** {@code min(cap, base * multiplier^(retry-1))}, in milliseconds, without overflow. */
     protected final double cappedExponential(int retry) {
         // multiplier >= 1, so once base reaches the cap every later retry is capped too; this also keeps
@@ -96,6 +109,16 @@ public abstract class Backoff {
         public long waitMillis(int retry, long previousWaitMillis, RandomSource random) {
             return wholeMillis(cappedExponential(retry) * random.nextDouble());
         }
+
+        @Override
+        public double shortestWait(int retry) {
+            return 0;
+        }
+
+        @Override
+        public double longestWait(int retry, double previousLongest) {
+            return cappedExponential(retry);
+        }
     }
 
     /** {@code e/2 + U(0, e/2)}: keeps at least half of the exponential wait. */
@@ -108,6 +131,16 @@ public abstract class Backoff {
         public long waitMillis(int retry, long previousWaitMillis, RandomSource random) {
             double half = cappedExponential(retry) / 2;
             return wholeMillis(half + half * random.nextDouble());
+        }
+
+        @Override
+        public double shortestWait(int retry) {
+            return cappedExponential(retry) / 2;
+        }
+
+        @Override
+        public double longestWait(int retry, double previousLongest) {
+            return cappedExponential(retry);
         }
     }
 
@@ -125,11 +158,26 @@ public abstract class Backoff {
         @Override
         public long waitMillis(int retry, long previousWaitMillis, RandomSource random) {
             double base = baseMillis();
+            double draw = base + (upper(previousWaitMillis) - base) * random.nextDouble();
+            return wholeMillis(Math.min(capMillis(), draw));
+        }
+
+        @Override
+        public double shortestWait(int retry) {
+            return Math.min(capMillis(), baseMillis());
+        }
+
+        @Override
+        public double longestWait(int retry, double previousLongest) {
+            return Math.min(capMillis(), upper(previousLongest));
+        }
+
+        /** The top of the draw's range before the cap: {@code max(base, prev * 3)}, prev base when there was none. */
+        private double upper(double previousWaitMillis) {
+            double base = baseMillis();
             double previous = previousWaitMillis > 0 ? previousWaitMillis : base;
             // In double arithmetic, so that a huge previous wait cannot overflow into a negative bound.
-            double upper = Math.max(base, previous * 3);
-            double draw = base + (upper - base) * random.nextDouble();
-            return wholeMillis(Math.min(capMillis(), draw));
+            return Math.max(base, previous * 3);
         }
     }
 
@@ -142,6 +190,16 @@ public abstract class Backoff {
         @Override
         public long waitMillis(int retry, long previousWaitMillis, RandomSource random) {
             return wholeMillis(cappedExponential(retry));
+        }
+
+        @Override
+        public double shortestWait(int retry) {
+            return cappedExponential(retry);
+        }
+
+        @Override
+        public double longestWait(int retry, double previousLongest) {
+            return cappedExponential(retry);
         }
     }
 }

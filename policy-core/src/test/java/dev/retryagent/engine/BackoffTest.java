@@ -261,6 +261,51 @@ class BackoffTest {
         assertTrue(Backoff.of(policy(100, 2000, 2.0, Jitter.DECORRELATED)).waitMillis(3, 4000, largest) <= 2000);
     }
 
+    // --- the bounds of the draws, without drawing ---
+
+    @ParameterizedTest
+    @CsvSource({
+            "FULL, 0, 400",
+            "EQUAL, 200, 400",
+            "DECORRELATED, 100, 1200",
+            "NONE, 400, 400",
+    })
+    void theBoundsAreTheDrawsOfTheRandomSourcesExtremes(Jitter jitter, double shortest, double longest) {
+        Backoff backoff = Backoff.of(policy(100, 2000, 2.0, jitter));
+        assertEquals(shortest, backoff.shortestWait(3));
+        assertEquals(longest, backoff.longestWait(3, 400));
+        assertEquals((long) shortest, backoff.waitMillis(3, 400, () -> 0.0));
+        assertEquals((long) longest, backoff.waitMillis(3, 400, () -> 1.0));
+    }
+
+    @ParameterizedTest
+    @EnumSource(Jitter.class)
+    void chainedDrawsStayWithinTheChainedBounds(Jitter jitter) {
+        Backoff backoff = Backoff.of(policy(100, 5000, 2.0, jitter));
+        RandomSource random = RandomSource.seeded(7);
+        for (int call = 0; call < 1000; call++) {
+            long previous = 0;
+            double previousLongest = 0;
+            for (int retry = 1; retry <= 8; retry++) {
+                long wait = backoff.waitMillis(retry, previous, random);
+                previousLongest = backoff.longestWait(retry, previousLongest);
+                assertTrue(wait >= (long) backoff.shortestWait(retry), jitter + " retry " + retry + ": " + wait);
+                assertTrue(wait <= (long) previousLongest, jitter + " retry " + retry + ": " + wait);
+                previous = wait;
+            }
+        }
+    }
+
+    @Test
+    void decorrelatedBoundsStartFromBaseAndAreCapped() {
+        Backoff backoff = Backoff.of(policy(100, 1000, 2.0, Jitter.DECORRELATED));
+        assertEquals(300, backoff.longestWait(1, 0));
+        assertEquals(900, backoff.longestWait(2, 300));
+        assertEquals(1000, backoff.longestWait(3, 900));
+        assertEquals(100, backoff.shortestWait(5));
+        assertEquals(50, Backoff.of(policy(100, 50, 2.0, Jitter.DECORRELATED)).shortestWait(1));
+    }
+
     // --- edge cases, every jitter kind ---
 
     @ParameterizedTest
