@@ -2,15 +2,15 @@ package dev.retryagent.agent.instrument;
 
 import dev.retryagent.agent.bootstrap.Hooks;
 import dev.retryagent.engine.RetryLog;
-import java.util.HashMap;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
  * The {@link Hooks.Handler} every client and retry layer extends: its constructor binds each hook name its
  * {@link ClientInstrumentation} uses to the code that serves it ({@link #serve}), and the kind of that code is the kind
- * of the hook point ({@link HookPoint.Where}). {@code Hooks} calls reach the code of their hook through one lookup;
- * {@code ClientHandlersTest} checks, over every client the agent registers, that each hook point has code of its
+ * of the hook point ({@link HookPoint.Where}). A call from {@code Hooks} finds the code of its hook among the
+ * handler's few hooks of that kind, allocating nothing; {@code ClientHandlersTest} checks, over every client the agent registers, that each hook point has code of its
  * kind and each bound hook a hook point. A hook without code of the kind called (which that test rules out) runs its
  * method untouched and is logged once as an internal error.
  */
@@ -43,71 +43,105 @@ public abstract class HookHandler implements Hooks.Handler {
         public abstract String run(Object self, Object[] args);
     }
 
-    /** Per hook name, its code: one of the five {@code On*} types. */
-    private final Map<String, Object> served = new HashMap<String, Object>();
+    /*
+     * Per kind of call from Hooks, the hooks bound, each followed by its code: {hook, code, hook, code, ...}; written by
+     * the constructor only. A hook is found by identity first (the woven code and the handler name it by the same
+     * compile-time constant: one interned string), so a call compares no more names than a chain of name tests per
+     * kind would. The entries hold both ENTRY (OnEntry) and ENTRY_MAY_SKIP (OnEntryMaySkip) code.
+     */
+    private Object[] entries = new Object[0];
+    private Object[] replaces = new Object[0];
+    private Object[] exits = new Object[0];
+    private Object[] loops = new Object[0];
 
     protected final void serve(String hook, OnEntry code) {
-        bind(hook, code);
+        entries = bind(entries, hook, code);
     }
 
     protected final void serve(String hook, OnEntryMaySkip code) {
-        bind(hook, code);
+        entries = bind(entries, hook, code);
     }
 
     protected final void serve(String hook, OnEntryMayReplace code) {
-        bind(hook, code);
+        replaces = bind(replaces, hook, code);
     }
 
     protected final void serve(String hook, OnExit code) {
-        bind(hook, code);
+        exits = bind(exits, hook, code);
     }
 
     protected final void serve(String hook, OnRetryLoop code) {
-        bind(hook, code);
+        loops = bind(loops, hook, code);
     }
 
-    private void bind(String hook, Object code) {
+    /** {@code table} with {@code hook} and its code added. */
+    private Object[] bind(Object[] table, String hook, Object code) {
         if (hook == null || code == null) {
             throw new IllegalArgumentException(getClass().getName() + ": a hook and its code, not null");
         }
-        if (served.put(hook, code) != null) {
+        if (kindOf(hook) != null) {
             throw new IllegalArgumentException(getClass().getName() + " serves " + hook + " twice");
         }
+        Object[] longer = Arrays.copyOf(table, table.length + 2);
+        longer[table.length] = hook;
+        longer[table.length + 1] = code;
+        return longer;
     }
 
-    /** Every hook this handler serves, with the kind of hook point its code is for, in the order bound. */
+    /** The code of {@code hook} in {@code table}, or null. */
+    private static Object codeOf(Object[] table, String hook) {
+        for (int i = 0; i < table.length; i += 2) {
+            if (table[i] == hook) {
+                return table[i + 1];
+            }
+        }
+        return codeByName(table, hook);
+    }
+
+    /** {@link #codeOf} for a name that is not the handler's own constant (a caller's copy of it). */
+    private static Object codeByName(Object[] table, String hook) {
+        for (int i = 0; i < table.length; i += 2) {
+            if (table[i].equals(hook)) {
+                return table[i + 1];
+            }
+        }
+        return null;
+    }
+
+    /** Every hook this handler serves, with the kind of hook point its code is for. */
     public final Map<String, HookPoint.Where> served() {
         Map<String, HookPoint.Where> kinds = new LinkedHashMap<String, HookPoint.Where>();
-        for (Map.Entry<String, Object> e : served.entrySet()) {
-            kinds.put(e.getKey(), kindOf(e.getValue()));
+        for (Object[] table : new Object[][] {entries, replaces, exits, loops}) {
+            for (int i = 0; i < table.length; i += 2) {
+                kinds.put((String) table[i], kindOf((String) table[i]));
+            }
         }
         return kinds;
     }
 
-    private static HookPoint.Where kindOf(Object code) {
-        if (code instanceof OnEntry) {
-            return HookPoint.Where.ENTRY;
+    /** The kind of hook point {@code hook}'s code is for; null when the handler does not serve it. */
+    private HookPoint.Where kindOf(String hook) {
+        Object entry = codeOf(entries, hook);
+        if (entry != null) {
+            return entry instanceof OnEntryMaySkip ? HookPoint.Where.ENTRY_MAY_SKIP : HookPoint.Where.ENTRY;
         }
-        if (code instanceof OnEntryMaySkip) {
-            return HookPoint.Where.ENTRY_MAY_SKIP;
-        }
-        if (code instanceof OnEntryMayReplace) {
+        if (codeOf(replaces, hook) != null) {
             return HookPoint.Where.ENTRY_MAY_REPLACE;
         }
-        if (code instanceof OnExit) {
+        if (codeOf(exits, hook) != null) {
             return HookPoint.Where.EXIT;
         }
-        return HookPoint.Where.RETRY_LOOP;
+        return codeOf(loops, hook) != null ? HookPoint.Where.RETRY_LOOP : null;
     }
 
     /** {@code ENTRY} and {@code ENTRY_MAY_SKIP}: the woven code makes the same call for both. */
     @Override
     public final boolean onEnter(String hook, Object self, Object[] args) {
-        Object code = served.get(hook);
+        Object code = codeOf(entries, hook);
         if (code instanceof OnEntryMaySkip) {
             return ((OnEntryMaySkip) code).run(self, args);
         }
-        if (code instanceof OnEntry) {
+        if (code != null) {
             ((OnEntry) code).run(self, args);
         } else {
             unserved(hook, "ENTRY or ENTRY_MAY_SKIP");
@@ -117,38 +151,38 @@ public abstract class HookHandler implements Hooks.Handler {
 
     @Override
     public final Object onEnterMayReplace(String hook, Object self, Object[] args) {
-        Object code = served.get(hook);
-        if (code instanceof OnEntryMayReplace) {
-            return ((OnEntryMayReplace) code).run(self, args);
+        Object code = codeOf(replaces, hook);
+        if (code == null) {
+            unserved(hook, "ENTRY_MAY_REPLACE");
+            return Hooks.PROCEED;
         }
-        unserved(hook, "ENTRY_MAY_REPLACE");
-        return Hooks.PROCEED;
+        return ((OnEntryMayReplace) code).run(self, args);
     }
 
     @Override
     public final void onExit(String hook, Object self, Object[] args) {
-        Object code = served.get(hook);
-        if (code instanceof OnExit) {
-            ((OnExit) code).run(self, args);
-        } else {
+        Object code = codeOf(exits, hook);
+        if (code == null) {
             unserved(hook, "EXIT");
+        } else {
+            ((OnExit) code).run(self, args);
         }
     }
 
     @Override
     public final String retryLayer(String hook, Object self, Object[] args) {
-        Object code = served.get(hook);
-        if (code instanceof OnRetryLoop) {
-            return ((OnRetryLoop) code).run(self, args);
+        Object code = codeOf(loops, hook);
+        if (code == null) {
+            unserved(hook, "RETRY_LOOP");
+            return null;
         }
-        unserved(hook, "RETRY_LOOP");
-        return null;
+        return ((OnRetryLoop) code).run(self, args);
     }
 
     /** Fail open: the hooked method runs as without the agent; logged once per hook, as a handler's own failure. */
     private void unserved(String hook, String called) {
-        Object code = served.get(hook);
+        HookPoint.Where kind = kindOf(hook);
         RetryLog.internalError("hook:" + hook, new IllegalStateException(getClass().getName() + " has no "
-                + called + " code for hook " + hook + (code == null ? "" : " (it has " + kindOf(code) + " code)")));
+                + called + " code for hook " + hook + (kind == null ? "" : " (it has " + kind + " code)")));
     }
 }
