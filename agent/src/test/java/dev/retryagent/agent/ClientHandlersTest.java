@@ -5,12 +5,16 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.retryagent.agent.instrument.ClientInstrumentation;
+import dev.retryagent.agent.instrument.HookHandler;
+import dev.retryagent.agent.instrument.HookPoint;
 import dev.retryagent.policy.ClientNames;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import net.bytebuddy.jar.asm.ClassReader;
@@ -22,6 +26,74 @@ import org.junit.jupiter.api.Test;
 
 /** Every client is described and served the same way. */
 class ClientHandlersTest {
+    /**
+     * A hook point whose hook the handler does not serve with code of the point's kind leaves the hooked method
+     * running as without the agent; code no hook point names is never run. Over every client and retry layer the
+     * agent registers.
+     */
+    @Test
+    void everyHookPointIsServedByItsHandlerWithCodeOfItsKindAndEveryServedHookHasAPoint() throws Exception {
+        List<String> problems = new ArrayList<>();
+        int points = 0;
+        int hooks = 0;
+        for (ClientInstrumentation client : AgentStartup.clients()) {
+            assertFalse(client.hookPoints().isEmpty(), client.name());
+            Map<String, HookPoint.Where> served = handlerOf(client).served();
+            problems.addAll(bindingProblems(client, served));
+            points += client.hookPoints().size();
+            hooks += served.size();
+        }
+        assertEquals(List.of(), problems);
+        assertTrue(points >= hooks && hooks >= AgentStartup.clients().size(), points + " points, " + hooks + " hooks");
+    }
+
+    /** The check above finds each of the three mistakes. */
+    @Test
+    void theBindingCheckFindsAPointWithoutCodeCodeWithoutAPointAndAKindMismatch() {
+        ClientInstrumentation client = new ClientInstrumentation("test", "test.Hooks",
+                HookPoint.entry("test.served", "test.C", "m", "()V"),
+                HookPoint.entryMaySkip("test.kind", "test.C", "n", "()V"),
+                HookPoint.exit("test.unserved", "test.C", "o", "()V"));
+        Map<String, HookPoint.Where> served = new LinkedHashMap<>();
+        served.put("test.served", HookPoint.Where.ENTRY);
+        served.put("test.kind", HookPoint.Where.ENTRY);
+        served.put("test.unused", HookPoint.Where.EXIT);
+        assertEquals(List.of(
+                "test: hook point test.kind ENTRY_MAY_SKIP test.C.n()V is served by ENTRY code of test.Hooks",
+                "test: hook point test.unserved EXIT test.C.o()V has no code in test.Hooks",
+                "test: test.Hooks serves test.unused (EXIT), which no hook point names"),
+                bindingProblems(client, served));
+    }
+
+    /** {@code client}'s hook points against what its handler serves: each mistake, as a line. */
+    static List<String> bindingProblems(ClientInstrumentation client, Map<String, HookPoint.Where> served) {
+        List<String> problems = new ArrayList<>();
+        Set<String> named = new HashSet<>();
+        for (HookPoint point : client.hookPoints()) {
+            named.add(point.hook());
+            HookPoint.Where kind = served.get(point.hook());
+            if (kind == null) {
+                problems.add(client.name() + ": hook point " + point + " has no code in " + client.handlerClass());
+            } else if (kind != point.where()) {
+                problems.add(client.name() + ": hook point " + point + " is served by " + kind + " code of "
+                        + client.handlerClass());
+            }
+        }
+        for (Map.Entry<String, HookPoint.Where> hook : served.entrySet()) {
+            if (!named.contains(hook.getKey())) {
+                problems.add(client.name() + ": " + client.handlerClass() + " serves " + hook.getKey() + " ("
+                        + hook.getValue() + "), which no hook point names");
+            }
+        }
+        return problems;
+    }
+
+    private static HookHandler handlerOf(ClientInstrumentation client) throws ReflectiveOperationException {
+        Class<?> type = Class.forName(client.handlerClass());
+        assertTrue(HookHandler.class.isAssignableFrom(type), client.handlerClass() + " is no HookHandler");
+        return (HookHandler) type.getConstructor().newInstance();
+    }
+
     /** Retry layers above the clients (only {@code RETRY_LOOP} hook points) are named by their layer instead. */
     @Test
     void everyClientIsNamedFromTheOneListOfClientNames() {

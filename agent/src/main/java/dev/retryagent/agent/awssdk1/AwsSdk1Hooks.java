@@ -25,6 +25,10 @@ public final class AwsSdk1Hooks extends RetryLoopHandler {
         Hooks.register(AwsSdk1Hooks.class, new AwsSdk1Hooks());
     }
 
+    public AwsSdk1Hooks() {
+        super(EXECUTE_HELPER);
+    }
+
     @Override
     protected String layerOf(String hook, Object self) {
         Accessors a = accessors;

@@ -27,6 +27,10 @@ public final class AwsSdk2Hooks extends RetryLoopHandler {
         Hooks.register(AwsSdk2Hooks.class, new AwsSdk2Hooks());
     }
 
+    public AwsSdk2Hooks() {
+        super(RETRYABLE_STAGE, RETRYABLE_STAGE2);
+    }
+
     @Override
     protected String layerOf(String hook, Object self) {
         boolean second = RETRYABLE_STAGE2.equals(hook);

@@ -28,6 +28,10 @@ public final class AzureHooks extends RetryLoopHandler {
         Hooks.register(AzureHooks.class, new AzureHooks());
     }
 
+    public AzureHooks() {
+        super(PROCESS_SYNC);
+    }
+
     @Override
     protected String layerOf(String hook, Object self) throws ReflectiveOperationException {
         Field f = retryStrategy;

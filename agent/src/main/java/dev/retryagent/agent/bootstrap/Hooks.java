@@ -33,7 +33,10 @@ public final class Hooks {
     private Hooks() {
     }
 
-    /** A client's hook logic, loaded in the client's own class loader so that it can use the client's types. */
+    /**
+     * A client's hook logic, loaded in the client's own class loader so that it can use the client's types. Every
+     * client's handler is an {@code instrument.HookHandler}, which binds each hook name to the code that serves it.
+     */
     public interface Handler {
         /**
          * At the entry of hooked method {@code hook}.

@@ -18,6 +18,10 @@ public final class ElasticsearchHooks extends RetryLoopHandler {
         Hooks.register(ElasticsearchHooks.class, new ElasticsearchHooks());
     }
 
+    public ElasticsearchHooks() {
+        super(PERFORM_REQUEST, PERFORM_REQUEST_ASYNC);
+    }
+
     @Override
     protected String layerOf(String hook, Object self) {
         return self instanceof RestClient ? layerOf((RestClient) self) : null;

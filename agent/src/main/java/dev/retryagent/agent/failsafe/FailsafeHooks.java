@@ -36,17 +36,12 @@ public final class FailsafeHooks extends RetryLoopHandler {
         Hooks.register(FailsafeHooks.class, new FailsafeHooks());
     }
 
+    public FailsafeHooks() {
+        super(SYNC, SYNC_2);
+    }
+
     @Override
     protected String layerOf(String hook, Object self) throws ReflectiveOperationException {
-        if (SYNC.equals(hook)) {
-            Field f = executor;
-            if (f == null) {
-                f = declaredField(self.getClass(), SYNC_EXECUTION, "executor");
-                executor = f;
-            }
-            Object exec = f.get(self);
-            return exec instanceof FailsafeExecutor ? layerOf(((FailsafeExecutor<?>) exec).getPolicies()) : null;
-        }
         if (SYNC_2.equals(hook)) {
             Field f = policies2;
             if (f == null) {
@@ -55,7 +50,13 @@ public final class FailsafeHooks extends RetryLoopHandler {
             }
             return Failsafe2.layerOf((List<?>) f.get(self));
         }
-        return null;
+        Field f = executor;
+        if (f == null) {
+            f = declaredField(self.getClass(), SYNC_EXECUTION, "executor");
+            executor = f;
+        }
+        Object exec = f.get(self);
+        return exec instanceof FailsafeExecutor ? layerOf(((FailsafeExecutor<?>) exec).getPolicies()) : null;
     }
 
     /** What the policies of a Failsafe 3 executor make of its execution. */

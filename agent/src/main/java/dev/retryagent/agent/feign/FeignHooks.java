@@ -30,6 +30,10 @@ public final class FeignHooks extends RetryLoopHandler {
         Hooks.register(FeignHooks.class, new FeignHooks());
     }
 
+    public FeignHooks() {
+        super(INVOKE);
+    }
+
     /** How to read the retryer of one method handler class. */
     private static final ClassValue<RetryerReader> READERS = new ClassValue<RetryerReader>() {
         @Override

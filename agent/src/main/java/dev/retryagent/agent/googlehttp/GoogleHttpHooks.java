@@ -24,6 +24,10 @@ public final class GoogleHttpHooks extends RetryLoopHandler {
         Hooks.register(GoogleHttpHooks.class, new GoogleHttpHooks());
     }
 
+    public GoogleHttpHooks() {
+        super(EXECUTE);
+    }
+
     @Override
     protected String layerOf(String hook, Object self) {
         return self instanceof HttpRequest ? layerOf((HttpRequest) self) : null;

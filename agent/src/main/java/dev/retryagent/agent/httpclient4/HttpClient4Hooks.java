@@ -1,6 +1,7 @@
 package dev.retryagent.agent.httpclient4;
 
 import dev.retryagent.agent.bootstrap.Hooks;
+import dev.retryagent.agent.instrument.HookHandler;
 import org.apache.http.HttpClientConnection;
 import org.apache.http.client.methods.HttpExecutionAware;
 import org.apache.http.client.methods.HttpRequestWrapper;
@@ -18,7 +19,7 @@ import org.apache.http.protocol.HttpContext;
  * loader. Fails open: its own errors are logged once and the hooked method runs untouched; exceptions of HttpClient
  * or of the application's code reach the application unchanged ({@link Hooks.Propagate}).
  */
-public final class HttpClient4Hooks implements Hooks.Handler {
+public final class HttpClient4Hooks extends HookHandler {
     public static final String PROTOCOL_EXECUTE = "apache-httpclient4.protocol-execute";
     public static final String MINIMAL_EXECUTE = "apache-httpclient4.minimal-execute";
     public static final String RETRY_EXECUTE = "apache-httpclient4.retry-execute";
@@ -31,34 +32,39 @@ public final class HttpClient4Hooks implements Hooks.Handler {
         Hooks.register(HttpClient4Hooks.class, new HttpClient4Hooks());
     }
 
-    @Override
-    public boolean onEnter(String hook, Object self, Object[] args) {
-        if (REQUEST_EXECUTE.equals(hook)) {
-            HttpClient4Calls.noteConnection((HttpClientConnection) args[1], (HttpContext) args[2]);
-        }
-        return false;
+    public HttpClient4Hooks() {
+        serve(REQUEST_EXECUTE, new OnEntry() {
+            @Override
+            public void run(Object self, Object[] args) {
+                HttpClient4Calls.noteConnection((HttpClientConnection) args[1], (HttpContext) args[2]);
+            }
+        });
+        OnEntryMayReplace classic = new OnEntryMayReplace() {
+            @Override
+            public Object run(Object self, Object[] args) {
+                return HttpClient4Classic.execute((ClientExecChain) self, (HttpRoute) args[0],
+                        (HttpRequestWrapper) args[1], (HttpClientContext) args[2], (HttpExecutionAware) args[3]);
+            }
+        };
+        serve(PROTOCOL_EXECUTE, classic);
+        serve(MINIMAL_EXECUTE, classic);
+        OnEntryMayReplace skipRetries = new OnEntryMayReplace() {
+            @Override
+            public Object run(Object self, Object[] args) {
+                return HttpClient4Classic.skipBuiltInRetries((ClientExecChain) self, (HttpRoute) args[0],
+                        (HttpRequestWrapper) args[1], (HttpClientContext) args[2], (HttpExecutionAware) args[3]);
+            }
+        };
+        serve(RETRY_EXECUTE, skipRetries);
+        serve(SERVICE_UNAVAILABLE_EXECUTE, skipRetries);
+        OnEntryMayReplace async = new OnEntryMayReplace() {
+            @Override
+            public Object run(Object self, Object[] args) {
+                return HttpClient4Async.execute((CloseableHttpAsyncClient) self, (HttpAsyncRequestProducer) args[0],
+                        (HttpAsyncResponseConsumer<?>) args[1], (HttpContext) args[2], (FutureCallback<?>) args[3]);
+            }
+        };
+        serve(ASYNC_EXECUTE, async);
+        serve(MINIMAL_ASYNC_EXECUTE, async);
     }
-
-    @Override
-    public void onExit(String hook, Object self, Object[] args) {
-    }
-
-    @Override
-    public Object onEnterMayReplace(String hook, Object self, Object[] args) {
-        if (PROTOCOL_EXECUTE.equals(hook) || MINIMAL_EXECUTE.equals(hook)) {
-            return HttpClient4Classic.execute((ClientExecChain) self, (HttpRoute) args[0],
-                    (HttpRequestWrapper) args[1], (HttpClientContext) args[2], (HttpExecutionAware) args[3]);
-        }
-        if (RETRY_EXECUTE.equals(hook) || SERVICE_UNAVAILABLE_EXECUTE.equals(hook)) {
-            return HttpClient4Classic.skipBuiltInRetries((ClientExecChain) self, (HttpRoute) args[0],
-                    (HttpRequestWrapper) args[1], (HttpClientContext) args[2], (HttpExecutionAware) args[3]);
-        }
-        if (ASYNC_EXECUTE.equals(hook) || MINIMAL_ASYNC_EXECUTE.equals(hook)) {
-            return HttpClient4Async.execute((CloseableHttpAsyncClient) self, (HttpAsyncRequestProducer) args[0],
-                    (HttpAsyncResponseConsumer<?>) args[1], (HttpContext) args[2], (FutureCallback<?>) args[3]);
-        }
-        return Hooks.PROCEED;
-    }
-
-
 }

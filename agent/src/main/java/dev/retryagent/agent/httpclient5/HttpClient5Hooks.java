@@ -2,6 +2,7 @@ package dev.retryagent.agent.httpclient5;
 
 import dev.retryagent.agent.bootstrap.Hooks;
 import dev.retryagent.agent.bootstrap.RetryRuntime;
+import dev.retryagent.agent.instrument.HookHandler;
 import java.io.IOException;
 import java.util.Collections;
 import java.util.Map;
@@ -27,7 +28,7 @@ import org.apache.hc.core5.http.protocol.HttpContext;
  * class loader. Fails open: its own errors are logged once and the hooked method runs untouched; exceptions of
  * HttpClient or of the application's code reach the application unchanged ({@link Hooks.Propagate}).
  */
-public final class HttpClient5Hooks implements Hooks.Handler {
+public final class HttpClient5Hooks extends HookHandler {
     public static final String CLASSIC_BUILD = "apache-httpclient5.classic-build";
     public static final String ASYNC_BUILD = "apache-httpclient5.async-build";
     public static final String MINIMAL_EXECUTE = "apache-httpclient5.minimal-execute";
@@ -47,78 +48,79 @@ public final class HttpClient5Hooks implements Hooks.Handler {
         Hooks.register(HttpClient5Hooks.class, new HttpClient5Hooks());
     }
 
-    @Override
-    public boolean onEnter(String hook, Object self, Object[] args) {
-        if (CLASSIC_BUILD.equals(hook)) {
-            prepare((HttpClientBuilder) self);
-        } else if (ASYNC_BUILD.equals(hook)) {
-            prepare((HttpAsyncClientBuilder) self);
-        } else if (ASYNC_RETRY_EXECUTE.equals(hook)) {
-            // Its RuntimeExceptions are the agent's own unless it wrapped them (fail open: Hooks logs them).
-            try {
-                return AsyncRetryHandler.skipBuiltInRetries((HttpRequest) args[0], (AsyncEntityProducer) args[1],
-                        (AsyncExecChain.Scope) args[2], (AsyncExecChain) args[3], (AsyncExecCallback) args[4]);
-            } catch (HttpException e) {
-                throw new Hooks.Propagate(e);
-            } catch (IOException e) {
-                throw new Hooks.Propagate(e);
+    public HttpClient5Hooks() {
+        serve(CLASSIC_BUILD, new OnEntry() {
+            @Override
+            public void run(Object self, Object[] args) {
+                prepare((HttpClientBuilder) self);
             }
-        } else if (ASYNC_PROTOCOL_EXECUTE.equals(hook)) {
-            try {
-                return AsyncRetryHandler.executeAtProtocol((AsyncExecChainHandler) self, (HttpRequest) args[0],
-                        (AsyncEntityProducer) args[1], (AsyncExecChain.Scope) args[2], (AsyncExecChain) args[3],
-                        (AsyncExecCallback) args[4]);
-            } catch (HttpException e) {
-                throw new Hooks.Propagate(e); // the chain's own failure to start the exchange
-            } catch (IOException e) {
-                throw new Hooks.Propagate(e);
-            } catch (RuntimeException e) {
-                throw new Hooks.Propagate(e);
+        });
+        serve(ASYNC_BUILD, new OnEntry() {
+            @Override
+            public void run(Object self, Object[] args) {
+                prepare((HttpAsyncClientBuilder) self);
             }
-        }
-        return false;
-    }
-
-    @Override
-    public void onExit(String hook, Object self, Object[] args) {
-    }
-
-    @Override
-    public Object onEnterMayReplace(String hook, Object self, Object[] args) {
-        if (RETRY_EXECUTE.equals(hook)) {
-            // Its RuntimeExceptions are the agent's own unless it wrapped them (fail open: Hooks logs them).
-            try {
-                return ClassicRetryHandler.skipBuiltInRetries((ClassicHttpRequest) args[0], (ExecChain.Scope) args[1],
-                        (ExecChain) args[2]);
-            } catch (HttpException e) {
-                throw new Hooks.Propagate(e);
-            } catch (IOException e) {
-                throw new Hooks.Propagate(e);
+        });
+        serve(ASYNC_RETRY_EXECUTE, new OnEntryMaySkip() {
+            @Override
+            public boolean run(Object self, Object[] args) {
+                // Its RuntimeExceptions are the agent's own unless it wrapped them (fail open: Hooks logs them).
+                try {
+                    return AsyncRetryHandler.skipBuiltInRetries((HttpRequest) args[0], (AsyncEntityProducer) args[1],
+                            (AsyncExecChain.Scope) args[2], (AsyncExecChain) args[3], (AsyncExecCallback) args[4]);
+                } catch (HttpException | IOException e) {
+                    throw new Hooks.Propagate(e);
+                }
             }
-        }
-        if (PROTOCOL_EXECUTE.equals(hook)) {
-            try {
-                return ClassicRetryHandler.executeAtProtocol((ExecChainHandler) self, (ClassicHttpRequest) args[0],
-                        (ExecChain.Scope) args[1], (ExecChain) args[2]);
-            } catch (HttpException e) {
-                throw new Hooks.Propagate(e); // the chain's own failures, as without the agent
-            } catch (IOException e) {
-                throw new Hooks.Propagate(e);
-            } catch (RuntimeException e) {
-                throw new Hooks.Propagate(e);
+        });
+        serve(ASYNC_PROTOCOL_EXECUTE, new OnEntryMaySkip() {
+            @Override
+            public boolean run(Object self, Object[] args) {
+                try {
+                    return AsyncRetryHandler.executeAtProtocol((AsyncExecChainHandler) self, (HttpRequest) args[0],
+                            (AsyncEntityProducer) args[1], (AsyncExecChain.Scope) args[2], (AsyncExecChain) args[3],
+                            (AsyncExecCallback) args[4]);
+                } catch (HttpException | IOException | RuntimeException e) {
+                    throw new Hooks.Propagate(e); // the chain's own failure to start the exchange
+                }
             }
-        }
-        if (!MINIMAL_EXECUTE.equals(hook)) {
-            return Hooks.PROCEED;
-        }
-        try {
-            return ClassicRetryHandler.executeMinimal((MinimalHttpClient) self, (HttpHost) args[0],
-                    (ClassicHttpRequest) args[1], (HttpContext) args[2]);
-        } catch (IOException e) {
-            throw new Hooks.Propagate(e); // the client's own failure of the last attempt
-        } catch (RuntimeException e) {
-            throw new Hooks.Propagate(e); // from the client, or from the application's entity
-        }
+        });
+        serve(RETRY_EXECUTE, new OnEntryMayReplace() {
+            @Override
+            public Object run(Object self, Object[] args) {
+                // Its RuntimeExceptions are the agent's own unless it wrapped them (fail open: Hooks logs them).
+                try {
+                    return ClassicRetryHandler.skipBuiltInRetries((ClassicHttpRequest) args[0],
+                            (ExecChain.Scope) args[1], (ExecChain) args[2]);
+                } catch (HttpException | IOException e) {
+                    throw new Hooks.Propagate(e);
+                }
+            }
+        });
+        serve(PROTOCOL_EXECUTE, new OnEntryMayReplace() {
+            @Override
+            public Object run(Object self, Object[] args) {
+                try {
+                    return ClassicRetryHandler.executeAtProtocol((ExecChainHandler) self, (ClassicHttpRequest) args[0],
+                            (ExecChain.Scope) args[1], (ExecChain) args[2]);
+                } catch (HttpException | IOException | RuntimeException e) {
+                    throw new Hooks.Propagate(e); // the chain's own failures, as without the agent
+                }
+            }
+        });
+        serve(MINIMAL_EXECUTE, new OnEntryMayReplace() {
+            @Override
+            public Object run(Object self, Object[] args) {
+                try {
+                    return ClassicRetryHandler.executeMinimal((MinimalHttpClient) self, (HttpHost) args[0],
+                            (ClassicHttpRequest) args[1], (HttpContext) args[2]);
+                } catch (IOException e) {
+                    throw new Hooks.Propagate(e); // the client's own failure of the last attempt
+                } catch (RuntimeException e) {
+                    throw new Hooks.Propagate(e); // from the client, or from the application's entity
+                }
+            }
+        });
     }
 
     /**

@@ -19,11 +19,13 @@ public class ClientInstrumentation {
 
     /**
      * @param name         the client's name in policies, logs and metrics ({@code ClientNames})
-     * @param handlerClass the binary name of the class implementing
-     *                     {@link dev.retryagent.agent.bootstrap.Hooks.Handler}, in the package that holds the
-     *                     client's adapter classes. Its static initializer registers its one instance
+     * @param handlerClass the binary name of the client's {@link HookHandler}, in the package that holds the
+     *                     client's adapter classes, which serves every hook the hook points name, each with code of
+     *                     the hook point's kind. Its static initializer registers its one instance
      *                     ({@link dev.retryagent.agent.bootstrap.Hooks#register}); it also has a public no-argument
      *                     constructor, which serves only a thread that loses the race for that instance
+     * @param hookPoints   each naming its hook with the constant its handler declares (a compile-time constant,
+     *                     so that naming it loads no class of the handler's)
      */
     public ClientInstrumentation(String name, String handlerClass, HookPoint... hookPoints) {
         this.name = name;
@@ -54,7 +56,7 @@ public class ClientInstrumentation {
         return !hookPoints.isEmpty();
     }
 
-    /** The binary name of the client's {@link dev.retryagent.agent.bootstrap.Hooks.Handler}. */
+    /** The binary name of the client's {@link HookHandler}. */
     public final String handlerClass() {
         return handlerClass;
     }

@@ -5,7 +5,7 @@ package dev.retryagent.agent.instrument;
  * {@link dev.retryagent.agent.bootstrap.Hooks}: a method (by name and descriptor) of a class (by name), at its
  * entry or before each of its normal returns. The inserted call passes the hook's name, the hooked class,
  * {@code this} (null in static methods and at a constructor's entry) and the arguments as an
- * {@code Object[]}; all logic lives in the client's {@link dev.retryagent.agent.bootstrap.Hooks.Handler}.
+ * {@code Object[]}; all logic lives in the client's {@link HookHandler}, in the code it binds to the hook's name.
  */
 public final class HookPoint {
     /** Where in the method the call goes. */
@@ -42,7 +42,8 @@ public final class HookPoint {
     private final Where where;
 
     /**
-     * @param hook       the hook's name, passed to the handler (for example {@code okhttp.enqueue})
+     * @param hook       the hook's name, passed to the handler (for example {@code okhttp.enqueue}), which serves it
+     *                   with code of kind {@code where}
      * @param className  the binary name of the class, for example {@code okhttp3.OkHttpClient$Builder}
      * @param methodName the method, or {@code <init>} for a constructor
      * @param descriptor the method descriptor, for example {@code (Lokhttp3/Callback;)V}

@@ -1,25 +1,38 @@
 package dev.retryagent.agent.instrument;
 
-import dev.retryagent.agent.bootstrap.Hooks;
 import java.lang.reflect.Field;
 
 /**
  * The handler of a retry layer above the clients (hook points of kind {@code RETRY_LOOP} only): it answers
- * {@link Hooks.Handler#retryLayer} from the loop's own object and has nothing to do at any other hook. A subclass in
- * the layer's package reads the library's fields (by reflection, fail open: whatever it throws counts as "no layer").
+ * {@link dev.retryagent.agent.bootstrap.Hooks.Handler#retryLayer} from the loop's own object at each of the hooks it is
+ * made with. A subclass in the layer's package reads the library's fields (by reflection, fail open: whatever it
+ * throws counts as "no layer").
  */
-public abstract class RetryLoopHandler implements Hooks.Handler {
-    @Override
-    public final boolean onEnter(String hook, Object self, Object[] args) {
-        return false;
+public abstract class RetryLoopHandler extends HookHandler {
+    /** @param hooks the names of the layer's hook points, each served by {@link #layerOf} */
+    protected RetryLoopHandler(String... hooks) {
+        for (String hook : hooks) {
+            serve(hook, new Loop(this, hook));
+        }
     }
 
-    @Override
-    public final void onExit(String hook, Object self, Object[] args) {
+    /** The code of one of the layer's hooks. */
+    private static final class Loop extends OnRetryLoop {
+        private final RetryLoopHandler handler;
+        private final String hook;
+
+        Loop(RetryLoopHandler handler, String hook) {
+            this.handler = handler;
+            this.hook = hook;
+        }
+
+        @Override
+        public String run(Object self, Object[] args) {
+            return handler.layerAt(hook, self, args);
+        }
     }
 
-    @Override
-    public final String retryLayer(String hook, Object self, Object[] args) {
+    private String layerAt(String hook, Object self, Object[] args) {
         Object loop = loopOf(self, args);
         if (loop == null) {
             return null;
@@ -40,8 +53,8 @@ public abstract class RetryLoopHandler implements Hooks.Handler {
     }
 
     /**
-     * The layer's name when this run of the loop {@code loop} (at hook point {@code hook}) will retry,
-     * {@code UpperLayer.RETRIES_OFF} when its retries are off, null when it is no retry loop.
+     * The layer's name when this run of the loop {@code loop} (at hook point {@code hook}, one the handler was made
+     * with) will retry, {@code UpperLayer.RETRIES_OFF} when its retries are off, null when it is no retry loop.
      */
     protected abstract String layerOf(String hook, Object loop) throws ReflectiveOperationException;
 

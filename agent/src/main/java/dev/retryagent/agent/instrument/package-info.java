@@ -1,7 +1,8 @@
 /**
  * The instrumentation itself, the same for every client: a client describes what it hooks
  * ({@link dev.retryagent.agent.instrument.ClientInstrumentation}: {@link dev.retryagent.agent.instrument.HookPoint}s,
- * its handler and adapter classes, by name); {@link dev.retryagent.agent.instrument.HookTransformer} looks every class
+ * its handler and adapter classes, by name), and its handler, a {@link dev.retryagent.agent.instrument.HookHandler},
+ * binds each hook to the code that serves it; {@link dev.retryagent.agent.instrument.HookTransformer} looks every class
  * name up in a map and hands the few hooked ones to {@link dev.retryagent.agent.instrument.HookWeaver}, which inserts
  * calls to {@code Hooks} with Byte Buddy's bundled ASM only (no {@code AgentBuilder}, no {@code Advice}: they cost
  * start-up). {@link dev.retryagent.agent.instrument.ClientAdapters} finds the handler of a hooked class in the class

@@ -3,6 +3,7 @@ package dev.retryagent.agent.jdkhttp;
 import dev.retryagent.agent.bootstrap.Hooks;
 import dev.retryagent.agent.bootstrap.InjectedFaults;
 import dev.retryagent.agent.bootstrap.RetryRuntime;
+import dev.retryagent.agent.instrument.HookHandler;
 import dev.retryagent.engine.AsyncRetryLoop;
 import dev.retryagent.engine.CallFacts;
 import dev.retryagent.engine.Clock;
@@ -26,7 +27,7 @@ import java.util.concurrent.ExecutionException;
  * jar's class loader, which sees {@code java.net.http} through the platform loader; uses only JDK types of
  * {@code java.base} and reflection ({@link JdkHttp}).
  */
-public final class JdkHttpClientHooks implements Hooks.Handler {
+public final class JdkHttpClientHooks extends HookHandler {
     static final String SEND = "jdk-httpclient.send";
     static final String SEND_ASYNC = "jdk-httpclient.send-async";
     static final String RESEND = "jdk-httpclient.resend";
@@ -47,44 +48,47 @@ public final class JdkHttpClientHooks implements Hooks.Handler {
     }
 
     public JdkHttpClientHooks() {
-    }
-
-    @Override
-    public boolean onEnter(String hook, Object self, Object[] args) {
-        if (self == null) {
-            return false;
-        }
-        try {
-            if (RESEND.equals(hook)) {
-                switchOffResend(self, args[0]);
-            } else if (EXCHANGE.equals(hook)) {
-                LastHop.exchangeStarts(self);
+        serve(SEND, new OnEntryMayReplace() {
+            @Override
+            public Object run(Object self, Object[] args) {
+                return self == null ? Hooks.PROCEED : retried(self, args[0], args[1], false);
             }
-        } catch (IllegalAccessException e) {
-            throw new IllegalStateException(e);
-        }
-        return false;
-    }
-
-    @Override
-    public void onExit(String hook, Object self, Object[] args) {
-    }
-
-    @Override
-    public Object onEnterMayReplace(String hook, Object self, Object[] args) {
-        if (self == null) {
-            return Hooks.PROCEED;
-        }
-        if (SEND.equals(hook)) {
-            return run(self, args[0], args[1], false);
-        }
-        if (SEND_ASYNC.equals(hook)) {
-            if (args[2] != null) {
-                return Hooks.PROCEED; // a push promise handler would hear of every attempt's pushes: left alone
+        });
+        serve(SEND_ASYNC, new OnEntryMayReplace() {
+            @Override
+            public Object run(Object self, Object[] args) {
+                if (self == null || args[2] != null) {
+                    return Hooks.PROCEED; // a push promise handler would hear of every attempt's pushes: left alone
+                }
+                return retried(self, args[0], args[1], true);
             }
-            return run(self, args[0], args[1], true);
-        }
-        return Hooks.PROCEED;
+        });
+        serve(RESEND, new OnEntry() {
+            @Override
+            public void run(Object self, Object[] args) {
+                if (self == null) {
+                    return;
+                }
+                try {
+                    switchOffResend(self, args[0]);
+                } catch (IllegalAccessException e) {
+                    throw new IllegalStateException(e);
+                }
+            }
+        });
+        serve(EXCHANGE, new OnEntry() {
+            @Override
+            public void run(Object self, Object[] args) {
+                if (self == null) {
+                    return;
+                }
+                try {
+                    LastHop.exchangeStarts(self);
+                } catch (IllegalAccessException e) {
+                    throw new IllegalStateException(e);
+                }
+            }
+        });
     }
 
     /**
@@ -93,7 +97,7 @@ public final class JdkHttpClientHooks implements Hooks.Handler {
      * resent once already, so it fails with the cause, as it does after its own one resend. Its resend after a
      * refused connection (the request never left) and of a request the peer says it did not process stay.
      */
-    private static void switchOffResend(Object multiExchange, Object failure) throws IllegalAccessException {
+    static void switchOffResend(Object multiExchange, Object failure) throws IllegalAccessException {
         Throwable t = failure instanceof Throwable ? (Throwable) failure : null;
         if ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
             t = t.getCause();
@@ -108,7 +112,7 @@ public final class JdkHttpClientHooks implements Hooks.Handler {
     }
 
     /** A {@code send} or {@code sendAsync} of the application's: run in the retry loop, or left alone (PROCEED). */
-    private static Object run(Object client, Object request, Object handler, boolean async) {
+    static Object retried(Object client, Object request, Object handler, boolean async) {
         if (request == null || handler == null) {
             return Hooks.PROCEED; // the client throws its NullPointerException, as without the agent
         }

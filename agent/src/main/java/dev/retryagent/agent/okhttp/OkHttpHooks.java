@@ -2,6 +2,7 @@ package dev.retryagent.agent.okhttp;
 
 import dev.retryagent.agent.bootstrap.Hooks;
 import dev.retryagent.agent.bootstrap.RetryRuntime;
+import dev.retryagent.agent.instrument.HookHandler;
 import dev.retryagent.engine.AsyncRetryLoop;
 import dev.retryagent.engine.CallFacts;
 import dev.retryagent.engine.RetryEngine;
@@ -25,7 +26,7 @@ import okhttp3.internal.connection.RealCall;
  * Fails open: its own errors are logged once and the hooked method runs untouched; exceptions of OkHttp or
  * of the application's code reach the application unchanged ({@link Hooks.Propagate}).
  */
-public final class OkHttpHooks implements Hooks.Handler {
+public final class OkHttpHooks extends HookHandler {
     public static final String CLIENT_INIT = "okhttp.client-init";
     public static final String ENQUEUE = "okhttp.enqueue";
     public static final String CANCEL = "okhttp.cancel";
@@ -44,27 +45,53 @@ public final class OkHttpHooks implements Hooks.Handler {
         Hooks.register(OkHttpHooks.class, new OkHttpHooks());
     }
 
-    @Override
-    public boolean onEnter(String hook, Object self, Object[] args) {
-        if (CLIENT_INIT.equals(hook)) {
-            clientInit((OkHttpClient.Builder) args[0]);
-            return false;
-        }
-        if (ENQUEUE.equals(hook)) {
-            return enqueue((Call) self, (Callback) args[0]);
-        }
-        return false;
-    }
-
-    @Override
-    public Object onEnterMayReplace(String hook, Object self, Object[] args) {
-        if (FOLLOW_UP.equals(hook)) {
-            return followUp((Response) args[0]);
-        }
-        if (NEW_CALL.equals(hook)) {
-            return newCall((OkHttpClient) self, (Request) args[0]);
-        }
-        return Hooks.PROCEED;
+    public OkHttpHooks() {
+        serve(CLIENT_INIT, new OnEntry() {
+            @Override
+            public void run(Object self, Object[] args) {
+                clientInit((OkHttpClient.Builder) args[0]);
+            }
+        });
+        serve(NEW_CALL, new OnEntryMayReplace() {
+            @Override
+            public Object run(Object self, Object[] args) {
+                return newCall((OkHttpClient) self, (Request) args[0]);
+            }
+        });
+        serve(ENQUEUE, new OnEntryMaySkip() {
+            @Override
+            public boolean run(Object self, Object[] args) {
+                return enqueue((Call) self, (Callback) args[0]);
+            }
+        });
+        serve(CANCEL, new OnExit() {
+            @Override
+            public void run(Object self, Object[] args) {
+                try {
+                    OkHttpCalls.cancelled((Call) self);
+                } catch (RuntimeException e) {
+                    throw new Hooks.Propagate(e); // from the clone's own cancel(): an event listener's exception
+                }
+            }
+        });
+        serve(CANCEL_ALL, new OnExit() {
+            @Override
+            public void run(Object self, Object[] args) {
+                for (Call call : OkHttpCalls.runningOn((Dispatcher) self)) {
+                    try {
+                        call.cancel();
+                    } catch (RuntimeException e) {
+                        throw new Hooks.Propagate(e); // an event listener's exception, as cancelAll itself would throw
+                    }
+                }
+            }
+        });
+        serve(FOLLOW_UP, new OnEntryMayReplace() {
+            @Override
+            public Object run(Object self, Object[] args) {
+                return followUp((Response) args[0]);
+            }
+        });
     }
 
     /**
@@ -102,25 +129,6 @@ public final class OkHttpHooks implements Hooks.Handler {
             return null;
         }
         return Hooks.PROCEED;
-    }
-
-    @Override
-    public void onExit(String hook, Object self, Object[] args) {
-        if (CANCEL.equals(hook)) {
-            try {
-                OkHttpCalls.cancelled((Call) self);
-            } catch (RuntimeException e) {
-                throw new Hooks.Propagate(e); // from the clone's own cancel(): an event listener's exception
-            }
-        } else if (CANCEL_ALL.equals(hook)) {
-            for (Call call : OkHttpCalls.runningOn((Dispatcher) self)) {
-                try {
-                    call.cancel();
-                } catch (RuntimeException e) {
-                    throw new Hooks.Propagate(e); // an event listener's exception, as cancelAll itself would throw
-                }
-            }
-        }
     }
 
     /**

@@ -21,6 +21,10 @@ public final class Resilience4jHooks extends RetryLoopHandler {
         Hooks.register(Resilience4jHooks.class, new Resilience4jHooks());
     }
 
+    public Resilience4jHooks() {
+        super(RETRY_LOOP);
+    }
+
     /** The receiver of an {@code executeX} default method, or the first argument of a {@code decorateX} lambda body. */
     @Override
     protected Object loopOf(Object self, Object[] args) {

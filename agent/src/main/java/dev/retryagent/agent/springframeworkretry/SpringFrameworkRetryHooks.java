@@ -30,6 +30,10 @@ public final class SpringFrameworkRetryHooks extends RetryLoopHandler {
         Hooks.register(SpringFrameworkRetryHooks.class, new SpringFrameworkRetryHooks());
     }
 
+    public SpringFrameworkRetryHooks() {
+        super(EXECUTE);
+    }
+
     /** {@code getRetryPolicy()} of the template class and {@code getBackOff()} of the policy interface it returns. */
     private static final ClassValue<Method[]> POLICY_READERS = new ClassValue<Method[]>() {
         @Override

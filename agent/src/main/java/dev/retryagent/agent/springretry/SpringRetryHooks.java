@@ -36,6 +36,10 @@ public final class SpringRetryHooks extends RetryLoopHandler {
         Hooks.register(SpringRetryHooks.class, new SpringRetryHooks());
     }
 
+    public SpringRetryHooks() {
+        super(DO_EXECUTE);
+    }
+
     /** The template's private {@code retryPolicy} field, per template class (an application's subclass included). */
     private static final ClassValue<Field> POLICY_FIELD = new ClassValue<Field>() {
         @Override

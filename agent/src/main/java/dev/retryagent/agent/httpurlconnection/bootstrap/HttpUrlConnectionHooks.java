@@ -3,6 +3,7 @@ package dev.retryagent.agent.httpurlconnection.bootstrap;
 import dev.retryagent.agent.bootstrap.NotIoFailure;
 import dev.retryagent.agent.bootstrap.Hooks;
 import dev.retryagent.agent.bootstrap.RetryRuntime;
+import dev.retryagent.agent.instrument.HookHandler;
 import dev.retryagent.engine.AttemptScope;
 import dev.retryagent.engine.CallFacts;
 import dev.retryagent.engine.RetryEngine;
@@ -35,7 +36,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * the JDK threw for it, with the status, headers and error stream readable as usual. Fails open: an error of
  * the agent's own makes the read run as the JDK runs it alone.
  */
-public final class HttpUrlConnectionHooks implements Hooks.Handler {
+public final class HttpUrlConnectionHooks extends HookHandler {
     /** The hook at the entry of {@code getInputStream()}. */
     public static final String GET_INPUT_STREAM = "httpurlconnection.get-input-stream";
     /** The hook at the entry of {@code getOutputStream()}. */
@@ -47,26 +48,29 @@ public final class HttpUrlConnectionHooks implements Hooks.Handler {
         Hooks.register(HttpUrlConnectionHooks.class, new HttpUrlConnectionHooks());
     }
 
-    @Override
-    public boolean onEnter(String hook, Object self, Object[] args) {
-        if (WRITE_REQUESTS.equals(hook) && self instanceof HttpURLConnection) {
-            HiddenResend.beforeRequestWritten((HttpURLConnection) self);
-        } else if (GET_OUTPUT_STREAM.equals(hook) && self instanceof HttpURLConnection) {
-            beforeStreamingHead((HttpURLConnection) self);
-        }
-        return false;
-    }
-
-    @Override
-    public void onExit(String hook, Object self, Object[] args) {
-    }
-
-    @Override
-    public Object onEnterMayReplace(String hook, Object self, Object[] args) {
-        if (!GET_INPUT_STREAM.equals(hook) || !(self instanceof HttpURLConnection)) {
-            return Hooks.PROCEED;
-        }
-        return getInputStream((HttpURLConnection) self);
+    public HttpUrlConnectionHooks() {
+        serve(GET_INPUT_STREAM, new OnEntryMayReplace() {
+            @Override
+            public Object run(Object self, Object[] args) {
+                return self instanceof HttpURLConnection ? getInputStream((HttpURLConnection) self) : Hooks.PROCEED;
+            }
+        });
+        serve(GET_OUTPUT_STREAM, new OnEntry() {
+            @Override
+            public void run(Object self, Object[] args) {
+                if (self instanceof HttpURLConnection) {
+                    beforeStreamingHead((HttpURLConnection) self);
+                }
+            }
+        });
+        serve(WRITE_REQUESTS, new OnEntry() {
+            @Override
+            public void run(Object self, Object[] args) {
+                if (self instanceof HttpURLConnection) {
+                    HiddenResend.beforeRequestWritten((HttpURLConnection) self);
+                }
+            }
+        });
     }
 
     /**
