@@ -57,8 +57,8 @@ import org.apache.http.protocol.HttpCoreContext;
  * and starts once the attempt before it has finished (its connection released), from that completion if the wait
  * was shorter. Cancelling the future cancels the attempt in flight, and no further attempt starts.
  */
-final class HttpClient4Async {
-    private HttpClient4Async() {
+final class HttpClient4AsyncExchange {
+    private HttpClient4AsyncExchange() {
     }
 
     /**
@@ -85,7 +85,7 @@ final class HttpClient4Async {
             if (target == null || request == null) {
                 return Hooks.PROCEED;
             }
-            facts = HttpClient4Calls.facts(request, target, producer.isRepeatable(), engine);
+            facts = HttpClient4Requests.facts(request, target, producer.isRepeatable(), engine);
             call = new Call(client, producer, (HttpAsyncResponseConsumer) consumer, contextFor(request, context),
                     (FutureCallback) callback, facts.policy().markerHeader());
         } catch (IOException e) {
@@ -121,7 +121,7 @@ final class HttpClient4Async {
     /** A copy of {@code request} (same request line, headers and entity) with the marker set. */
     static HttpRequest copy(HttpRequest request, String markerHeader, String marker) {
         HttpRequest copy;
-        URI uri = HttpClient4Calls.requestLineFromUri(request) ? ((HttpUriRequest) request).getURI() : null;
+        URI uri = HttpClient4Requests.requestLineFromUri(request) ? ((HttpUriRequest) request).getURI() : null;
         if (uri != null) {
             // The request line of the original, made the same way: the client takes the URI from the copy as it
             // would from the original, instead of parsing the request line's again.
@@ -286,7 +286,7 @@ final class HttpClient4Async {
 
         @Override
         public Outcome outcome(Head head) {
-            return HttpClient4Calls.outcome(head.response);
+            return HttpClient4Requests.outcome(head.response);
         }
 
         /** A response from another address than the call's, after redirects: decided under that address's rule. */
@@ -295,14 +295,14 @@ final class HttpClient4Async {
             if (head.target == null || head.sent == null) {
                 return call;
             }
-            return HttpClient4Calls.redirectedTo(call, head.target, head.sent);
+            return HttpClient4Requests.redirectedTo(call, head.target, head.sent);
         }
 
         @Override
         public FailureKind classify(IOException failure) {
             Attempt<T> current = last;
             return isCancelled() ? FailureKind.OTHER
-                    : HttpClient4Calls.classify(failure, current != null && current.reused);
+                    : HttpClient4Requests.classify(failure, current != null && current.reused);
         }
 
         /** Nothing to do here: a head that is not delivered has its body read and dropped by its attempt. */

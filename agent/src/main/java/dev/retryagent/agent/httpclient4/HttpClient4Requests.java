@@ -37,12 +37,12 @@ import org.apache.http.util.EntityUtils;
  * HttpClient 4 requests, responses and failures in the engine's terms. Shared by the classic and the async adapters;
  * loaded in HttpClient's class loader (see {@link HttpClient4Instrumentation}).
  */
-final class HttpClient4Calls {
+final class HttpClient4Requests {
     /** The field of {@code RetryExec} and {@code ServiceUnavailableRetryExec} that holds the element they wrap. */
     static final String NEXT_FIELD = "requestExecutor";
     private static final ConcurrentMap<Class<?>, Field> NEXT = new ConcurrentHashMap<Class<?>, Field>();
 
-    private HttpClient4Calls() {
+    private HttpClient4Requests() {
     }
 
     /**

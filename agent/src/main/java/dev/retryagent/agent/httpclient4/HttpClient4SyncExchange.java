@@ -28,8 +28,8 @@ import org.apache.http.impl.execchain.ClientExecChain;
  * began plus the marker, exactly as {@code RetryExec} resends (the protocol stage adds headers to the wrapper it is
  * given, and refuses a second {@code Content-Length}).
  */
-final class HttpClient4Classic {
-    private HttpClient4Classic() {
+final class HttpClient4SyncExchange {
+    private HttpClient4SyncExchange() {
     }
 
     /**
@@ -77,7 +77,7 @@ final class HttpClient4Classic {
         }
         ClientExecChain next;
         try {
-            next = HttpClient4Calls.next(retryElement);
+            next = HttpClient4Requests.next(retryElement);
         } catch (IllegalAccessException e) {
             RetryLog.internalError("apache-httpclient4.retry-exec", e);
             return Hooks.PROCEED;
@@ -98,12 +98,12 @@ final class HttpClient4Classic {
 
     /**
      * Whether the client's own retry elements are skipped for {@code request} to {@code target}
-     * ({@link HttpClient4Calls#replacesBuiltInRetries}), the call's facts read here kept for the element it wraps.
+     * ({@link HttpClient4Requests#replacesBuiltInRetries}), the call's facts read here kept for the element it wraps.
      */
     private static boolean replacesBuiltInRetries(HttpRequestWrapper request, HttpHost target) {
         RetryEngine engine = RetryRuntime.engine();
         if (engine == null || target == null || request == null) {
-            return HttpClient4Calls.replacesBuiltInRetries(request, target);
+            return HttpClient4Requests.replacesBuiltInRetries(request, target);
         }
         return RetryRuntime.replacesBuiltInRetries(passOnFacts(request, target, engine));
     }
@@ -131,7 +131,9 @@ final class HttpClient4Classic {
     private static CallFacts passOnFacts(HttpRequestWrapper request, HttpHost target, RetryEngine engine) {
         PassedOn passed = PASSED_ON.get();
         if (passed.request != request || passed.target != target || passed.facts.policy() != engine.policy()) {
-            passed.facts = HttpClient4Calls.facts(request, target, HttpClient4Calls.isRepeatable(request), engine);
+            passed.facts = HttpClient4Requests.facts(request, target, HttpClient4Requests.isRepeatable(request),
+                    engine);
+
             passed.request = request;
             passed.target = target;
         }
@@ -150,7 +152,7 @@ final class HttpClient4Classic {
         passed.target = null;
         passed.facts = null;
         return facts != null ? facts
-                : HttpClient4Calls.facts(request, target, HttpClient4Calls.isRepeatable(request), engine);
+                : HttpClient4Requests.facts(request, target, HttpClient4Requests.isRepeatable(request), engine);
     }
 
     /** One classic call as the retry loop sees it. */
@@ -179,7 +181,7 @@ final class HttpClient4Classic {
             if (attempt > 1) {
                 request.setHeaders(headers); // the first goes out with them as they are
             }
-            context.removeAttribute(HttpClient4Calls.REUSED);
+            context.removeAttribute(HttpClient4Requests.REUSED);
             if (markerHeader != null && marker != null) {
                 request.setHeader(markerHeader, marker);
             }
@@ -193,18 +195,18 @@ final class HttpClient4Classic {
 
         @Override
         public Outcome outcome(CloseableHttpResponse response) {
-            return HttpClient4Calls.outcome(response);
+            return HttpClient4Requests.outcome(response);
         }
 
         @Override
         public FailureKind classify(IOException failure) {
             return execAware != null && execAware.isAborted() ? FailureKind.OTHER
-                    : HttpClient4Calls.classify(failure, HttpClient4Calls.reused(context));
+                    : HttpClient4Requests.classify(failure, HttpClient4Requests.reused(context));
         }
 
         @Override
         public void discard(CloseableHttpResponse response) {
-            HttpClient4Calls.discard(response);
+            HttpClient4Requests.discard(response);
         }
     }
 }
