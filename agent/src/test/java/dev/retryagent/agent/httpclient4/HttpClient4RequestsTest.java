@@ -218,7 +218,7 @@ class HttpClient4RequestsTest {
         post.addHeader("Idempotency-Key", "k");
         StringEntity entity = new StringEntity("payload", ContentType.TEXT_PLAIN);
         post.setEntity(entity);
-        HttpRequest copy = HttpClient4AsyncExchange.copy(post, "Retry-Attempt", "2");
+        HttpRequest copy = HttpClient4Requests.copy(post, "Retry-Attempt", "2");
         assertNotSame(post, copy);
         assertEquals("POST", copy.getRequestLine().getMethod());
         assertEquals(post.getRequestLine().getUri(), copy.getRequestLine().getUri());
@@ -226,19 +226,18 @@ class HttpClient4RequestsTest {
         assertEquals("2", copy.getFirstHeader("Retry-Attempt").getValue());
         assertSame(entity, ((HttpEntityEnclosingRequest) copy).getEntity());
         assertNull(post.getFirstHeader("Retry-Attempt"), "the application's request is left as it was");
-        assertNull(HttpClient4AsyncExchange.copy(new HttpGet("http://h/"), "Retry-Attempt", null)
+        assertNull(HttpClient4Requests.copy(new HttpGet("http://h/"), "Retry-Attempt", null)
                 .getFirstHeader("Retry-Attempt"), "no marker for a call the agent will not retry");
 
         HttpGet get = new HttpGet("http://h:1/caf\u00e9?q=1");
         get.setProtocolVersion(HttpVersion.HTTP_1_0);
-        HttpRequest getCopy = HttpClient4AsyncExchange.copy(get, "Retry-Attempt", "1");
+        HttpRequest getCopy = HttpClient4Requests.copy(get, "Retry-Attempt", "1");
         assertEquals(get.getRequestLine().toString(), getCopy.getRequestLine().toString());
         assertSame(get.getURI(), ((org.apache.http.client.methods.HttpUriRequest) getCopy).getURI(),
                 "the client reads the copy's URI as it would the original's");
         assertEquals("1", getCopy.getFirstHeader("Retry-Attempt").getValue());
 
-        HttpRequest rawCopy = HttpClient4AsyncExchange.copy(new BasicHttpRequest("GET", "/raw?x"), "Retry-Attempt",
-                "1");
+        HttpRequest rawCopy = HttpClient4Requests.copy(new BasicHttpRequest("GET", "/raw?x"), "Retry-Attempt", "1");
         assertEquals("GET /raw?x HTTP/1.1", rawCopy.getRequestLine().toString());
     }
 

@@ -330,7 +330,7 @@ class HttpClient4RetryTest {
 
     @Test
     void anAttemptOfTheLoopPassesTheHookUntouched() {
-        HttpClient4AsyncExchange.Attempt<Object> attempt = new HttpClient4AsyncExchange.Attempt<>(null, null);
+        HttpClient4AsyncAttempt<Object> attempt = new HttpClient4AsyncAttempt<>(null, null);
         assertSame(Hooks.PROCEED, HttpClient4AsyncExchange.execute(null, null, attempt, null, null));
         assertSame(Hooks.PROCEED, HttpClient4AsyncExchange.execute(null, null, null, null, attempt.result()));
     }
