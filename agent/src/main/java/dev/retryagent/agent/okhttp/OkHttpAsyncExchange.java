@@ -43,7 +43,7 @@ final class OkHttpAsyncExchange implements AsyncExchange<Response> {
     @Override
     public void send(int attempt, int scope, String marker, AsyncAttempt<Response> handle) {
         Call attemptCall = attempt == 1 ? call : call.clone();
-        OkHttpCalls.markAttempt(attemptCall, new OkHttpCalls.AttemptMarker(markerHeader, marker, scope));
+        OkHttpRequests.markAttempt(attemptCall, new OkHttpRequests.AttemptMarker(markerHeader, marker, scope));
         inFlight = attemptCall;
         AttemptListener listener = new AttemptListener(handle);
         if (attempt == 1) {
@@ -72,18 +72,18 @@ final class OkHttpAsyncExchange implements AsyncExchange<Response> {
 
     @Override
     public CallFacts decidedUnder(CallFacts call, Response response) {
-        return OkHttpCalls.decidedUnder(call, this.call.request().url(), response);
+        return OkHttpRequests.decidedUnder(call, this.call.request().url(), response);
     }
 
     @Override
     public FailureKind classify(IOException failure) {
         InjectedFaults.at(ClientNames.OKHTTP + ".classify");
-        return OkHttpCalls.classify(failure, inFlight);
+        return OkHttpRequests.classify(failure, inFlight);
     }
 
     @Override
     public void discard(Response response) {
-        OkHttpCalls.discard(response);
+        OkHttpRequests.discard(response);
     }
 
     @Override
@@ -113,13 +113,13 @@ final class OkHttpAsyncExchange implements AsyncExchange<Response> {
 
         @Override
         public void onFailure(Call attemptCall, IOException e) {
-            OkHttpCalls.attemptDone(attemptCall);
+            OkHttpRequests.attemptDone(attemptCall);
             attempt.failed(e);
         }
 
         @Override
         public void onResponse(Call attemptCall, Response response) {
-            OkHttpCalls.attemptDone(attemptCall);
+            OkHttpRequests.attemptDone(attemptCall);
             try {
                 // An IOException of the application's callback passes through unchanged (see Delivery), and
                 // OkHttp reports it as it would have without the agent.
@@ -142,7 +142,7 @@ final class OkHttpAsyncExchange implements AsyncExchange<Response> {
 
         @Override
         public void onResponse(Response response) {
-            OkHttpCalls.finished(call);
+            OkHttpRequests.finished(call);
             try {
                 application.onResponse(call, response);
             } catch (IOException e) {
@@ -152,7 +152,7 @@ final class OkHttpAsyncExchange implements AsyncExchange<Response> {
 
         @Override
         public void onFailure(IOException failure) {
-            OkHttpCalls.finished(call);
+            OkHttpRequests.finished(call);
             application.onFailure(call, failure);
         }
     }

@@ -29,7 +29,7 @@ import okhttp3.ResponseBody;
  * OkHttp requests, responses and failures in the engine's terms, and the registry of the calls the async
  * loop runs. Loaded in OkHttp's class loader (see {@link OkHttpInstrumentation}).
  */
-final class OkHttpCalls {
+final class OkHttpRequests {
     /**
      * The calls that are attempts of the async loop, with the marker to send: the interceptor runs each of
      * them exactly once. Weak keys: an entry goes when its call is collected.
@@ -53,7 +53,7 @@ final class OkHttpCalls {
     /** Set when the accessors cannot be made: a protocol error then stays {@code other}, as OkHttp alone has it. */
     private static volatile boolean noAccessors;
 
-    private OkHttpCalls() {
+    private OkHttpRequests() {
     }
 
     /**
