@@ -68,7 +68,7 @@ public final class OkHttpHooks extends HookHandler {
             @Override
             public void run(Object self, Object[] args) {
                 try {
-                    OkHttpRequests.cancelled((Call) self);
+                    OkHttpAsyncExchange.cancelled((Call) self);
                 } catch (RuntimeException e) {
                     throw new Hooks.Propagate(e); // from the clone's own cancel(): an event listener's exception
                 }
@@ -77,7 +77,7 @@ public final class OkHttpHooks extends HookHandler {
         serve(CANCEL_ALL, new OnExit() {
             @Override
             public void run(Object self, Object[] args) {
-                for (Call call : OkHttpRequests.runningOn((Dispatcher) self)) {
+                for (Call call : OkHttpAsyncExchange.runningOn((Dispatcher) self)) {
                     try {
                         call.cancel();
                     } catch (RuntimeException e) {
@@ -163,7 +163,7 @@ public final class OkHttpHooks extends HookHandler {
      * (OkHttp throws "Already Executed"), or the agent is not running.
      */
     static boolean enqueue(Call call, Callback callback) {
-        if (OkHttpRequests.attemptOf(call) != null) {
+        if (OkHttpAsyncExchange.attemptOf(call) != null) {
             return false;
         }
         AsyncRetryLoop loop = RetryRuntime.asyncLoop();
@@ -176,7 +176,7 @@ public final class OkHttpHooks extends HookHandler {
         try {
             // First of all: whatever happens next, the interceptor must never run this call's sync loop on a
             // dispatcher thread.
-            OkHttpRequests.markAttempt(call, OkHttpRequests.AttemptMarker.UNMARKED);
+            OkHttpAsyncExchange.markAttempt(call, OkHttpAsyncExchange.AttemptMarker.UNMARKED);
             if (OkHttpRequests.isUpgrade(call.request())) {
                 return false;
             }
@@ -186,14 +186,14 @@ public final class OkHttpHooks extends HookHandler {
             RetryLog.internalError("okhttp.enqueue", e);
             return false;
         }
-        OkHttpRequests.running(call, exchange);
+        OkHttpAsyncExchange.running(call, exchange);
         try {
             loop.execute(facts, exchange, new OkHttpAsyncExchange.Delivery(call, callback));
         } catch (RuntimeException e) {
-            OkHttpRequests.finished(call);
+            OkHttpAsyncExchange.finished(call);
             throw new Hooks.Propagate(e);
         } catch (Error e) {
-            OkHttpRequests.finished(call);
+            OkHttpAsyncExchange.finished(call);
             throw new Hooks.Propagate(e);
         }
         return true;

@@ -29,7 +29,7 @@ public final class RetryInterceptor implements Interceptor {
     public Response intercept(Chain chain) throws IOException {
         Request request = chain.request();
         Call call = chain.call();
-        OkHttpRequests.AttemptMarker attempt = OkHttpRequests.attemptOf(call);
+        OkHttpAsyncExchange.AttemptMarker attempt = OkHttpAsyncExchange.attemptOf(call);
         if (attempt != null) {
             if (attempt.scope <= 0) {
                 return chain.proceed(attempt.apply(request));

@@ -19,8 +19,9 @@
  *       the whole backoff; so {@code RealCall.enqueue} is taken over
  *       ({@link dev.retryagent.agent.okhttp.OkHttpAsyncExchange}): attempt 1 is the application's call, every later
  *       one a {@code clone()} enqueued by the scheduler thread when its wait is over. Each attempt is registered
- *       with its marker ({@code OkHttpRequests.AttemptMarker}) so that the interceptor runs it exactly once. Cancelling
- *       the application's call cancels the attempt in flight (exit hook on {@code RealCall.cancel()}).</li>
+ *       with its marker ({@code OkHttpAsyncExchange.AttemptMarker}) so that the interceptor runs it exactly once.
+ *       Cancelling the application's call cancels the attempt in flight (exit hook on
+ *       {@code RealCall.cancel()}).</li>
  *   <li><b>Clients built before the agent</b> (attached to a running JVM) cannot get an interceptor: their calls are
  *       made by a copy, {@code newBuilder().build()} once per client (entry hook on {@code newCall}).</li>
  * </ul>
