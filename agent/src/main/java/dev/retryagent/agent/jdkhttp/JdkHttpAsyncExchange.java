@@ -33,10 +33,10 @@ import java.util.function.BiConsumer;
  * with {@code sendAsync}, which hands the exchange to the client's executor at once. {@code send}: every attempt is a
  * {@code send} on the caller's thread, and the waits are slept there too ({@link CallerThread}).
  */
-final class JdkHttpCall implements AsyncExchange<JdkHttpCall.Head> {
-    private final JdkHttp api;
+final class JdkHttpAsyncExchange implements AsyncExchange<JdkHttpAsyncExchange.Head> {
+    private final JdkHttpApi api;
     private final Object client;
-    /** The application's {@code HttpClient}, held until the call ends ({@link JdkHttp#facade}). */
+    /** The application's {@code HttpClient}, held until the call ends ({@link JdkHttpApi#facade}). */
     @SuppressWarnings("unused")
     private final Object facade;
     private final Object request;
@@ -49,7 +49,7 @@ final class JdkHttpCall implements AsyncExchange<JdkHttpCall.Head> {
     final Result result = new Result();
     private volatile Attempt last;
 
-    JdkHttpCall(JdkHttp api, Object client, Object request, Object applicationHandler, String markerHeader,
+    JdkHttpAsyncExchange(JdkHttpApi api, Object client, Object request, Object applicationHandler, String markerHeader,
                 boolean async, boolean replacesBuiltInRetries) {
         this.api = api;
         this.client = client;
@@ -78,7 +78,7 @@ final class JdkHttpCall implements AsyncExchange<JdkHttpCall.Head> {
         // A retry, from the scheduler (or the caller's thread) or from the end of the attempt before.
         try {
             start(current, scope, marker);
-        } catch (JdkHttp.Thrown e) {
+        } catch (JdkHttpApi.Thrown e) {
             current.accept(null, e.getCause());
         } catch (RuntimeException e) {
             current.accept(null, e);
@@ -110,7 +110,7 @@ final class JdkHttpCall implements AsyncExchange<JdkHttpCall.Head> {
         int outer = scope > 0 ? AttemptScope.enter(scope) : 0;
         try {
             response = api.send(client, sent, handler);
-        } catch (JdkHttp.Thrown e) {
+        } catch (JdkHttpApi.Thrown e) {
             current.accept(null, e.getCause());
             return;
         } finally {
@@ -220,8 +220,8 @@ final class JdkHttpCall implements AsyncExchange<JdkHttpCall.Head> {
             this.handle = handle;
         }
 
-        JdkHttpCall call() {
-            return JdkHttpCall.this;
+        JdkHttpAsyncExchange call() {
+            return JdkHttpAsyncExchange.this;
         }
 
         @Override
@@ -260,7 +260,7 @@ final class JdkHttpCall implements AsyncExchange<JdkHttpCall.Head> {
         private Object applyApplication(Object info) throws Throwable {
             try {
                 return api.apply(applicationHandler, info);
-            } catch (JdkHttp.Thrown e) {
+            } catch (JdkHttpApi.Thrown e) {
                 throw e.getCause(); // the application's handler threw: the client handles it as without the agent
             }
         }

@@ -23,11 +23,11 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 
 /**
- * The handler of the {@code java.net.http} hooks (see {@link JdkHttpClientInstrumentation}). Loaded in the agent
+ * The handler of the {@code java.net.http} hooks (see {@link JdkHttpInstrumentation}). Loaded in the agent
  * jar's class loader, which sees {@code java.net.http} through the platform loader; uses only JDK types of
- * {@code java.base} and reflection ({@link JdkHttp}).
+ * {@code java.base} and reflection ({@link JdkHttpApi}).
  */
-public final class JdkHttpClientHooks extends HookHandler {
+public final class JdkHttpHooks extends HookHandler {
     static final String SEND = "jdk-httpclient.send";
     static final String SEND_ASYNC = "jdk-httpclient.send-async";
     static final String RESEND = "jdk-httpclient.resend";
@@ -44,10 +44,10 @@ public final class JdkHttpClientHooks extends HookHandler {
             "jdk.internal.net.http.RequestPublishers$FilePublisher"};
 
     static {
-        Hooks.register(JdkHttpClientHooks.class, new JdkHttpClientHooks());
+        Hooks.register(JdkHttpHooks.class, new JdkHttpHooks());
     }
 
-    public JdkHttpClientHooks() {
+    public JdkHttpHooks() {
         serve(SEND, new OnEntryMayReplace() {
             @Override
             public Object run(Object self, Object[] args) {
@@ -105,9 +105,9 @@ public final class JdkHttpClientHooks extends HookHandler {
         if (t == null || !CONNECTION_EXPIRED.equals(t.getClass().getName())) {
             return;
         }
-        JdkHttpCall.Attempt attempt = LastHop.attemptOf(multiExchange);
+        JdkHttpAsyncExchange.Attempt attempt = LastHop.attemptOf(multiExchange);
         if (attempt != null && attempt.call().replacesBuiltInRetries) {
-            JdkHttp.of(multiExchange.getClass()).markRetriedOnce(multiExchange);
+            JdkHttpApi.of(multiExchange.getClass()).markRetriedOnce(multiExchange);
         }
     }
 
@@ -116,7 +116,8 @@ public final class JdkHttpClientHooks extends HookHandler {
         if (request == null || handler == null) {
             return Hooks.PROCEED; // the client throws its NullPointerException, as without the agent
         }
-        if (Proxy.isProxyClass(handler.getClass()) && Proxy.getInvocationHandler(handler) instanceof JdkHttpCall.Attempt) {
+        if (Proxy.isProxyClass(handler.getClass())
+                && Proxy.getInvocationHandler(handler) instanceof JdkHttpAsyncExchange.Attempt) {
             return Hooks.PROCEED; // one of the agent's own attempts
         }
         if (INTERNAL_REQUEST.equals(request.getClass().getName())) {
@@ -127,18 +128,18 @@ public final class JdkHttpClientHooks extends HookHandler {
         if (engine == null || shared == null) {
             return Hooks.PROCEED;
         }
-        JdkHttp api;
+        JdkHttpApi api;
         CallFacts facts;
-        JdkHttpCall call;
+        JdkHttpAsyncExchange call;
         try {
-            api = JdkHttp.of(client.getClass());
+            api = JdkHttpApi.of(client.getClass());
             facts = facts(api, request, engine);
             if (facts == null || engine.modeFor(facts) == Mode.OFF) {
                 return Hooks.PROCEED;
             }
-            call = new JdkHttpCall(api, client, request, handler, facts.policy().markerHeader(), async,
+            call = new JdkHttpAsyncExchange(api, client, request, handler, facts.policy().markerHeader(), async,
                     RetryRuntime.replacesBuiltInRetries(facts));
-        } catch (JdkHttp.Thrown e) {
+        } catch (JdkHttpApi.Thrown e) {
             // The request's own accessors threw: the client meets the same when it reads them.
             return Hooks.PROCEED;
         } catch (RuntimeException e) {
@@ -149,7 +150,7 @@ public final class JdkHttpClientHooks extends HookHandler {
         if (async) {
             try {
                 shared.execute(facts, call, call.delivery());
-            } catch (JdkHttp.Thrown e) {
+            } catch (JdkHttpApi.Thrown e) {
                 // The first sendAsync threw at once (an unsupported method, a closed client ...), as without the agent.
                 throw new Hooks.Propagate(e.getCause());
             }
@@ -162,7 +163,7 @@ public final class JdkHttpClientHooks extends HookHandler {
      * {@code send}: the same loop, with its waits and attempts on the caller's thread ({@link CallerThread}). What the
      * caller gets is exactly what the last attempt's {@code send} returned or threw.
      */
-    private static Object sendOnCallerThread(RetryEngine engine, CallFacts facts, JdkHttpCall call) {
+    private static Object sendOnCallerThread(RetryEngine engine, CallFacts facts, JdkHttpAsyncExchange call) {
         CallerThread waits = new CallerThread();
         call.result.onDone(waits);
         new AsyncRetryLoop(engine, Clock.SYSTEM, waits).execute(facts, call, call.delivery());
@@ -198,7 +199,7 @@ public final class JdkHttpClientHooks extends HookHandler {
     }
 
     /** The call's facts, or null for a request the agent cannot place (no host). */
-    static CallFacts facts(final JdkHttp api, Object request, RetryEngine engine) {
+    static CallFacts facts(final JdkHttpApi api, Object request, RetryEngine engine) {
         InjectedFaults.at(ClientNames.JDK_HTTPCLIENT + ".facts");
         URI uri = api.uri(request);
         String host = uri == null ? null : uri.getHost();
