@@ -1,6 +1,5 @@
 package dev.retryagent.agent.jdkhttp;
 
-import dev.retryagent.agent.bootstrap.Failures;
 import dev.retryagent.agent.bootstrap.InjectedFaults;
 import dev.retryagent.engine.AsyncAttempt;
 import dev.retryagent.engine.AsyncExchange;
@@ -14,7 +13,6 @@ import dev.retryagent.policy.FailureKind;
 import java.io.IOException;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Method;
-import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -133,43 +131,7 @@ final class JdkHttpAsyncExchange implements AsyncExchange<JdkHttpAsyncExchange.H
         if (isCancelled() || failure instanceof Carried) {
             return FailureKind.OTHER;
         }
-        return classifyFailure(failure);
-    }
-
-    /**
-     * The JDK types first ({@code ConnectException}, {@code EOFException}, ...); then the client's own: its request
-     * and connect timeouts ({@code HttpConnectTimeoutException} is a connect failure, any other
-     * {@code HttpTimeoutException} a timeout), and the plain {@code IOException}s it makes of a connection closed
-     * under it ("connection closed locally", "EOF reached while reading", a wrapped reset). A {@code send} rewraps
-     * the failure in an exception of the same kind, with the original as its cause.
-     */
-    static FailureKind classifyFailure(IOException failure) {
-        FailureKind kind = Failures.byJdkType(failure);
-        if (kind != null && kind != FailureKind.OTHER) {
-            return kind;
-        }
-        if (isA(failure, "java.net.http.HttpTimeoutException")) {
-            return isA(failure, "java.net.http.HttpConnectTimeoutException") ? FailureKind.CONNECT : FailureKind.TIMEOUT;
-        }
-        if (kind != null) {
-            return kind;
-        }
-        Throwable cause = failure.getCause();
-        if (cause instanceof IOException && cause != failure) {
-            FailureKind inner = classifyFailure((IOException) cause);
-            if (inner != FailureKind.OTHER) {
-                return inner;
-            }
-        }
-        String message = failure.getMessage();
-        if (message != null) {
-            String m = message.toLowerCase(Locale.ROOT);
-            if (m.contains("connection closed") || m.contains("eof reached") || m.contains("connection reset")
-                    || m.contains("closed locally") || m.contains("broken pipe")) {
-                return FailureKind.RESET;
-            }
-        }
-        return FailureKind.OTHER;
+        return JdkHttpRequests.classifyFailure(failure);
     }
 
     /** The client follows redirects inside an attempt: the rule is that of the last hop ({@link LastHop}). */
@@ -288,16 +250,6 @@ final class JdkHttpAsyncExchange implements AsyncExchange<JdkHttpAsyncExchange.H
             // Before the head, the attempt's end; after a discarded head, the end of its body.
             handle.failed(cause instanceof IOException ? (IOException) cause : new Carried(cause));
         }
-    }
-
-    /** Whether {@code t}'s class is {@code className} or a subclass of it (the adapter names no java.net.http type). */
-    private static boolean isA(Throwable t, String className) {
-        for (Class<?> c = t.getClass(); c != null; c = c.getSuperclass()) {
-            if (c.getName().equals(className)) {
-                return true;
-            }
-        }
-        return false;
     }
 
     private static Throwable unwrap(Throwable failure) {

@@ -1,13 +1,11 @@
 package dev.retryagent.agent.jdkhttp;
 
 import dev.retryagent.agent.bootstrap.Hooks;
-import dev.retryagent.agent.bootstrap.InjectedFaults;
 import dev.retryagent.agent.bootstrap.RetryRuntime;
 import dev.retryagent.agent.instrument.HookHandler;
 import dev.retryagent.engine.AsyncRetryLoop;
 import dev.retryagent.engine.CallFacts;
 import dev.retryagent.engine.Clock;
-import dev.retryagent.engine.HeaderLookup;
 import dev.retryagent.engine.RetryEngine;
 import dev.retryagent.engine.RetryLog;
 import dev.retryagent.policy.ClientNames;
@@ -15,10 +13,6 @@ import dev.retryagent.policy.Mode;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.lang.reflect.Proxy;
-import java.net.URI;
-import java.util.List;
-import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 
@@ -36,12 +30,6 @@ public final class JdkHttpHooks extends HookHandler {
     /** The request class of the client's own WebSocket opening handshake: left alone. */
     private static final String INTERNAL_REQUEST = "jdk.internal.net.http.HttpRequestImpl";
     private static final String CONNECTION_EXPIRED = "jdk.internal.net.http.common.ConnectionExpiredException";
-    /** The body publishers that send the same bytes each time they are subscribed to. */
-    private static final String[] REPLAYABLE_PUBLISHERS = {
-            "jdk.internal.net.http.RequestPublishers$ByteArrayPublisher",
-            "jdk.internal.net.http.RequestPublishers$StringPublisher",
-            "jdk.internal.net.http.RequestPublishers$EmptyPublisher",
-            "jdk.internal.net.http.RequestPublishers$FilePublisher"};
 
     static {
         Hooks.register(JdkHttpHooks.class, new JdkHttpHooks());
@@ -133,7 +121,7 @@ public final class JdkHttpHooks extends HookHandler {
         JdkHttpAsyncExchange call;
         try {
             api = JdkHttpApi.of(client.getClass());
-            facts = facts(api, request, engine);
+            facts = JdkHttpRequests.facts(api, request, engine);
             if (facts == null || engine.modeFor(facts) == Mode.OFF) {
                 return Hooks.PROCEED;
             }
@@ -196,48 +184,5 @@ public final class JdkHttpHooks extends HookHandler {
         } catch (java.util.concurrent.CancellationException e) {
             throw new Hooks.Propagate(e);
         }
-    }
-
-    /** The call's facts, or null for a request the agent cannot place (no host). */
-    static CallFacts facts(final JdkHttpApi api, Object request, RetryEngine engine) {
-        InjectedFaults.at(ClientNames.JDK_HTTPCLIENT + ".facts");
-        URI uri = api.uri(request);
-        String host = uri == null ? null : uri.getHost();
-        if (host == null) {
-            return null;
-        }
-        String scheme = uri.getScheme() == null ? "http" : uri.getScheme().toLowerCase(Locale.ROOT);
-        int port = uri.getPort() >= 0 ? uri.getPort() : "https".equals(scheme) ? 443 : 80;
-        String path = uri.getRawPath() == null || uri.getRawPath().isEmpty() ? "/" : uri.getRawPath();
-        final Map<String, List<String>> headers = api.headers(request); // case-insensitive, as the client keeps them
-        return CallFacts.builder(ClientNames.JDK_HTTPCLIENT, api.method(request), scheme, host, port, path)
-                .bodyReplayable(replayable(api.bodyPublisher(request)))
-                .build(engine, new HeaderLookup() {
-                    @Override
-                    public boolean has(String name) {
-                        List<String> values = headers.get(name);
-                        return values != null && !values.isEmpty();
-                    }
-
-                    @Override
-                    public String value(String name) {
-                        List<String> values = headers.get(name);
-                        return values == null || values.isEmpty() ? null : values.get(0);
-                    }
-                });
-    }
-
-    /** No body, or one of the JDK's publishers that send the same bytes at every subscription. */
-    static boolean replayable(Object publisher) {
-        if (publisher == null) {
-            return true;
-        }
-        String name = publisher.getClass().getName();
-        for (String replayable : REPLAYABLE_PUBLISHERS) {
-            if (replayable.equals(name)) {
-                return true;
-            }
-        }
-        return false;
     }
 }

@@ -76,15 +76,15 @@ class JdkHttpInstrumentationTest {
         }
         Path file = Files.createTempFile("publisher", ".txt");
         try {
-            assertTrue(JdkHttpHooks.replayable(HttpRequest.BodyPublishers.ofString("a")));
-            assertTrue(JdkHttpHooks.replayable(HttpRequest.BodyPublishers.ofByteArray(new byte[1])));
-            assertTrue(JdkHttpHooks.replayable(HttpRequest.BodyPublishers.noBody()));
-            assertTrue(JdkHttpHooks.replayable(HttpRequest.BodyPublishers.ofFile(file)));
-            assertTrue(JdkHttpHooks.replayable(null));
-            assertFalse(JdkHttpHooks.replayable(HttpRequest.BodyPublishers.ofInputStream(() -> null)));
-            assertFalse(JdkHttpHooks.replayable(HttpRequest.BodyPublishers.fromPublisher(
+            assertTrue(JdkHttpRequests.replayable(HttpRequest.BodyPublishers.ofString("a")));
+            assertTrue(JdkHttpRequests.replayable(HttpRequest.BodyPublishers.ofByteArray(new byte[1])));
+            assertTrue(JdkHttpRequests.replayable(HttpRequest.BodyPublishers.noBody()));
+            assertTrue(JdkHttpRequests.replayable(HttpRequest.BodyPublishers.ofFile(file)));
+            assertTrue(JdkHttpRequests.replayable(null));
+            assertFalse(JdkHttpRequests.replayable(HttpRequest.BodyPublishers.ofInputStream(() -> null)));
+            assertFalse(JdkHttpRequests.replayable(HttpRequest.BodyPublishers.fromPublisher(
                     (Flow.Subscriber<? super ByteBuffer> s) -> { })));
-            assertFalse(JdkHttpHooks.replayable(HttpRequest.BodyPublishers.ofByteArrays(List.of())));
+            assertFalse(JdkHttpRequests.replayable(HttpRequest.BodyPublishers.ofByteArrays(List.of())));
         } finally {
             Files.delete(file);
         }
@@ -143,16 +143,16 @@ class JdkHttpInstrumentationTest {
 
     @Test
     void failuresAreClassifiedByTheirJdkTypes() {
-        assertEquals(FailureKind.CONNECT, JdkHttpAsyncExchange.classifyFailure(new ConnectException("refused")));
-        assertEquals(FailureKind.CONNECT, JdkHttpAsyncExchange.classifyFailure(new HttpConnectTimeoutException("connect")));
-        assertEquals(FailureKind.TIMEOUT, JdkHttpAsyncExchange.classifyFailure(new HttpTimeoutException("request timed out")));
-        assertEquals(FailureKind.RESET, JdkHttpAsyncExchange.classifyFailure(new EOFException("EOF reached while reading")));
-        assertEquals(FailureKind.RESET, JdkHttpAsyncExchange.classifyFailure(
+        assertEquals(FailureKind.CONNECT, JdkHttpRequests.classifyFailure(new ConnectException("refused")));
+        assertEquals(FailureKind.CONNECT, JdkHttpRequests.classifyFailure(new HttpConnectTimeoutException("connect")));
+        assertEquals(FailureKind.TIMEOUT, JdkHttpRequests.classifyFailure(new HttpTimeoutException("request timed out")));
+        assertEquals(FailureKind.RESET, JdkHttpRequests.classifyFailure(new EOFException("EOF reached while reading")));
+        assertEquals(FailureKind.RESET, JdkHttpRequests.classifyFailure(
                 new IOException("EOF reached while reading", new EOFException())));
-        assertEquals(FailureKind.RESET, JdkHttpAsyncExchange.classifyFailure(new IOException("HTTP/1.1 header parser received no bytes",
+        assertEquals(FailureKind.RESET, JdkHttpRequests.classifyFailure(new IOException("HTTP/1.1 header parser received no bytes",
                 new IOException("connection closed locally"))));
-        assertEquals(FailureKind.OTHER, JdkHttpAsyncExchange.classifyFailure(new IOException("Invalid Http response")));
-        assertEquals(FailureKind.OTHER, JdkHttpAsyncExchange.classifyFailure(new java.net.UnknownHostException("nowhere")));
+        assertEquals(FailureKind.OTHER, JdkHttpRequests.classifyFailure(new IOException("Invalid Http response")));
+        assertEquals(FailureKind.OTHER, JdkHttpRequests.classifyFailure(new java.net.UnknownHostException("nowhere")));
     }
 
     /** Class file bytes of {@code binaryName} (in java.net.http) per JDK: the running one, then Java 11, 17, 25. */
