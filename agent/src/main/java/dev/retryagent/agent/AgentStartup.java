@@ -12,7 +12,7 @@ import dev.retryagent.agent.instrument.ClientAdapters;
 import dev.retryagent.agent.instrument.ClientInstrumentation;
 import dev.retryagent.agent.instrument.HookTransformer;
 import dev.retryagent.agent.instrument.UncoveredClients;
-import dev.retryagent.agent.jdkhttp.JdkHttpClientInstrumentation;
+import dev.retryagent.agent.jdkhttp.JdkHttpInstrumentation;
 import dev.retryagent.agent.metrics.Metrics;
 import dev.retryagent.agent.okhttp.OkHttpInstrumentation;
 import dev.retryagent.agent.reload.PolicyWatcher;
@@ -42,7 +42,7 @@ public final class AgentStartup {
         clients.add(new HttpClient5Instrumentation());
         clients.add(new HttpClient4Instrumentation());
         clients.add(new HttpUrlConnectionInstrumentation());
-        clients.add(new JdkHttpClientInstrumentation());
+        clients.add(new JdkHttpInstrumentation());
         clients.addAll(RetryLayers.all());
         return Collections.unmodifiableList(clients);
     }

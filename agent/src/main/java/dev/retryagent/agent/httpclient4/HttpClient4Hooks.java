@@ -36,13 +36,13 @@ public final class HttpClient4Hooks extends HookHandler {
         serve(REQUEST_EXECUTE, new OnEntry() {
             @Override
             public void run(Object self, Object[] args) {
-                HttpClient4Calls.noteConnection((HttpClientConnection) args[1], (HttpContext) args[2]);
+                HttpClient4Requests.noteConnection((HttpClientConnection) args[1], (HttpContext) args[2]);
             }
         });
         OnEntryMayReplace classic = new OnEntryMayReplace() {
             @Override
             public Object run(Object self, Object[] args) {
-                return HttpClient4Classic.execute((ClientExecChain) self, (HttpRoute) args[0],
+                return HttpClient4SyncExchange.execute((ClientExecChain) self, (HttpRoute) args[0],
                         (HttpRequestWrapper) args[1], (HttpClientContext) args[2], (HttpExecutionAware) args[3]);
             }
         };
@@ -51,7 +51,7 @@ public final class HttpClient4Hooks extends HookHandler {
         OnEntryMayReplace skipRetries = new OnEntryMayReplace() {
             @Override
             public Object run(Object self, Object[] args) {
-                return HttpClient4Classic.skipBuiltInRetries((ClientExecChain) self, (HttpRoute) args[0],
+                return HttpClient4SyncExchange.skipBuiltInRetries((ClientExecChain) self, (HttpRoute) args[0],
                         (HttpRequestWrapper) args[1], (HttpClientContext) args[2], (HttpExecutionAware) args[3]);
             }
         };
@@ -60,8 +60,9 @@ public final class HttpClient4Hooks extends HookHandler {
         OnEntryMayReplace async = new OnEntryMayReplace() {
             @Override
             public Object run(Object self, Object[] args) {
-                return HttpClient4Async.execute((CloseableHttpAsyncClient) self, (HttpAsyncRequestProducer) args[0],
-                        (HttpAsyncResponseConsumer<?>) args[1], (HttpContext) args[2], (FutureCallback<?>) args[3]);
+                return HttpClient4AsyncExchange.execute((CloseableHttpAsyncClient) self,
+                        (HttpAsyncRequestProducer) args[0], (HttpAsyncResponseConsumer<?>) args[1],
+                        (HttpContext) args[2], (FutureCallback<?>) args[3]);
             }
         };
         serve(ASYNC_EXECUTE, async);

@@ -29,8 +29,8 @@ import dev.retryagent.policy.ClientNames;
  *   <li>entry of {@code org.apache.http.protocol.HttpRequestExecutor.execute(request, connection, context)} (HttpCore,
  *       where the classic exec elements send a request on a leased connection): notes in the context whether the
  *       connection had carried a request before, so that a protocol error on it is told apart as a stale
- *       connection ({@link HttpClient4Calls#classify(java.io.IOException, boolean)}); the connection is gone from the
- *       context's reach once the attempt failed;</li>
+ *       connection ({@link HttpClient4Requests#classify(java.io.IOException, boolean)}); the connection is gone from
+ *       the context's reach once the attempt failed;</li>
  *   <li>entry (may replace the result) of {@code execute(HttpAsyncRequestProducer, HttpAsyncResponseConsumer,
  *       HttpContext, FutureCallback)} of {@code org.apache.http.impl.nio.client.InternalHttpAsyncClient}
  *       ({@code HttpAsyncClients.createDefault()}, {@code createSystem()}, {@code custom()...build()}) and

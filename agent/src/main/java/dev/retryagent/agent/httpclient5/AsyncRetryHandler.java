@@ -76,7 +76,7 @@ public final class AsyncRetryHandler implements AsyncExecChainHandler {
     static boolean skipBuiltInRetries(HttpRequest request, AsyncEntityProducer producer, AsyncExecChain.Scope scope,
                                       AsyncExecChain chain, AsyncExecCallback callback) throws HttpException, IOException {
         // An error of the agent's own in this check reaches Hooks, which lets the client's own retries run (fail open).
-        if (chain == null || !HttpClient5Calls.replacesBuiltInRetries(request, scope == null ? null : scope.route)) {
+        if (chain == null || !HttpClient5Requests.replacesBuiltInRetries(request, scope == null ? null : scope.route)) {
             return false;
         }
         try {
@@ -117,7 +117,7 @@ public final class AsyncRetryHandler implements AsyncExecChainHandler {
         if (loop != null && engine != null) {
             try {
                 boolean replayable = producer == null || producer.isRepeatable();
-                facts = HttpClient5Calls.facts(request, scope.route.getTargetHost(), replayable, engine);
+                facts = HttpClient5Requests.facts(request, scope.route.getTargetHost(), replayable, engine);
                 exchange = new HttpClient5AsyncExchange(request, producer, scope, chain, callback,
                         facts.policy().markerHeader());
             } catch (RuntimeException e) {

@@ -80,7 +80,7 @@ public final class ClassicRetryHandler implements ExecChainHandler {
     static Object skipBuiltInRetries(ClassicHttpRequest request, ExecChain.Scope scope, ExecChain chain)
             throws IOException, HttpException {
         // An error of the agent's own in this check reaches Hooks, which lets the client's own retries run (fail open).
-        if (chain == null || !HttpClient5Calls.replacesBuiltInRetries(request, scope == null ? null : scope.route)) {
+        if (chain == null || !HttpClient5Requests.replacesBuiltInRetries(request, scope == null ? null : scope.route)) {
             return Hooks.PROCEED;
         }
         try {
@@ -113,7 +113,7 @@ public final class ClassicRetryHandler implements ExecChainHandler {
         String markerHeader = null;
         if (loop != null) {
             try {
-                facts = HttpClient5Calls.facts(request, scope.route.getTargetHost(), isRepeatable(request),
+                facts = HttpClient5Requests.facts(request, scope.route.getTargetHost(), isRepeatable(request),
                         loop.engine());
                 markerHeader = facts.policy().markerHeader();
             } catch (RuntimeException e) {
@@ -125,7 +125,7 @@ public final class ClassicRetryHandler implements ExecChainHandler {
             return chain.proceed(request, scope);
         }
         try {
-            return loop.execute(facts, new HttpClient5Exchange.Chain(request, markerHeader, chain, scope));
+            return loop.execute(facts, new HttpClient5SyncExchange.Chain(request, markerHeader, chain, scope));
         } catch (NotIoFailure e) {
             throw (HttpException) e.original(); // the only checked exception the chain throws besides IOException
         }
@@ -143,10 +143,10 @@ public final class ClassicRetryHandler implements ExecChainHandler {
             return Hooks.PROCEED;
         }
         CallFacts facts;
-        HttpClient5Exchange exchange;
+        HttpClient5SyncExchange exchange;
         try {
-            facts = HttpClient5Calls.facts(request, target, isRepeatable(request), loop.engine());
-            exchange = new HttpClient5Exchange.Minimal(client, target, request,
+            facts = HttpClient5Requests.facts(request, target, isRepeatable(request), loop.engine());
+            exchange = new HttpClient5SyncExchange.Minimal(client, target, request,
                     contextCarryingConfig(request, context), facts.policy().markerHeader());
         } catch (RuntimeException e) {
             RetryLog.internalError("apache-httpclient5.minimal", e);
@@ -163,7 +163,7 @@ public final class ClassicRetryHandler implements ExecChainHandler {
         RequestConfig config = request instanceof Configurable ? ((Configurable) request).getConfig() : null;
         if (config == null) {
             // without one of its own, the client would make a context per attempt: one for the call lets the
-            // agent see the connection an attempt failed on (HttpClient5Calls.reusedBeforeHead)
+            // agent see the connection an attempt failed on (HttpClient5Requests.reusedBeforeHead)
             return context == null ? HttpClientContext.create() : context;
         }
         HttpClientContext clientContext = context == null ? HttpClientContext.create() : HttpClientContext.adapt(context);

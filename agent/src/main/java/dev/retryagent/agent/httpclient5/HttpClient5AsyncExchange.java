@@ -94,12 +94,12 @@ final class HttpClient5AsyncExchange implements AsyncExchange<HttpClient5AsyncEx
 
     @Override
     public Outcome outcome(Head head) {
-        return HttpClient5Calls.outcome(head.response);
+        return HttpClient5Requests.outcome(head.response);
     }
 
     @Override
     public FailureKind classify(IOException failure) {
-        return isCancelled() ? FailureKind.OTHER : HttpClient5Calls.classify(failure, scope.clientContext);
+        return isCancelled() ? FailureKind.OTHER : HttpClient5Requests.classify(failure, scope.clientContext);
     }
 
     /**

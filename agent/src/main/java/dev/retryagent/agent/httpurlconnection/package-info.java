@@ -16,11 +16,12 @@
  * makes that body throw; the loop treats it as a response (status and Retry-After read back through
  * {@code getResponseCode()} and {@code getHeaderField}), and if it is the last, the application gets that very
  * exception. The JDK follows redirects inside that body and leaves the connection's URL at the last hop, where later
- * attempts go too: a response is decided under the rule of that URL ({@code HttpUrlConnectionExchange.decidedUnder}).
- * Once the connection has a result, later reads (the application's next getter, the JDK's own re-entries) pass through
- * untouched. Streaming modes write the head and body from {@code getOutputStream()}: they are never retried, so their
- * one head goes out unmarked, unless the call is made inside an attempt of another call the agent retries: then an
- * entry hook on {@code getOutputStream()} sets the enclosing attempt's marker.
+ * attempts go too: a response is decided under the rule of that URL
+ * ({@code HttpUrlConnectionSyncExchange.decidedUnder}). Once the connection has a result, later reads (the
+ * application's next getter, the JDK's own re-entries) pass through untouched. Streaming modes write the head and
+ * body from {@code getOutputStream()}: they are never retried, so their one head goes out unmarked, unless the call
+ * is made inside an attempt of another call the agent retries: then an entry hook on {@code getOutputStream()} sets
+ * the enclosing attempt's marker.
  *
  * <h2>How the connection is reset between attempts</h2>
  * {@code bootstrap.ConnectionState}, through reflection on the fields of

@@ -27,18 +27,18 @@ final class LastHop {
     }
 
     /** The agent's attempt whose {@code BodyHandler} {@code multiExchange} applies, or null for the application's. */
-    static JdkHttpCall.Attempt attemptOf(Object multiExchange) throws IllegalAccessException {
-        Object handler = JdkHttp.of(multiExchange.getClass()).exchangeHandler(multiExchange);
+    static JdkHttpAsyncExchange.Attempt attemptOf(Object multiExchange) throws IllegalAccessException {
+        Object handler = JdkHttpApi.of(multiExchange.getClass()).exchangeHandler(multiExchange);
         if (handler == null || !Proxy.isProxyClass(handler.getClass())) {
             return null;
         }
         InvocationHandler attempt = Proxy.getInvocationHandler(handler);
-        return attempt instanceof JdkHttpCall.Attempt ? (JdkHttpCall.Attempt) attempt : null;
+        return attempt instanceof JdkHttpAsyncExchange.Attempt ? (JdkHttpAsyncExchange.Attempt) attempt : null;
     }
 
     /** At the entry of {@code MultiExchange.responseAsync}: an attempt of the agent's learns its exchange. */
     static void exchangeStarts(Object multiExchange) throws IllegalAccessException {
-        JdkHttpCall.Attempt attempt = attemptOf(multiExchange);
+        JdkHttpAsyncExchange.Attempt attempt = attemptOf(multiExchange);
         if (attempt != null) {
             attempt.exchange = multiExchange;
         }
@@ -48,7 +48,7 @@ final class LastHop {
      * {@code call}, or its facts at the address the exchange sent its last request to, when a redirect took it
      * elsewhere ({@link CallFacts#redirectedTo}).
      */
-    static CallFacts decidedUnder(JdkHttp api, CallFacts call, Object multiExchange) {
+    static CallFacts decidedUnder(JdkHttpApi api, CallFacts call, Object multiExchange) {
         if (multiExchange == null || missing) {
             return call;
         }

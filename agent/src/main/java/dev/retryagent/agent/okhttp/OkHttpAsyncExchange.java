@@ -10,9 +10,15 @@ import dev.retryagent.engine.Outcome;
 import dev.retryagent.policy.ClientNames;
 import dev.retryagent.policy.FailureKind;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.WeakHashMap;
 import okhttp3.Call;
 import okhttp3.Callback;
 import okhttp3.Dispatcher;
+import okhttp3.Request;
 import okhttp3.Response;
 
 /**
@@ -20,9 +26,21 @@ import okhttp3.Response;
  * application's own call, enqueued as the application asked; every later attempt is a {@code clone()} of it,
  * enqueued by the scheduler thread when the wait is over. Each attempt is registered with its marker so that
  * {@link RetryInterceptor} runs it exactly once, on OkHttp's dispatcher, without retrying or waiting there.
- * The application's callback fires once, with the application's call, from {@link Delivery}.
+ * The application's callback fires once, with the application's call, from {@link Delivery}. The registry of the
+ * attempts in flight and of the application's calls the loop runs is kept here too, for the interceptor and the
+ * cancel hooks.
  */
 final class OkHttpAsyncExchange implements AsyncExchange<Response> {
+    /**
+     * The calls that are attempts of the async loop, with the marker to send: the interceptor runs each of
+     * them exactly once. Weak keys: an entry goes when its call is collected.
+     */
+    private static final Map<Call, AttemptMarker> ATTEMPTS =
+            Collections.synchronizedMap(new WeakHashMap<Call, AttemptMarker>());
+    /** The application's async calls that the loop is running, until their callback has fired. */
+    private static final Map<Call, OkHttpAsyncExchange> RUNNING =
+            Collections.synchronizedMap(new WeakHashMap<Call, OkHttpAsyncExchange>());
+
     private final Call call;
     private final String markerHeader;
     /** The dispatcher of the application's call's client, whose {@code cancelAll()} cancels this call too. */
@@ -43,7 +61,7 @@ final class OkHttpAsyncExchange implements AsyncExchange<Response> {
     @Override
     public void send(int attempt, int scope, String marker, AsyncAttempt<Response> handle) {
         Call attemptCall = attempt == 1 ? call : call.clone();
-        OkHttpCalls.markAttempt(attemptCall, new OkHttpCalls.AttemptMarker(markerHeader, marker, scope));
+        markAttempt(attemptCall, new AttemptMarker(markerHeader, marker, scope));
         inFlight = attemptCall;
         AttemptListener listener = new AttemptListener(handle);
         if (attempt == 1) {
@@ -72,18 +90,18 @@ final class OkHttpAsyncExchange implements AsyncExchange<Response> {
 
     @Override
     public CallFacts decidedUnder(CallFacts call, Response response) {
-        return OkHttpCalls.decidedUnder(call, this.call.request().url(), response);
+        return OkHttpRequests.decidedUnder(call, this.call.request().url(), response);
     }
 
     @Override
     public FailureKind classify(IOException failure) {
         InjectedFaults.at(ClientNames.OKHTTP + ".classify");
-        return OkHttpCalls.classify(failure, inFlight);
+        return OkHttpRequests.classify(failure, inFlight);
     }
 
     @Override
     public void discard(Response response) {
-        OkHttpCalls.discard(response);
+        OkHttpRequests.discard(response);
     }
 
     @Override
@@ -100,6 +118,86 @@ final class OkHttpAsyncExchange implements AsyncExchange<Response> {
         }
     }
 
+    // ---- the async registry ----
+
+    static void markAttempt(Call call, AttemptMarker attempt) {
+        anyMarked = true; // before the entry: whoever finds the entry then sees the flag too
+        ATTEMPTS.put(call, attempt);
+    }
+
+    /**
+     * True once any call was marked: until then every call is a sync one and {@link #attemptOf} answers without
+     * the map's lock, which every interceptor run on every thread would take.
+     */
+    private static volatile boolean anyMarked;
+
+    /**
+     * The attempt {@code call} ran (its interceptor run is over: OkHttp calls back after it): its entry goes now
+     * rather than when the call is collected, so that the map, which only loses entries at garbage collection
+     * otherwise, does not grow by one entry per call between collections and keep resizing. A call runs once: a
+     * second {@code enqueue} of it is OkHttp's "Already Executed", whether it is marked or not.
+     */
+    static void attemptDone(Call call) {
+        ATTEMPTS.remove(call);
+    }
+
+    /** The marker of {@code call} if it is an attempt of the async loop, else null. */
+    static AttemptMarker attemptOf(Call call) {
+        return anyMarked ? ATTEMPTS.get(call) : null;
+    }
+
+    static void running(Call applicationCall, OkHttpAsyncExchange exchange) {
+        RUNNING.put(applicationCall, exchange);
+    }
+
+    static void finished(Call applicationCall) {
+        RUNNING.remove(applicationCall);
+    }
+
+    /** The application's calls the loop is running whose client has {@code dispatcher}. */
+    static List<Call> runningOn(Dispatcher dispatcher) {
+        List<Call> calls = new ArrayList<Call>();
+        synchronized (RUNNING) {
+            for (Map.Entry<Call, OkHttpAsyncExchange> e : RUNNING.entrySet()) {
+                if (e.getKey() != null && e.getValue().runsOn(dispatcher)) {
+                    calls.add(e.getKey());
+                }
+            }
+        }
+        return calls;
+    }
+
+    /** {@code call.cancel()} was called: if the loop runs it, cancel the attempt in flight too. */
+    static void cancelled(Call call) {
+        OkHttpAsyncExchange exchange = RUNNING.get(call);
+        if (exchange != null) {
+            exchange.cancelInFlight();
+        }
+    }
+
+    /**
+     * One attempt: the marker header's name and value, or neither, and for an attempt of the async loop the number
+     * the thread that runs it is marked with ({@code AttemptScope}), so that calls made inside it are nested.
+     */
+    static final class AttemptMarker {
+        static final AttemptMarker UNMARKED = new AttemptMarker(null, null, 0);
+
+        final String header;
+        final String value;
+        /** The attempt's number for {@code AttemptScope}, or 0 when it opens no scope (a call in mode off). */
+        final int scope;
+
+        AttemptMarker(String header, String value, int scope) {
+            this.header = header;
+            this.value = value;
+            this.scope = scope;
+        }
+
+        Request apply(Request request) {
+            return OkHttpRequests.marked(request, header, value);
+        }
+    }
+
     /**
      * Hands each attempt's OkHttp callback to the loop. A response the loop does not deliver it releases itself
      * ({@link #discard}), before the attempt counts as finished.
@@ -113,13 +211,13 @@ final class OkHttpAsyncExchange implements AsyncExchange<Response> {
 
         @Override
         public void onFailure(Call attemptCall, IOException e) {
-            OkHttpCalls.attemptDone(attemptCall);
+            attemptDone(attemptCall);
             attempt.failed(e);
         }
 
         @Override
         public void onResponse(Call attemptCall, Response response) {
-            OkHttpCalls.attemptDone(attemptCall);
+            attemptDone(attemptCall);
             try {
                 // An IOException of the application's callback passes through unchanged (see Delivery), and
                 // OkHttp reports it as it would have without the agent.
@@ -142,7 +240,7 @@ final class OkHttpAsyncExchange implements AsyncExchange<Response> {
 
         @Override
         public void onResponse(Response response) {
-            OkHttpCalls.finished(call);
+            finished(call);
             try {
                 application.onResponse(call, response);
             } catch (IOException e) {
@@ -152,7 +250,7 @@ final class OkHttpAsyncExchange implements AsyncExchange<Response> {
 
         @Override
         public void onFailure(IOException failure) {
-            OkHttpCalls.finished(call);
+            finished(call);
             application.onFailure(call, failure);
         }
     }

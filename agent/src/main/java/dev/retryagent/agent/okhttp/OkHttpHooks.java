@@ -68,7 +68,7 @@ public final class OkHttpHooks extends HookHandler {
             @Override
             public void run(Object self, Object[] args) {
                 try {
-                    OkHttpCalls.cancelled((Call) self);
+                    OkHttpAsyncExchange.cancelled((Call) self);
                 } catch (RuntimeException e) {
                     throw new Hooks.Propagate(e); // from the clone's own cancel(): an event listener's exception
                 }
@@ -77,7 +77,7 @@ public final class OkHttpHooks extends HookHandler {
         serve(CANCEL_ALL, new OnExit() {
             @Override
             public void run(Object self, Object[] args) {
-                for (Call call : OkHttpCalls.runningOn((Dispatcher) self)) {
+                for (Call call : OkHttpAsyncExchange.runningOn((Dispatcher) self)) {
                     try {
                         call.cancel();
                     } catch (RuntimeException e) {
@@ -125,7 +125,7 @@ public final class OkHttpHooks extends HookHandler {
     static Object followUp(Response response) {
         RetryEngine engine = RetryRuntime.engine();
         if (response != null && response.code() == 503 && engine != null
-                && RetryRuntime.replacesBuiltInRetries(OkHttpCalls.facts(response.request(), engine))) {
+                && RetryRuntime.replacesBuiltInRetries(OkHttpRequests.facts(response.request(), engine))) {
             return null;
         }
         return Hooks.PROCEED;
@@ -163,7 +163,7 @@ public final class OkHttpHooks extends HookHandler {
      * (OkHttp throws "Already Executed"), or the agent is not running.
      */
     static boolean enqueue(Call call, Callback callback) {
-        if (OkHttpCalls.attemptOf(call) != null) {
+        if (OkHttpAsyncExchange.attemptOf(call) != null) {
             return false;
         }
         AsyncRetryLoop loop = RetryRuntime.asyncLoop();
@@ -176,24 +176,24 @@ public final class OkHttpHooks extends HookHandler {
         try {
             // First of all: whatever happens next, the interceptor must never run this call's sync loop on a
             // dispatcher thread.
-            OkHttpCalls.markAttempt(call, OkHttpCalls.AttemptMarker.UNMARKED);
-            if (OkHttpCalls.isUpgrade(call.request())) {
+            OkHttpAsyncExchange.markAttempt(call, OkHttpAsyncExchange.AttemptMarker.UNMARKED);
+            if (OkHttpRequests.isUpgrade(call.request())) {
                 return false;
             }
-            facts = OkHttpCalls.facts(call.request(), engine);
+            facts = OkHttpRequests.facts(call.request(), engine);
             exchange = new OkHttpAsyncExchange(call, facts.policy().markerHeader(), dispatcherOf(call));
         } catch (RuntimeException e) {
             RetryLog.internalError("okhttp.enqueue", e);
             return false;
         }
-        OkHttpCalls.running(call, exchange);
+        OkHttpAsyncExchange.running(call, exchange);
         try {
             loop.execute(facts, exchange, new OkHttpAsyncExchange.Delivery(call, callback));
         } catch (RuntimeException e) {
-            OkHttpCalls.finished(call);
+            OkHttpAsyncExchange.finished(call);
             throw new Hooks.Propagate(e);
         } catch (Error e) {
-            OkHttpCalls.finished(call);
+            OkHttpAsyncExchange.finished(call);
             throw new Hooks.Propagate(e);
         }
         return true;

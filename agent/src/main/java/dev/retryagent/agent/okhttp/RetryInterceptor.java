@@ -29,7 +29,7 @@ public final class RetryInterceptor implements Interceptor {
     public Response intercept(Chain chain) throws IOException {
         Request request = chain.request();
         Call call = chain.call();
-        OkHttpCalls.AttemptMarker attempt = OkHttpCalls.attemptOf(call);
+        OkHttpAsyncExchange.AttemptMarker attempt = OkHttpAsyncExchange.attemptOf(call);
         if (attempt != null) {
             if (attempt.scope <= 0) {
                 return chain.proceed(attempt.apply(request));
@@ -40,7 +40,7 @@ public final class RetryInterceptor implements Interceptor {
             try {
                 return chain.proceed(attempt.apply(request));
             } catch (IOException e) {
-                OkHttpCalls.noteFailure(call, e); // here the call still holds its connection; the callback is later
+                OkHttpRequests.noteFailure(call, e); // here the call still holds its connection; the callback is later
                 throw e;
             } finally {
                 AttemptScope.exit(outer);
@@ -51,8 +51,8 @@ public final class RetryInterceptor implements Interceptor {
         String markerHeader = null;
         if (loop != null) {
             try {
-                if (!OkHttpCalls.isUpgrade(request)) {
-                    facts = OkHttpCalls.facts(request, loop.engine());
+                if (!OkHttpRequests.isUpgrade(request)) {
+                    facts = OkHttpRequests.facts(request, loop.engine());
                     markerHeader = facts.policy().markerHeader();
                 }
             } catch (RuntimeException e) {
@@ -63,7 +63,7 @@ public final class RetryInterceptor implements Interceptor {
         if (facts == null) {
             return chain.proceed(request);
         }
-        return loop.execute(facts, new OkHttpExchange(chain, request, markerHeader));
+        return loop.execute(facts, new OkHttpSyncExchange(chain, request, markerHeader));
     }
 
     @Override

@@ -13,14 +13,15 @@
  *       {@code OkHttpClient(Builder)}, so an entry hook there puts
  *       {@link dev.retryagent.agent.okhttp.RetryInterceptor} first, once however the builder was made or copied.
  *       A sync call is retried right in the interceptor, on the caller's thread
- *       ({@link dev.retryagent.agent.okhttp.OkHttpExchange}). Redirects are followed below it, inside an attempt: a
+ *       ({@link dev.retryagent.agent.okhttp.OkHttpSyncExchange}). Redirects are followed below it, inside an attempt: a
  *       response is decided under the rule of the address its request went to ({@code response.request()}).</li>
  *   <li><b>Async calls off the dispatcher.</b> Waiting inside the interceptor would hold a dispatcher thread for
  *       the whole backoff; so {@code RealCall.enqueue} is taken over
  *       ({@link dev.retryagent.agent.okhttp.OkHttpAsyncExchange}): attempt 1 is the application's call, every later
  *       one a {@code clone()} enqueued by the scheduler thread when its wait is over. Each attempt is registered
- *       with its marker ({@code OkHttpCalls.AttemptMarker}) so that the interceptor runs it exactly once. Cancelling
- *       the application's call cancels the attempt in flight (exit hook on {@code RealCall.cancel()}).</li>
+ *       with its marker ({@code OkHttpAsyncExchange.AttemptMarker}) so that the interceptor runs it exactly once.
+ *       Cancelling the application's call cancels the attempt in flight (exit hook on
+ *       {@code RealCall.cancel()}).</li>
  *   <li><b>Clients built before the agent</b> (attached to a running JVM) cannot get an interceptor: their calls are
  *       made by a copy, {@code newBuilder().build()} once per client (entry hook on {@code newCall}).</li>
  * </ul>

@@ -44,7 +44,7 @@ class HttpClient4InstrumentationTest {
                 HttpClient4Instrumentation.SERVICE_UNAVAILABLE_EXEC)) {
             Class<?> type = Class.forName(element);
             assertEquals(org.apache.http.impl.execchain.ClientExecChain.class,
-                    type.getDeclaredField(HttpClient4Calls.NEXT_FIELD).getType(), element);
+                    type.getDeclaredField(HttpClient4Requests.NEXT_FIELD).getType(), element);
         }
     }
 

@@ -50,8 +50,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The HttpClient 4 adapter in process, without instrumentation: the tests call the hooks' logic the way the woven
- * client would ({@link HttpClient4Classic#execute} at a {@code MinimalClientExec}, {@link HttpClient4Async#execute}
- * for an async client's {@code execute}). The forked-JVM integration tests cover the woven clients, 4.5.6 and 4.5.14.
+ * client would ({@link HttpClient4SyncExchange#execute} at a {@code MinimalClientExec},
+ * {@link HttpClient4AsyncExchange#execute} for an async client's {@code execute}). The forked-JVM integration tests
+ * cover the woven clients, 4.5.6 and 4.5.14.
  */
 class HttpClient4RetryTest {
     private static final String POLICY = "version: 1\n"
@@ -108,7 +109,7 @@ class HttpClient4RetryTest {
     }
 
     private CloseableHttpResponse classic(ClientExecChain exec, org.apache.http.HttpRequest request) {
-        Object result = HttpClient4Classic.execute(exec, new HttpRoute(host()), HttpRequestWrapper.wrap(request),
+        Object result = HttpClient4SyncExchange.execute(exec, new HttpRoute(host()), HttpRequestWrapper.wrap(request),
                 HttpClientContext.create(), null);
         return (CloseableHttpResponse) result;
     }
@@ -182,15 +183,16 @@ class HttpClient4RetryTest {
         RetryExec retryExec = new RetryExec(next, new org.apache.http.impl.client.DefaultHttpRequestRetryHandler());
         HttpRoute route = new HttpRoute(host());
         HttpRequestWrapper request = HttpRequestWrapper.wrap(new HttpGet(url()));
-        assertSame(marker, HttpClient4Classic.skipBuiltInRetries(retryExec, route, request, HttpClientContext.create(), null));
+        assertSame(marker, HttpClient4SyncExchange.skipBuiltInRetries(retryExec, route, request,
+                HttpClientContext.create(), null));
         assertEquals(1, inner.get());
 
         RetryRuntime.install(PolicyLoader.parse(POLICY + "builtInRetries: keep\n", "test.yaml"));
-        assertSame(Hooks.PROCEED, HttpClient4Classic.skipBuiltInRetries(retryExec, route, request,
+        assertSame(Hooks.PROCEED, HttpClient4SyncExchange.skipBuiltInRetries(retryExec, route, request,
                 HttpClientContext.create(), null));
         RetryRuntime.install(PolicyLoader.parse(POLICY + "rules:\n  - match: { path: /items }\n    mode: observe\n",
                 "test.yaml"));
-        assertSame(Hooks.PROCEED, HttpClient4Classic.skipBuiltInRetries(retryExec, route, request,
+        assertSame(Hooks.PROCEED, HttpClient4SyncExchange.skipBuiltInRetries(retryExec, route, request,
                 HttpClientContext.create(), null), "a call whose rule is observed keeps the client's own retries");
         assertEquals(1, inner.get());
     }
@@ -235,7 +237,7 @@ class HttpClient4RetryTest {
     @SuppressWarnings("unchecked")
     private static Future<HttpResponse> async(CloseableHttpAsyncClient client, org.apache.http.HttpRequest request,
                                               HttpHost host, FutureCallback<HttpResponse> callback) {
-        return (Future<HttpResponse>) HttpClient4Async.execute(client, HttpAsyncMethods.create(host, request),
+        return (Future<HttpResponse>) HttpClient4AsyncExchange.execute(client, HttpAsyncMethods.create(host, request),
                 HttpAsyncMethods.createConsumer(), null, callback);
     }
 
@@ -316,7 +318,7 @@ class HttpClient4RetryTest {
                                 }
                             });
             @SuppressWarnings("unchecked")
-            Future<HttpResponse> future = (Future<HttpResponse>) HttpClient4Async.execute(client, producer,
+            Future<HttpResponse> future = (Future<HttpResponse>) HttpClient4AsyncExchange.execute(client, producer,
                     HttpAsyncMethods.createConsumer(), null, heard);
             java.util.concurrent.ExecutionException failed = assertThrows(java.util.concurrent.ExecutionException.class,
                     () -> future.get(10, TimeUnit.SECONDS));
@@ -328,8 +330,8 @@ class HttpClient4RetryTest {
 
     @Test
     void anAttemptOfTheLoopPassesTheHookUntouched() {
-        HttpClient4Async.Attempt<Object> attempt = new HttpClient4Async.Attempt<>(null, null);
-        assertSame(Hooks.PROCEED, HttpClient4Async.execute(null, null, attempt, null, null));
-        assertSame(Hooks.PROCEED, HttpClient4Async.execute(null, null, null, null, attempt.result()));
+        HttpClient4AsyncAttempt<Object> attempt = new HttpClient4AsyncAttempt<>(null, null);
+        assertSame(Hooks.PROCEED, HttpClient4AsyncExchange.execute(null, null, attempt, null, null));
+        assertSame(Hooks.PROCEED, HttpClient4AsyncExchange.execute(null, null, null, null, attempt.result()));
     }
 }

@@ -56,7 +56,7 @@ class ClassInjectorTest {
         }
         List<String> order = new ArrayList<>(
                 ClassInjector.adapterClasses(getClass().getClassLoader(), new HttpClient5Instrumentation()).keySet());
-        String exchange = "dev.retryagent.agent.httpclient5.HttpClient5Exchange";
+        String exchange = "dev.retryagent.agent.httpclient5.HttpClient5SyncExchange";
         assertTrue(order.indexOf(exchange) < order.indexOf(exchange + "$Chain"), order.toString());
         assertTrue(order.indexOf(exchange) < order.indexOf(exchange + "$Minimal"), order.toString());
     }

@@ -52,7 +52,7 @@ class OkHttpInstrumentationTest {
     }
 
     /**
-     * What {@code OkHttpCalls.reusedConnection} reads, by name, is there in 4.12 and 5.x: the call's public
+     * What {@code OkHttpRequests.reusedConnection} reads, by name, is there in 4.12 and 5.x: the call's public
      * {@code getConnection()} and the connection's {@code routeFailureCount} (an int).
      */
     @Test

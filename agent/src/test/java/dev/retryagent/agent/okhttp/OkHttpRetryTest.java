@@ -251,7 +251,7 @@ class OkHttpRetryTest {
         HeldScheduler.Wait wait = scheduler.awaitWait(); // attempt 1 answered (503): the loop waits for attempt 2
         assertEquals(300, wait.delayMillis());
         call.cancel();
-        OkHttpCalls.cancelled(call); // what the hook at the exit of RealCall.cancel() does
+        OkHttpAsyncExchange.cancelled(call); // what the hook at the exit of RealCall.cancel() does
         wait.end(); // the wait is over: the loop finds the call cancelled
         assertTrue(done.await(5, TimeUnit.SECONDS));
         awaitDispatcherDone(client);

@@ -27,7 +27,7 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>The first read of a connection runs the whole call through the shared {@link RetryLoop}: each attempt is a
  * nested {@code getInputStream()} on the same connection, which the hook's re-entrancy guard lets through to the
- * JDK's own body ({@link HttpUrlConnectionExchange}). The loop runs under the connection's own lock, as the
+ * JDK's own body ({@link HttpUrlConnectionSyncExchange}). The loop runs under the connection's own lock, as the
  * JDK's read does, so that another thread reading the same connection waits for the result instead of starting
  * a call of its own. Once the connection has a result, every later read (the application's next getter, the
  * JDK's own re-entries) sees it: the hook lets them through untouched.
@@ -110,7 +110,7 @@ public final class HttpUrlConnectionHooks extends HookHandler {
      * {@code getOutputStream()} is about to run. In streaming mode it writes the request head before the body,
      * long before the first read: the head of the call's one attempt gets the marker ({@code 1}) here, when the
      * call's mode is {@code enforce} and the application did not set the marker itself. Buffered bodies are sent
-     * by the read, which marks each attempt ({@link HttpUrlConnectionExchange}). Errors are the hook's to log.
+     * by the read, which marks each attempt ({@link HttpUrlConnectionSyncExchange}). Errors are the hook's to log.
      */
     static void beforeStreamingHead(HttpURLConnection conn) {
         RetryLoop loop = RetryRuntime.loop();
@@ -137,7 +137,7 @@ public final class HttpUrlConnectionHooks extends HookHandler {
         if (!state.isStreaming(conn) || state.requestHeadBuilt(conn) || state.hasResult(conn)) {
             return;
         }
-        CallFacts facts = HttpUrlConnectionCalls.facts(conn, true, loop.engine(), state);
+        CallFacts facts = HttpUrlConnectionRequests.facts(conn, true, loop.engine(), state);
         if (loop.engine().modeFor(facts) == Mode.OFF) {
             return;
         }
@@ -151,25 +151,25 @@ public final class HttpUrlConnectionHooks extends HookHandler {
 
     private static Object call(RetryLoop loop, ConnectionState state, HttpURLConnection conn) {
         CallFacts facts;
-        HttpUrlConnectionExchange exchange;
+        HttpUrlConnectionSyncExchange exchange;
         try {
             if (state.hasResult(conn)) {
                 return Hooks.PROCEED; // a later read of a call made already, or the JDK re-entering its read
             }
             RetryEngine engine = loop.engine();
-            facts = HttpUrlConnectionCalls.facts(conn, state.isStreaming(conn), engine, state);
+            facts = HttpUrlConnectionRequests.facts(conn, state.isStreaming(conn), engine, state);
             Policy policy = facts.policy();
             // Under builtInRetries: replace the loop is this call's only retry layer: the JDK's hidden resend goes.
             boolean soleLayer = policy.builtInRetries() == BuiltInRetries.REPLACE
                     && engine.modeFor(facts) == Mode.ENFORCE;
             boolean checkStale = soleLayer
                     && (AttemptScope.current() > 0 || !engine.mayRetry(facts, FailureKind.RESET));
-            exchange = new HttpUrlConnectionExchange(conn, state, policy.markerHeader(), soleLayer, checkStale);
+            exchange = new HttpUrlConnectionSyncExchange(conn, state, policy.markerHeader(), soleLayer, checkStale);
         } catch (RuntimeException e) {
             RetryLog.internalError(ClientNames.HTTP_URL_CONNECTION + ".facts", e);
             return Hooks.PROCEED;
         }
-        HttpUrlConnectionExchange.AttemptResponse last;
+        HttpUrlConnectionSyncExchange.AttemptResponse last;
         try {
             last = loop.execute(facts, exchange);
         } catch (NotIoFailure e) {

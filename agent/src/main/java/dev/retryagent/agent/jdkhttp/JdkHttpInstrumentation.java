@@ -14,7 +14,7 @@ import java.util.logging.Level;
 
 /**
  * What the agent hooks in the JDK's own {@code java.net.http.HttpClient} (Java 11+; names and descriptors checked
- * against the Java 17 and 25 class files by JdkHttpClientInstrumentationTest):
+ * against the Java 17 and 25 class files by JdkHttpInstrumentationTest):
  *
  * <ul>
  *   <li>entry of {@code jdk.internal.net.http.HttpClientImpl.send(HttpRequest, BodyHandler)} and of its
@@ -38,12 +38,12 @@ import java.util.logging.Level;
  * {@code jdk.internal.net.http} to the handler's module (the agent jar's loader, which sees {@code java.net.http}
  * through its parents), for the fields of {@code MultiExchange} that the resend switch and {@link LastHop} use. The
  * adapter is compiled for Java 8 like the rest of the agent: it reaches {@code java.net.http}'s public types through
- * method handles and implements {@code BodyHandler} with a {@link java.lang.reflect.Proxy} ({@link JdkHttp}), so no class
- * file of the jar needs Java 11 and nothing of it loads on a JVM without the module.
+ * method handles and implements {@code BodyHandler} with a {@link java.lang.reflect.Proxy} ({@link JdkHttpApi}), so
+ * no class file of the jar needs Java 11 and nothing of it loads on a JVM without the module.
  *
  * <p>This class names no {@code java.net.http} type and loads on Java 8, where {@link #prepare} does nothing.
  */
-public final class JdkHttpClientInstrumentation extends ClientInstrumentation {
+public final class JdkHttpInstrumentation extends ClientInstrumentation {
     static final String CLIENT_IMPL = "jdk.internal.net.http.HttpClientImpl";
     static final String MULTI_EXCHANGE = "jdk.internal.net.http.MultiExchange";
     static final String SEND_DESCRIPTOR = "(Ljava/net/http/HttpRequest;Ljava/net/http/HttpResponse$BodyHandler;)"
@@ -59,13 +59,13 @@ public final class JdkHttpClientInstrumentation extends ClientInstrumentation {
     static final String RESPONSE_ASYNC_DESCRIPTOR = "(Ljava/util/concurrent/Executor;)Ljava/util/concurrent/CompletableFuture;";
     static final String INTERNAL_PACKAGE = "jdk.internal.net.http";
 
-    public JdkHttpClientInstrumentation() {
-        super(ClientNames.JDK_HTTPCLIENT, "dev.retryagent.agent.jdkhttp.JdkHttpClientHooks",
-                HookPoint.entryMayReplace(JdkHttpClientHooks.SEND, CLIENT_IMPL, "send", SEND_DESCRIPTOR),
-                HookPoint.entryMayReplace(JdkHttpClientHooks.SEND_ASYNC, CLIENT_IMPL, "sendAsync", SEND_ASYNC_DESCRIPTOR),
-                HookPoint.entry(JdkHttpClientHooks.RESEND, MULTI_EXCHANGE, "getExceptionalCF", EXCEPTIONAL_DESCRIPTOR),
-                HookPoint.entry(JdkHttpClientHooks.RESEND, MULTI_EXCHANGE, "getExceptionalCF", EXCEPTIONAL_DESCRIPTOR_17),
-                HookPoint.entry(JdkHttpClientHooks.EXCHANGE, MULTI_EXCHANGE, "responseAsync", RESPONSE_ASYNC_DESCRIPTOR));
+    public JdkHttpInstrumentation() {
+        super(ClientNames.JDK_HTTPCLIENT, "dev.retryagent.agent.jdkhttp.JdkHttpHooks",
+                HookPoint.entryMayReplace(JdkHttpHooks.SEND, CLIENT_IMPL, "send", SEND_DESCRIPTOR),
+                HookPoint.entryMayReplace(JdkHttpHooks.SEND_ASYNC, CLIENT_IMPL, "sendAsync", SEND_ASYNC_DESCRIPTOR),
+                HookPoint.entry(JdkHttpHooks.RESEND, MULTI_EXCHANGE, "getExceptionalCF", EXCEPTIONAL_DESCRIPTOR),
+                HookPoint.entry(JdkHttpHooks.RESEND, MULTI_EXCHANGE, "getExceptionalCF", EXCEPTIONAL_DESCRIPTOR_17),
+                HookPoint.entry(JdkHttpHooks.EXCHANGE, MULTI_EXCHANGE, "responseAsync", RESPONSE_ASYNC_DESCRIPTOR));
     }
 
     @Override
@@ -109,7 +109,7 @@ public final class JdkHttpClientInstrumentation extends ClientInstrumentation {
         }
         Method getModule = Class.class.getMethod("getModule");
         Object bootstrapUnnamed = getModule.invoke(Hooks.class);
-        Object handlerModule = getModule.invoke(JdkHttpClientInstrumentation.class);
+        Object handlerModule = getModule.invoke(JdkHttpInstrumentation.class);
         Map<String, Set<Object>> opens = Collections.singletonMap(INTERNAL_PACKAGE, Collections.singleton(handlerModule));
         Method redefineModule = Instrumentation.class.getMethod("redefineModule",
                 moduleClass, Set.class, Map.class, Map.class, Set.class, Map.class);

@@ -12,13 +12,10 @@ import java.io.IOException;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.net.ProtocolException;
-import java.util.ArrayList;
 import java.util.Collections;
-import java.util.List;
 import java.util.Map;
 import java.util.WeakHashMap;
 import okhttp3.Call;
-import okhttp3.Dispatcher;
 import okhttp3.HttpUrl;
 import okhttp3.Request;
 import okhttp3.RequestBody;
@@ -26,20 +23,10 @@ import okhttp3.Response;
 import okhttp3.ResponseBody;
 
 /**
- * OkHttp requests, responses and failures in the engine's terms, and the registry of the calls the async
- * loop runs. Loaded in OkHttp's class loader (see {@link OkHttpInstrumentation}).
+ * OkHttp requests, responses and failures in the engine's terms. Loaded in OkHttp's class loader (see
+ * {@link OkHttpInstrumentation}).
  */
-final class OkHttpCalls {
-    /**
-     * The calls that are attempts of the async loop, with the marker to send: the interceptor runs each of
-     * them exactly once. Weak keys: an entry goes when its call is collected.
-     */
-    private static final Map<Call, AttemptMarker> ATTEMPTS =
-            Collections.synchronizedMap(new WeakHashMap<Call, AttemptMarker>());
-    /** The application's async calls that the loop is running, until their callback has fired. */
-    private static final Map<Call, OkHttpAsyncExchange> RUNNING =
-            Collections.synchronizedMap(new WeakHashMap<Call, OkHttpAsyncExchange>());
-
+final class OkHttpRequests {
     /**
      * Failures of attempts that met a stale connection ({@link #noteFailure}), until the loop classifies them. Weak
      * keys; an exception's equals is its identity.
@@ -53,30 +40,7 @@ final class OkHttpCalls {
     /** Set when the accessors cannot be made: a protocol error then stays {@code other}, as OkHttp alone has it. */
     private static volatile boolean noAccessors;
 
-    private OkHttpCalls() {
-    }
-
-    /**
-     * One attempt: the marker header's name and value, or neither, and for an attempt of the async loop the number
-     * the thread that runs it is marked with ({@code AttemptScope}), so that calls made inside it are nested.
-     */
-    static final class AttemptMarker {
-        static final AttemptMarker UNMARKED = new AttemptMarker(null, null, 0);
-
-        final String header;
-        final String value;
-        /** The attempt's number for {@code AttemptScope}, or 0 when it opens no scope (a call in mode off). */
-        final int scope;
-
-        AttemptMarker(String header, String value, int scope) {
-            this.header = header;
-            this.value = value;
-            this.scope = scope;
-        }
-
-        Request apply(Request request) {
-            return marked(request, header, value);
-        }
+    private OkHttpRequests() {
     }
 
     /** {@code request}, or a copy of it with {@code header: value} when both are set. */
@@ -224,62 +188,5 @@ final class OkHttpCalls {
             body.close();
         }
         InjectedFaults.at(ClientNames.OKHTTP + ".discard");
-    }
-
-    // ---- the async registry ----
-
-    static void markAttempt(Call call, AttemptMarker attempt) {
-        anyMarked = true; // before the entry: whoever finds the entry then sees the flag too
-        ATTEMPTS.put(call, attempt);
-    }
-
-    /**
-     * True once any call was marked: until then every call is a sync one and {@link #attemptOf} answers without
-     * the map's lock, which every interceptor run on every thread would take.
-     */
-    private static volatile boolean anyMarked;
-
-    /**
-     * The attempt {@code call} ran (its interceptor run is over: OkHttp calls back after it): its entry goes now
-     * rather than when the call is collected, so that the map, which only loses entries at garbage collection
-     * otherwise, does not grow by one entry per call between collections and keep resizing. A call runs once: a
-     * second {@code enqueue} of it is OkHttp's "Already Executed", whether it is marked or not.
-     */
-    static void attemptDone(Call call) {
-        ATTEMPTS.remove(call);
-    }
-
-    /** The marker of {@code call} if it is an attempt of the async loop, else null. */
-    static AttemptMarker attemptOf(Call call) {
-        return anyMarked ? ATTEMPTS.get(call) : null;
-    }
-
-    static void running(Call applicationCall, OkHttpAsyncExchange exchange) {
-        RUNNING.put(applicationCall, exchange);
-    }
-
-    static void finished(Call applicationCall) {
-        RUNNING.remove(applicationCall);
-    }
-
-    /** The application's calls the loop is running whose client has {@code dispatcher}. */
-    static List<Call> runningOn(Dispatcher dispatcher) {
-        List<Call> calls = new ArrayList<Call>();
-        synchronized (RUNNING) {
-            for (Map.Entry<Call, OkHttpAsyncExchange> e : RUNNING.entrySet()) {
-                if (e.getKey() != null && e.getValue().runsOn(dispatcher)) {
-                    calls.add(e.getKey());
-                }
-            }
-        }
-        return calls;
-    }
-
-    /** {@code call.cancel()} was called: if the loop runs it, cancel the attempt in flight too. */
-    static void cancelled(Call call) {
-        OkHttpAsyncExchange exchange = RUNNING.get(call);
-        if (exchange != null) {
-            exchange.cancelInFlight();
-        }
     }
 }

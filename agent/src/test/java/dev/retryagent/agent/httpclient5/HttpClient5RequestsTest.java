@@ -44,7 +44,7 @@ import org.apache.hc.core5.http.io.support.ClassicRequestBuilder;
 import org.apache.hc.core5.http.message.BasicHttpResponse;
 import org.junit.jupiter.api.Test;
 
-class HttpClient5CallsTest {
+class HttpClient5RequestsTest {
     private static final RetryEngine ENGINE = engine(Policy.builtIn());
     /** An engine under {@code policy}: the facts are read under its policy. */
     private static RetryEngine engine(Policy policy) {
@@ -54,34 +54,37 @@ class HttpClient5CallsTest {
 
     @Test
     void failuresAreClassifiedByWhatARetryCouldChange() {
-        assertEquals(FailureKind.CONNECT, HttpClient5Calls.classify(new ConnectException("refused")));
-        assertEquals(FailureKind.CONNECT, HttpClient5Calls.classify(
+        assertEquals(FailureKind.CONNECT, HttpClient5Requests.classify(new ConnectException("refused")));
+        assertEquals(FailureKind.CONNECT, HttpClient5Requests.classify(
                 new HttpHostConnectException("Connect to http://127.0.0.1:1 failed: Connection refused")));
-        assertEquals(FailureKind.CONNECT, HttpClient5Calls.classify(new NoRouteToHostException()));
-        assertEquals(FailureKind.CONNECT, HttpClient5Calls.classify(new ConnectTimeoutException("Connect timed out")));
-        assertEquals(FailureKind.CONNECT, HttpClient5Calls.classify(new SocketTimeoutException("Connect timed out")));
-        assertEquals(FailureKind.TIMEOUT, HttpClient5Calls.classify(new SocketTimeoutException("Read timed out")));
-        assertEquals(FailureKind.TIMEOUT, HttpClient5Calls.classify(new SocketTimeoutException("5 SECONDS")));
-        assertEquals(FailureKind.RESET, HttpClient5Calls.classify(new SocketException("Connection reset")));
-        assertEquals(FailureKind.RESET, HttpClient5Calls.classify(new NoHttpResponseException("failed to respond")));
-        assertEquals(FailureKind.RESET, HttpClient5Calls.classify(new ConnectionClosedException("closed")));
-        assertEquals(FailureKind.RESET, HttpClient5Calls.classify(new EOFException()));
-        assertEquals(FailureKind.RESET, HttpClient5Calls.classify(new SSLException("cut", new SocketException("reset"))));
-        assertEquals(FailureKind.OTHER, HttpClient5Calls.classify(new SSLHandshakeException("bad certificate")));
-        assertEquals(FailureKind.OTHER, HttpClient5Calls.classify(new SSLException("bad record")));
-        assertEquals(FailureKind.OTHER, HttpClient5Calls.classify(new UnknownHostException("nowhere")));
-        assertEquals(FailureKind.OTHER, HttpClient5Calls.classify(new RequestFailedException("Request aborted")));
-        assertEquals(FailureKind.OTHER, HttpClient5Calls.classify(new InterruptedIOException()));
-        assertEquals(FailureKind.OTHER, HttpClient5Calls.classify(new IOException("something else")));
+        assertEquals(FailureKind.CONNECT, HttpClient5Requests.classify(new NoRouteToHostException()));
+        assertEquals(FailureKind.CONNECT,
+                HttpClient5Requests.classify(new ConnectTimeoutException("Connect timed out")));
+        assertEquals(FailureKind.CONNECT,
+                HttpClient5Requests.classify(new SocketTimeoutException("Connect timed out")));
+        assertEquals(FailureKind.TIMEOUT, HttpClient5Requests.classify(new SocketTimeoutException("Read timed out")));
+        assertEquals(FailureKind.TIMEOUT, HttpClient5Requests.classify(new SocketTimeoutException("5 SECONDS")));
+        assertEquals(FailureKind.RESET, HttpClient5Requests.classify(new SocketException("Connection reset")));
+        assertEquals(FailureKind.RESET, HttpClient5Requests.classify(new NoHttpResponseException("failed to respond")));
+        assertEquals(FailureKind.RESET, HttpClient5Requests.classify(new ConnectionClosedException("closed")));
+        assertEquals(FailureKind.RESET, HttpClient5Requests.classify(new EOFException()));
+        assertEquals(FailureKind.RESET,
+                HttpClient5Requests.classify(new SSLException("cut", new SocketException("reset"))));
+        assertEquals(FailureKind.OTHER, HttpClient5Requests.classify(new SSLHandshakeException("bad certificate")));
+        assertEquals(FailureKind.OTHER, HttpClient5Requests.classify(new SSLException("bad record")));
+        assertEquals(FailureKind.OTHER, HttpClient5Requests.classify(new UnknownHostException("nowhere")));
+        assertEquals(FailureKind.OTHER, HttpClient5Requests.classify(new RequestFailedException("Request aborted")));
+        assertEquals(FailureKind.OTHER, HttpClient5Requests.classify(new InterruptedIOException()));
+        assertEquals(FailureKind.OTHER, HttpClient5Requests.classify(new IOException("something else")));
         ProtocolException protocol = new ProtocolException("bad");
         IOException carried = new NotIoFailure(protocol);
-        assertEquals(FailureKind.OTHER, HttpClient5Calls.classify(carried));
+        assertEquals(FailureKind.OTHER, HttpClient5Requests.classify(carried));
         assertSame(protocol, NotIoFailure.unwrap(carried));
     }
 
     @Test
     void factsNameTheTargetThePathWithoutQueryAndTheHeadersThatMatter() {
-        CallFacts facts = HttpClient5Calls.facts(ClassicRequestBuilder.get("http://API.internal/v1/items?id=7#top")
+        CallFacts facts = HttpClient5Requests.facts(ClassicRequestBuilder.get("http://API.internal/v1/items?id=7#top")
                         .addHeader("idempotency-key", "k1").build(),
                 new HttpHost("http", "API.internal", -1), true, ENGINE);
         assertEquals("apache-httpclient5", facts.client());
@@ -93,15 +96,15 @@ class HttpClient5CallsTest {
         assertFalse(facts.markerPresent());
         assertTrue(facts.bodyReplayable());
 
-        CallFacts nested = HttpClient5Calls.facts(ClassicRequestBuilder.post("https://a.internal:8443/")
+        CallFacts nested = HttpClient5Requests.facts(ClassicRequestBuilder.post("https://a.internal:8443/")
                         .addHeader("retry-attempt", "1").build(),
                 new HttpHost("https", "a.internal", -1), false, ENGINE);
         assertEquals(443, nested.port(), "the default port of the scheme when the target has none");
         assertTrue(nested.markerPresent());
         assertFalse(nested.bodyReplayable());
-        assertEquals("/", HttpClient5Calls.pathOf(null));
-        assertEquals("/", HttpClient5Calls.pathOf("?q=1"));
-        assertEquals("*", HttpClient5Calls.pathOf("*"));
+        assertEquals("/", HttpClient5Requests.pathOf(null));
+        assertEquals("/", HttpClient5Requests.pathOf("?q=1"));
+        assertEquals("*", HttpClient5Requests.pathOf("*"));
     }
 
     @Test
@@ -118,10 +121,10 @@ class HttpClient5CallsTest {
     void theOutcomeCarriesStatusAndRetryAfter() {
         BasicHttpResponse response = new BasicHttpResponse(429);
         response.addHeader("Retry-After", "3");
-        Outcome outcome = HttpClient5Calls.outcome(response);
+        Outcome outcome = HttpClient5Requests.outcome(response);
         assertEquals(429, outcome.status());
         assertEquals("3", outcome.retryAfter());
-        assertNull(HttpClient5Calls.outcome(new BasicHttpResponse(200)).retryAfter());
+        assertNull(HttpClient5Requests.outcome(new BasicHttpResponse(200)).retryAfter());
     }
 
     /** The context as HttpCore leaves it after an attempt: the connection's counters as {@code EndpointDetails}. */
@@ -156,23 +159,23 @@ class HttpClient5CallsTest {
         IOException parse = new NotIoFailure(new ParseException("Invalid protocol version", "garbage", 0, 7, 0));
         IOException protocol = new NotIoFailure(new ProtocolException("Invalid response"));
         // the second request on the connection, no response head for it yet: stale
-        assertEquals(FailureKind.RESET, HttpClient5Calls.classify(parse, contextOnConnection(2, 1)));
-        assertEquals(FailureKind.RESET, HttpClient5Calls.classify(protocol, contextOnConnection(5, 4)));
+        assertEquals(FailureKind.RESET, HttpClient5Requests.classify(parse, contextOnConnection(2, 1)));
+        assertEquals(FailureKind.RESET, HttpClient5Requests.classify(protocol, contextOnConnection(5, 4)));
         // the first request on a fresh connection: the server's own answer
-        assertEquals(FailureKind.OTHER, HttpClient5Calls.classify(parse, contextOnConnection(1, 0)));
+        assertEquals(FailureKind.OTHER, HttpClient5Requests.classify(parse, contextOnConnection(1, 0)));
         // the head of this attempt had been read (a bad header after it): not before the head
-        assertEquals(FailureKind.OTHER, HttpClient5Calls.classify(protocol, contextOnConnection(2, 2)));
+        assertEquals(FailureKind.OTHER, HttpClient5Requests.classify(protocol, contextOnConnection(2, 2)));
         // nothing known about the connection
-        assertEquals(FailureKind.OTHER, HttpClient5Calls.classify(parse, HttpClientContext.create()));
-        assertEquals(FailureKind.OTHER, HttpClient5Calls.classify(parse, null));
+        assertEquals(FailureKind.OTHER, HttpClient5Requests.classify(parse, HttpClientContext.create()));
+        assertEquals(FailureKind.OTHER, HttpClient5Requests.classify(parse, null));
         // not a protocol error: the application's own exception, an unknown host, TLS
-        assertEquals(FailureKind.OTHER, HttpClient5Calls.classify(
+        assertEquals(FailureKind.OTHER, HttpClient5Requests.classify(
                 new NotIoFailure(new IllegalStateException("app")), contextOnConnection(2, 1)));
-        assertEquals(FailureKind.OTHER, HttpClient5Calls.classify(new UnknownHostException("x.invalid"),
+        assertEquals(FailureKind.OTHER, HttpClient5Requests.classify(new UnknownHostException("x.invalid"),
                 contextOnConnection(2, 1)));
-        assertEquals(FailureKind.OTHER, HttpClient5Calls.classify(new SSLException("bad record MAC"),
+        assertEquals(FailureKind.OTHER, HttpClient5Requests.classify(new SSLException("bad record MAC"),
                 contextOnConnection(2, 1)));
-        assertEquals(FailureKind.OTHER, HttpClient5Calls.classify(new InterruptedIOException("aborted"),
+        assertEquals(FailureKind.OTHER, HttpClient5Requests.classify(new InterruptedIOException("aborted"),
                 contextOnConnection(2, 1)));
     }
 
@@ -180,8 +183,8 @@ class HttpClient5CallsTest {
     void aResponseHeadPastTheClientsLimitsIsAResetOnAnyConnection() {
         // the client's own strategy resends an idempotent request after it, fresh connection or not
         IOException garbage = new MessageConstraintException("Maximum empty line limit exceeded");
-        assertEquals(FailureKind.RESET, HttpClient5Calls.classify(garbage));
-        assertEquals(FailureKind.RESET, HttpClient5Calls.classify(garbage, contextOnConnection(1, 0)));
-        assertEquals(FailureKind.RESET, HttpClient5Calls.classify(garbage, contextOnConnection(2, 1)));
+        assertEquals(FailureKind.RESET, HttpClient5Requests.classify(garbage));
+        assertEquals(FailureKind.RESET, HttpClient5Requests.classify(garbage, contextOnConnection(1, 0)));
+        assertEquals(FailureKind.RESET, HttpClient5Requests.classify(garbage, contextOnConnection(2, 1)));
     }
 }

@@ -36,28 +36,28 @@ import okio.BufferedSink;
 import okio.Timeout;
 import org.junit.jupiter.api.Test;
 
-class OkHttpCallsTest {
+class OkHttpRequestsTest {
     @Test
     void failuresAreClassifiedAsTheContractSays() {
-        assertEquals(FailureKind.CONNECT, OkHttpCalls.classify(new ConnectException("Failed to connect to /127.0.0.1:1")));
-        assertEquals(FailureKind.CONNECT, OkHttpCalls.classify(new NoRouteToHostException("No route to host")));
-        assertEquals(FailureKind.CONNECT, OkHttpCalls.classify(new SocketTimeoutException("Connect timed out")));
-        assertEquals(FailureKind.CONNECT, OkHttpCalls.classify(new SocketTimeoutException("connect timed out")));
-        assertEquals(FailureKind.TIMEOUT, OkHttpCalls.classify(new SocketTimeoutException("timeout")));
-        assertEquals(FailureKind.TIMEOUT, OkHttpCalls.classify(new SocketTimeoutException("Read timed out")));
-        assertEquals(FailureKind.RESET, OkHttpCalls.classify(new SocketException("Connection reset")));
-        assertEquals(FailureKind.RESET, OkHttpCalls.classify(new SocketException("Broken pipe")));
-        assertEquals(FailureKind.RESET, OkHttpCalls.classify(new EOFException("\\n not found: limit=0")));
-        assertEquals(FailureKind.RESET, OkHttpCalls.classify(
+        assertEquals(FailureKind.CONNECT, OkHttpRequests.classify(new ConnectException("Failed to connect to /127.0.0.1:1")));
+        assertEquals(FailureKind.CONNECT, OkHttpRequests.classify(new NoRouteToHostException("No route to host")));
+        assertEquals(FailureKind.CONNECT, OkHttpRequests.classify(new SocketTimeoutException("Connect timed out")));
+        assertEquals(FailureKind.CONNECT, OkHttpRequests.classify(new SocketTimeoutException("connect timed out")));
+        assertEquals(FailureKind.TIMEOUT, OkHttpRequests.classify(new SocketTimeoutException("timeout")));
+        assertEquals(FailureKind.TIMEOUT, OkHttpRequests.classify(new SocketTimeoutException("Read timed out")));
+        assertEquals(FailureKind.RESET, OkHttpRequests.classify(new SocketException("Connection reset")));
+        assertEquals(FailureKind.RESET, OkHttpRequests.classify(new SocketException("Broken pipe")));
+        assertEquals(FailureKind.RESET, OkHttpRequests.classify(new EOFException("\\n not found: limit=0")));
+        assertEquals(FailureKind.RESET, OkHttpRequests.classify(
                 new IOException("unexpected end of stream on http://127.0.0.1:1/...", new EOFException())));
-        assertEquals(FailureKind.RESET, OkHttpCalls.classify(new StreamResetException(ErrorCode.REFUSED_STREAM)));
-        assertEquals(FailureKind.RESET, OkHttpCalls.classify(new SSLException("Connection reset", new SocketException("Connection reset"))));
-        assertEquals(FailureKind.OTHER, OkHttpCalls.classify(new UnknownHostException("nowhere.invalid")));
-        assertEquals(FailureKind.OTHER, OkHttpCalls.classify(new SSLHandshakeException("PKIX path building failed")));
-        assertEquals(FailureKind.OTHER, OkHttpCalls.classify(new SSLException("Unrecognized SSL message")));
-        assertEquals(FailureKind.OTHER, OkHttpCalls.classify(new IOException("Canceled")));
-        assertEquals(FailureKind.OTHER, OkHttpCalls.classify(new InterruptedIOException("timeout")));
-        assertEquals(FailureKind.OTHER, OkHttpCalls.classify(new IOException("something else")));
+        assertEquals(FailureKind.RESET, OkHttpRequests.classify(new StreamResetException(ErrorCode.REFUSED_STREAM)));
+        assertEquals(FailureKind.RESET, OkHttpRequests.classify(new SSLException("Connection reset", new SocketException("Connection reset"))));
+        assertEquals(FailureKind.OTHER, OkHttpRequests.classify(new UnknownHostException("nowhere.invalid")));
+        assertEquals(FailureKind.OTHER, OkHttpRequests.classify(new SSLHandshakeException("PKIX path building failed")));
+        assertEquals(FailureKind.OTHER, OkHttpRequests.classify(new SSLException("Unrecognized SSL message")));
+        assertEquals(FailureKind.OTHER, OkHttpRequests.classify(new IOException("Canceled")));
+        assertEquals(FailureKind.OTHER, OkHttpRequests.classify(new InterruptedIOException("timeout")));
+        assertEquals(FailureKind.OTHER, OkHttpRequests.classify(new IOException("something else")));
     }
 
     private static RequestBody body(boolean oneShot, boolean duplex) {
@@ -88,7 +88,7 @@ class OkHttpCallsTest {
         Policy policy = PolicyLoader.parse("version: 1\n"
                 + "defaults:\n  idempotencyKeyHeaders: [Idempotency-Key, X-Request-Id]\n", "test.yaml");
         Request get = new Request.Builder().url("http://API.example:8080/v1/items?secret=1").build();
-        CallFacts facts = OkHttpCalls.facts(get, engine(policy));
+        CallFacts facts = OkHttpRequests.facts(get, engine(policy));
         assertEquals("okhttp", facts.client());
         assertEquals("GET", facts.method());
         assertEquals("http", facts.scheme());
@@ -102,16 +102,16 @@ class OkHttpCallsTest {
         Request post = new Request.Builder().url("https://api.example/pay")
                 .header("x-request-id", "abc").header("retry-attempt", "1")
                 .post(RequestBody.create("{}", MediaType.get("application/json"))).build();
-        facts = OkHttpCalls.facts(post, engine(policy));
+        facts = OkHttpRequests.facts(post, engine(policy));
         assertEquals(443, facts.port());
         assertTrue(facts.idempotencyKeyPresent(), "header names compare case-insensitively");
         assertTrue(facts.bodyReplayable());
         assertTrue(facts.markerPresent());
 
-        assertFalse(OkHttpCalls.facts(new Request.Builder().url("http://a/").post(body(true, false)).build(),
+        assertFalse(OkHttpRequests.facts(new Request.Builder().url("http://a/").post(body(true, false)).build(),
                 engine(policy))
                 .bodyReplayable());
-        assertFalse(OkHttpCalls.facts(new Request.Builder().url("http://a/").post(body(false, true)).build(),
+        assertFalse(OkHttpRequests.facts(new Request.Builder().url("http://a/").post(body(false, true)).build(),
                 engine(policy))
                 .bodyReplayable());
     }
@@ -120,29 +120,29 @@ class OkHttpCallsTest {
     void theMarkerIsAddedOnlyWhenThereIsOne() {
         Request request = new Request.Builder().url("http://a/").build();
         assertEquals("2",
-                new OkHttpCalls.AttemptMarker("Retry-Attempt", "2", 2).apply(request).header("Retry-Attempt"));
-        assertEquals(request, new OkHttpCalls.AttemptMarker("Retry-Attempt", null, 0).apply(request));
-        assertEquals(request, OkHttpCalls.AttemptMarker.UNMARKED.apply(request));
-        assertEquals("1", OkHttpCalls.marked(request, "Retry-Attempt", "1").header("Retry-Attempt"));
-        assertSame(request, OkHttpCalls.marked(request, null, "1"));
+                new OkHttpAsyncExchange.AttemptMarker("Retry-Attempt", "2", 2).apply(request).header("Retry-Attempt"));
+        assertEquals(request, new OkHttpAsyncExchange.AttemptMarker("Retry-Attempt", null, 0).apply(request));
+        assertEquals(request, OkHttpAsyncExchange.AttemptMarker.UNMARKED.apply(request));
+        assertEquals("1", OkHttpRequests.marked(request, "Retry-Attempt", "1").header("Retry-Attempt"));
+        assertSame(request, OkHttpRequests.marked(request, null, "1"));
     }
     @Test
     void aResponseIsDecidedUnderTheAddressItsRequestWentTo() {
         Request original = new Request.Builder().url("http://a.example.test/items?token=secret")
                 .post(RequestBody.create(new byte[] {1}, null)).build();
-        CallFacts call = OkHttpCalls.facts(original, engine(Policy.builtIn()));
+        CallFacts call = OkHttpRequests.facts(original, engine(Policy.builtIn()));
         Response sameAddress = new Response.Builder().request(original.newBuilder().header("X", "y").build())
                 .protocol(Protocol.HTTP_1_1).code(503).message("x").build();
-        assertSame(call, OkHttpCalls.decidedUnder(call, original.url(), sameAddress));
+        assertSame(call, OkHttpRequests.decidedUnder(call, original.url(), sameAddress));
         Request sameUrlAnotherObject = new Request.Builder().url("http://a.example.test/items?other=1").build();
         Response sameAddressAgain = new Response.Builder().request(sameUrlAnotherObject)
                 .protocol(Protocol.HTTP_1_1).code(503).message("x").build();
-        assertSame(call, OkHttpCalls.decidedUnder(call, original.url(), sameAddressAgain));
+        assertSame(call, OkHttpRequests.decidedUnder(call, original.url(), sameAddressAgain));
 
         Request followed = new Request.Builder().url("https://b.example.test:8443/moved?token=secret").build();
         Response redirected = new Response.Builder().request(followed).protocol(Protocol.HTTP_1_1).code(503)
                 .message("x").build();
-        CallFacts at = OkHttpCalls.decidedUnder(call, original.url(), redirected);
+        CallFacts at = OkHttpRequests.decidedUnder(call, original.url(), redirected);
         assertEquals("https", at.scheme());
         assertEquals("b.example.test", at.host());
         assertEquals(8443, at.port());
@@ -192,24 +192,24 @@ class OkHttpCallsTest {
         Call reused = new FakeCall(new FakeConnection(0));
         Call fresh = new FakeCall(new FakeConnection(1));
         Call none = new FakeCall(null);
-        assertTrue(OkHttpCalls.reusedConnection(reused));
-        assertFalse(OkHttpCalls.reusedConnection(fresh));
-        assertFalse(OkHttpCalls.reusedConnection(none));
-        assertFalse(OkHttpCalls.reusedConnection(null));
+        assertTrue(OkHttpRequests.reusedConnection(reused));
+        assertFalse(OkHttpRequests.reusedConnection(fresh));
+        assertFalse(OkHttpRequests.reusedConnection(none));
+        assertFalse(OkHttpRequests.reusedConnection(null));
 
         IOException garbage = new ProtocolException("Unexpected status line: this is not HTTP");
-        OkHttpCalls.noteFailure(reused, garbage);
-        assertEquals(FailureKind.RESET, OkHttpCalls.classify(garbage, reused));
+        OkHttpRequests.noteFailure(reused, garbage);
+        assertEquals(FailureKind.RESET, OkHttpRequests.classify(garbage, reused));
 
         IOException onFresh = new ProtocolException("Unexpected status line: this is not HTTP");
-        OkHttpCalls.noteFailure(fresh, onFresh);
-        assertEquals(FailureKind.OTHER, OkHttpCalls.classify(onFresh, fresh), "the server's own answer");
+        OkHttpRequests.noteFailure(fresh, onFresh);
+        assertEquals(FailureKind.OTHER, OkHttpRequests.classify(onFresh, fresh), "the server's own answer");
 
         IOException tooManyFollowUps = new ProtocolException("Too many follow-up requests: 21");
-        OkHttpCalls.noteFailure(reused, tooManyFollowUps);
-        assertEquals(FailureKind.OTHER, OkHttpCalls.classify(tooManyFollowUps, reused), "not the status line");
+        OkHttpRequests.noteFailure(reused, tooManyFollowUps);
+        assertEquals(FailureKind.OTHER, OkHttpRequests.classify(tooManyFollowUps, reused), "not the status line");
 
         IOException notNoted = new ProtocolException("Unexpected status line: HTTP/1.1 OK200");
-        assertEquals(FailureKind.OTHER, OkHttpCalls.classify(notNoted, reused), "only a failure noted where it happened");
+        assertEquals(FailureKind.OTHER, OkHttpRequests.classify(notNoted, reused), "only a failure noted where it happened");
     }
 }

@@ -30,7 +30,7 @@ import javax.net.ssl.SSLHandshakeException;
 import org.junit.jupiter.api.Test;
 
 /** HttpURLConnection requests and failures in the engine's terms; connections are opened, never connected. */
-class HttpUrlConnectionCallsTest {
+class HttpUrlConnectionRequestsTest {
     private static final RetryEngine ENGINE = engine(Policy.builtIn());
     /** An engine under {@code policy}: the facts are read under its policy. */
     private static RetryEngine engine(Policy policy) {
@@ -45,7 +45,7 @@ class HttpUrlConnectionCallsTest {
     @Test
     void factsOfAPlainGet() throws IOException {
         HttpURLConnection conn = open("http://api.example.test:8080/v1/items?token=secret#frag");
-        CallFacts facts = HttpUrlConnectionCalls.facts(conn, false, ENGINE, null);
+        CallFacts facts = HttpUrlConnectionRequests.facts(conn, false, ENGINE, null);
         assertEquals("httpurlconnection", facts.client());
         assertEquals("GET", facts.method());
         assertEquals("http", facts.scheme());
@@ -59,11 +59,11 @@ class HttpUrlConnectionCallsTest {
 
     @Test
     void defaultPortsAndAnEmptyPath() throws IOException {
-        CallFacts https = HttpUrlConnectionCalls.facts(open("https://Secure.Example.test"), false, ENGINE, null);
+        CallFacts https = HttpUrlConnectionRequests.facts(open("https://Secure.Example.test"), false, ENGINE, null);
         assertEquals("https", https.scheme());
         assertEquals(443, https.port());
         assertEquals("/", https.path());
-        assertEquals(80, HttpUrlConnectionCalls.facts(open("http://example.test/"), false, ENGINE, null).port());
+        assertEquals(80, HttpUrlConnectionRequests.facts(open("http://example.test/"), false, ENGINE, null).port());
     }
 
     @Test
@@ -72,7 +72,7 @@ class HttpUrlConnectionCallsTest {
         conn.setRequestMethod("POST");
         conn.setRequestProperty("idempotency-key", "k-1");
         conn.addRequestProperty("RETRY-ATTEMPT", "2");
-        CallFacts facts = HttpUrlConnectionCalls.facts(conn, false, ENGINE, null);
+        CallFacts facts = HttpUrlConnectionRequests.facts(conn, false, ENGINE, null);
         assertEquals("POST", facts.method());
         assertTrue(facts.idempotencyKeyPresent());
         assertTrue(facts.markerPresent());
@@ -83,12 +83,12 @@ class HttpUrlConnectionCallsTest {
         HttpURLConnection conn = open("http://example.test/upload");
         conn.setDoOutput(true);
         conn.setChunkedStreamingMode(16);
-        CallFacts facts = HttpUrlConnectionCalls.facts(conn, true, ENGINE, null);
+        CallFacts facts = HttpUrlConnectionRequests.facts(conn, true, ENGINE, null);
         assertFalse(facts.bodyReplayable());
         assertEquals("POST", facts.method(), "getOutputStream() turns a GET with output into a POST");
         HttpURLConnection buffered = open("http://example.test/upload");
         buffered.setDoOutput(true);
-        assertEquals("GET", HttpUrlConnectionCalls.facts(buffered, false, ENGINE, null).method(),
+        assertEquals("GET", HttpUrlConnectionRequests.facts(buffered, false, ENGINE, null).method(),
                 "until the body is asked for, a GET stays a GET");
     }
 
@@ -99,46 +99,46 @@ class HttpUrlConnectionCallsTest {
         HttpURLConnection conn = open("http://example.test/pay");
         conn.setRequestMethod("POST");
         conn.setRequestProperty("X-Request-Id", "r-1");
-        assertTrue(HttpUrlConnectionCalls.facts(conn, false, engine(policy), null).idempotencyKeyPresent());
+        assertTrue(HttpUrlConnectionRequests.facts(conn, false, engine(policy), null).idempotencyKeyPresent());
     }
 
     @Test
     void failuresAreClassifiedAsTheSpecSays() {
-        assertEquals(FailureKind.CONNECT, HttpUrlConnectionCalls.classify(new ConnectException("Connection refused")));
-        assertEquals(FailureKind.CONNECT, HttpUrlConnectionCalls.classify(new NoRouteToHostException()));
-        assertEquals(FailureKind.CONNECT, HttpUrlConnectionCalls.classify(new SocketTimeoutException("Connect timed out")));
-        assertEquals(FailureKind.CONNECT, HttpUrlConnectionCalls.classify(new SocketTimeoutException("connect timed out")));
-        assertEquals(FailureKind.TIMEOUT, HttpUrlConnectionCalls.classify(new SocketTimeoutException("Read timed out")));
-        assertEquals(FailureKind.TIMEOUT, HttpUrlConnectionCalls.classify(new SocketTimeoutException()));
-        assertEquals(FailureKind.RESET, HttpUrlConnectionCalls.classify(new SocketException("Connection reset")));
+        assertEquals(FailureKind.CONNECT, HttpUrlConnectionRequests.classify(new ConnectException("Connection refused")));
+        assertEquals(FailureKind.CONNECT, HttpUrlConnectionRequests.classify(new NoRouteToHostException()));
+        assertEquals(FailureKind.CONNECT, HttpUrlConnectionRequests.classify(new SocketTimeoutException("Connect timed out")));
+        assertEquals(FailureKind.CONNECT, HttpUrlConnectionRequests.classify(new SocketTimeoutException("connect timed out")));
+        assertEquals(FailureKind.TIMEOUT, HttpUrlConnectionRequests.classify(new SocketTimeoutException("Read timed out")));
+        assertEquals(FailureKind.TIMEOUT, HttpUrlConnectionRequests.classify(new SocketTimeoutException()));
+        assertEquals(FailureKind.RESET, HttpUrlConnectionRequests.classify(new SocketException("Connection reset")));
         assertEquals(FailureKind.RESET,
-                HttpUrlConnectionCalls.classify(new SocketException("Unexpected end of file from server")));
-        assertEquals(FailureKind.RESET, HttpUrlConnectionCalls.classify(new EOFException()));
-        assertEquals(FailureKind.RESET, HttpUrlConnectionCalls.classify(new SocketException("Broken pipe")));
-        assertEquals(FailureKind.OTHER, HttpUrlConnectionCalls.classify(new SocketException("Socket closed")),
+                HttpUrlConnectionRequests.classify(new SocketException("Unexpected end of file from server")));
+        assertEquals(FailureKind.RESET, HttpUrlConnectionRequests.classify(new EOFException()));
+        assertEquals(FailureKind.RESET, HttpUrlConnectionRequests.classify(new SocketException("Broken pipe")));
+        assertEquals(FailureKind.OTHER, HttpUrlConnectionRequests.classify(new SocketException("Socket closed")),
                 "closed on this side (the application disconnected): not the server's reset");
-        assertEquals(FailureKind.RESET, HttpUrlConnectionCalls.classify(new IOException("Error writing to server")));
+        assertEquals(FailureKind.RESET, HttpUrlConnectionRequests.classify(new IOException("Error writing to server")));
         assertEquals(FailureKind.RESET,
-                HttpUrlConnectionCalls.classify(new SSLException("closed", new SocketException("Connection reset"))));
-        assertEquals(FailureKind.OTHER, HttpUrlConnectionCalls.classify(new SSLException("bad record MAC")));
-        assertEquals(FailureKind.OTHER, HttpUrlConnectionCalls.classify(new SSLHandshakeException("PKIX path")));
-        assertEquals(FailureKind.OTHER, HttpUrlConnectionCalls.classify(new UnknownHostException("nowhere")));
-        assertEquals(FailureKind.OTHER, HttpUrlConnectionCalls.classify(new InterruptedIOException()));
-        assertEquals(FailureKind.OTHER, HttpUrlConnectionCalls.classify(new ProtocolException("redirected too many times")));
-        assertEquals(FailureKind.OTHER, HttpUrlConnectionCalls.classify(new HttpRetryException("auth", 401)));
-        assertEquals(FailureKind.OTHER, HttpUrlConnectionCalls.classify(new IOException("Invalid Http response")));
-        assertEquals(FailureKind.OTHER, HttpUrlConnectionCalls.classify(new FileNotFoundException("http://x/")));
+                HttpUrlConnectionRequests.classify(new SSLException("closed", new SocketException("Connection reset"))));
+        assertEquals(FailureKind.OTHER, HttpUrlConnectionRequests.classify(new SSLException("bad record MAC")));
+        assertEquals(FailureKind.OTHER, HttpUrlConnectionRequests.classify(new SSLHandshakeException("PKIX path")));
+        assertEquals(FailureKind.OTHER, HttpUrlConnectionRequests.classify(new UnknownHostException("nowhere")));
+        assertEquals(FailureKind.OTHER, HttpUrlConnectionRequests.classify(new InterruptedIOException()));
+        assertEquals(FailureKind.OTHER, HttpUrlConnectionRequests.classify(new ProtocolException("redirected too many times")));
+        assertEquals(FailureKind.OTHER, HttpUrlConnectionRequests.classify(new HttpRetryException("auth", 401)));
+        assertEquals(FailureKind.OTHER, HttpUrlConnectionRequests.classify(new IOException("Invalid Http response")));
+        assertEquals(FailureKind.OTHER, HttpUrlConnectionRequests.classify(new FileNotFoundException("http://x/")));
     }
 
     @Test
     void aResponseIsDecidedUnderTheUrlTheRedirectsLeftTheConnectionAt() throws IOException {
         HttpURLConnection conn = open("http://a.example.test/items");
         conn.setRequestMethod("POST");
-        CallFacts call = HttpUrlConnectionCalls.facts(conn, false, ENGINE, null);
-        assertSame(call, HttpUrlConnectionCalls.decidedUnder(call, new URL("http://a.example.test:80/items")));
-        assertSame(call, HttpUrlConnectionCalls.decidedUnder(call, null));
+        CallFacts call = HttpUrlConnectionRequests.facts(conn, false, ENGINE, null);
+        assertSame(call, HttpUrlConnectionRequests.decidedUnder(call, new URL("http://a.example.test:80/items")));
+        assertSame(call, HttpUrlConnectionRequests.decidedUnder(call, null));
 
-        CallFacts at = HttpUrlConnectionCalls.decidedUnder(call, new URL("https://b.example.test/moved?token=secret"));
+        CallFacts at = HttpUrlConnectionRequests.decidedUnder(call, new URL("https://b.example.test/moved?token=secret"));
         assertEquals("https", at.scheme());
         assertEquals("b.example.test", at.host());
         assertEquals(443, at.port());
@@ -149,14 +149,14 @@ class HttpUrlConnectionCallsTest {
     @Test
     void aResponseWithoutAReadableStatusLineOnACachedConnectionIsAReset() {
         IOException unreadable = new IOException("Invalid Http response");
-        assertEquals(FailureKind.RESET, HttpUrlConnectionCalls.classify(unreadable, true));
-        assertEquals(FailureKind.OTHER, HttpUrlConnectionCalls.classify(unreadable, false),
+        assertEquals(FailureKind.RESET, HttpUrlConnectionRequests.classify(unreadable, true));
+        assertEquals(FailureKind.OTHER, HttpUrlConnectionRequests.classify(unreadable, false),
                 "on a new connection it is the server's answer");
-        assertEquals(FailureKind.OTHER, HttpUrlConnectionCalls.classify(unreadable));
-        assertEquals(FailureKind.OTHER, HttpUrlConnectionCalls.classify(
+        assertEquals(FailureKind.OTHER, HttpUrlConnectionRequests.classify(unreadable));
+        assertEquals(FailureKind.OTHER, HttpUrlConnectionRequests.classify(
                 new java.net.ProtocolException("Unexpected 101 response from server"), true), "a head was read");
-        assertEquals(FailureKind.OTHER, HttpUrlConnectionCalls.classify(new IOException("something else"), true));
-        assertEquals(FailureKind.TIMEOUT, HttpUrlConnectionCalls.classify(
+        assertEquals(FailureKind.OTHER, HttpUrlConnectionRequests.classify(new IOException("something else"), true));
+        assertEquals(FailureKind.TIMEOUT, HttpUrlConnectionRequests.classify(
                 new java.net.SocketTimeoutException("Read timed out"), true));
     }
 }

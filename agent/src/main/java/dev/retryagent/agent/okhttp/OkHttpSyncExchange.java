@@ -12,12 +12,12 @@ import okhttp3.Request;
 import okhttp3.Response;
 
 /** One sync OkHttp call as the retry loop sees it: each attempt is a {@code chain.proceed()}. */
-final class OkHttpExchange implements Exchange<Response> {
+final class OkHttpSyncExchange implements Exchange<Response> {
     private final Interceptor.Chain chain;
     private final Request request;
     private final String markerHeader;
 
-    OkHttpExchange(Interceptor.Chain chain, Request request, String markerHeader) {
+    OkHttpSyncExchange(Interceptor.Chain chain, Request request, String markerHeader) {
         this.chain = chain;
         this.request = request;
         this.markerHeader = markerHeader;
@@ -26,9 +26,9 @@ final class OkHttpExchange implements Exchange<Response> {
     @Override
     public Response send(int attempt, String marker) throws IOException {
         try {
-            return chain.proceed(OkHttpCalls.marked(request, markerHeader, marker));
+            return chain.proceed(OkHttpRequests.marked(request, markerHeader, marker));
         } catch (IOException e) {
-            OkHttpCalls.noteFailure(chain.call(), e);
+            OkHttpRequests.noteFailure(chain.call(), e);
             throw e;
         }
     }
@@ -41,17 +41,17 @@ final class OkHttpExchange implements Exchange<Response> {
 
     @Override
     public CallFacts decidedUnder(CallFacts call, Response response) {
-        return OkHttpCalls.decidedUnder(call, request.url(), response);
+        return OkHttpRequests.decidedUnder(call, request.url(), response);
     }
 
     @Override
     public FailureKind classify(IOException failure) {
         InjectedFaults.at(ClientNames.OKHTTP + ".classify");
-        return OkHttpCalls.classify(failure, chain.call());
+        return OkHttpRequests.classify(failure, chain.call());
     }
 
     @Override
     public void discard(Response response) {
-        OkHttpCalls.discard(response);
+        OkHttpRequests.discard(response);
     }
 }

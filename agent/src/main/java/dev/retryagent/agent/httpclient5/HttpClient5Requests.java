@@ -29,8 +29,8 @@ import org.apache.hc.core5.http.protocol.HttpCoreContext;
  * HttpClient 5 requests, responses and failures in the engine's terms. Shared by the classic and the async
  * adapters; loaded in HttpClient's class loader (see {@link HttpClient5Instrumentation}).
  */
-final class HttpClient5Calls {
-    private HttpClient5Calls() {
+final class HttpClient5Requests {
+    private HttpClient5Requests() {
     }
 
     /**

@@ -1,6 +1,5 @@
 package dev.retryagent.agent.jdkhttp;
 
-import dev.retryagent.agent.bootstrap.Failures;
 import dev.retryagent.agent.bootstrap.InjectedFaults;
 import dev.retryagent.engine.AsyncAttempt;
 import dev.retryagent.engine.AsyncExchange;
@@ -14,7 +13,6 @@ import dev.retryagent.policy.FailureKind;
 import java.io.IOException;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Method;
-import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -33,10 +31,10 @@ import java.util.function.BiConsumer;
  * with {@code sendAsync}, which hands the exchange to the client's executor at once. {@code send}: every attempt is a
  * {@code send} on the caller's thread, and the waits are slept there too ({@link CallerThread}).
  */
-final class JdkHttpCall implements AsyncExchange<JdkHttpCall.Head> {
-    private final JdkHttp api;
+final class JdkHttpAsyncExchange implements AsyncExchange<JdkHttpAsyncExchange.Head> {
+    private final JdkHttpApi api;
     private final Object client;
-    /** The application's {@code HttpClient}, held until the call ends ({@link JdkHttp#facade}). */
+    /** The application's {@code HttpClient}, held until the call ends ({@link JdkHttpApi#facade}). */
     @SuppressWarnings("unused")
     private final Object facade;
     private final Object request;
@@ -49,7 +47,7 @@ final class JdkHttpCall implements AsyncExchange<JdkHttpCall.Head> {
     final Result result = new Result();
     private volatile Attempt last;
 
-    JdkHttpCall(JdkHttp api, Object client, Object request, Object applicationHandler, String markerHeader,
+    JdkHttpAsyncExchange(JdkHttpApi api, Object client, Object request, Object applicationHandler, String markerHeader,
                 boolean async, boolean replacesBuiltInRetries) {
         this.api = api;
         this.client = client;
@@ -78,7 +76,7 @@ final class JdkHttpCall implements AsyncExchange<JdkHttpCall.Head> {
         // A retry, from the scheduler (or the caller's thread) or from the end of the attempt before.
         try {
             start(current, scope, marker);
-        } catch (JdkHttp.Thrown e) {
+        } catch (JdkHttpApi.Thrown e) {
             current.accept(null, e.getCause());
         } catch (RuntimeException e) {
             current.accept(null, e);
@@ -110,7 +108,7 @@ final class JdkHttpCall implements AsyncExchange<JdkHttpCall.Head> {
         int outer = scope > 0 ? AttemptScope.enter(scope) : 0;
         try {
             response = api.send(client, sent, handler);
-        } catch (JdkHttp.Thrown e) {
+        } catch (JdkHttpApi.Thrown e) {
             current.accept(null, e.getCause());
             return;
         } finally {
@@ -133,43 +131,7 @@ final class JdkHttpCall implements AsyncExchange<JdkHttpCall.Head> {
         if (isCancelled() || failure instanceof Carried) {
             return FailureKind.OTHER;
         }
-        return classifyFailure(failure);
-    }
-
-    /**
-     * The JDK types first ({@code ConnectException}, {@code EOFException}, ...); then the client's own: its request
-     * and connect timeouts ({@code HttpConnectTimeoutException} is a connect failure, any other
-     * {@code HttpTimeoutException} a timeout), and the plain {@code IOException}s it makes of a connection closed
-     * under it ("connection closed locally", "EOF reached while reading", a wrapped reset). A {@code send} rewraps
-     * the failure in an exception of the same kind, with the original as its cause.
-     */
-    static FailureKind classifyFailure(IOException failure) {
-        FailureKind kind = Failures.byJdkType(failure);
-        if (kind != null && kind != FailureKind.OTHER) {
-            return kind;
-        }
-        if (isA(failure, "java.net.http.HttpTimeoutException")) {
-            return isA(failure, "java.net.http.HttpConnectTimeoutException") ? FailureKind.CONNECT : FailureKind.TIMEOUT;
-        }
-        if (kind != null) {
-            return kind;
-        }
-        Throwable cause = failure.getCause();
-        if (cause instanceof IOException && cause != failure) {
-            FailureKind inner = classifyFailure((IOException) cause);
-            if (inner != FailureKind.OTHER) {
-                return inner;
-            }
-        }
-        String message = failure.getMessage();
-        if (message != null) {
-            String m = message.toLowerCase(Locale.ROOT);
-            if (m.contains("connection closed") || m.contains("eof reached") || m.contains("connection reset")
-                    || m.contains("closed locally") || m.contains("broken pipe")) {
-                return FailureKind.RESET;
-            }
-        }
-        return FailureKind.OTHER;
+        return JdkHttpRequests.classifyFailure(failure);
     }
 
     /** The client follows redirects inside an attempt: the rule is that of the last hop ({@link LastHop}). */
@@ -220,8 +182,8 @@ final class JdkHttpCall implements AsyncExchange<JdkHttpCall.Head> {
             this.handle = handle;
         }
 
-        JdkHttpCall call() {
-            return JdkHttpCall.this;
+        JdkHttpAsyncExchange call() {
+            return JdkHttpAsyncExchange.this;
         }
 
         @Override
@@ -260,7 +222,7 @@ final class JdkHttpCall implements AsyncExchange<JdkHttpCall.Head> {
         private Object applyApplication(Object info) throws Throwable {
             try {
                 return api.apply(applicationHandler, info);
-            } catch (JdkHttp.Thrown e) {
+            } catch (JdkHttpApi.Thrown e) {
                 throw e.getCause(); // the application's handler threw: the client handles it as without the agent
             }
         }
@@ -288,16 +250,6 @@ final class JdkHttpCall implements AsyncExchange<JdkHttpCall.Head> {
             // Before the head, the attempt's end; after a discarded head, the end of its body.
             handle.failed(cause instanceof IOException ? (IOException) cause : new Carried(cause));
         }
-    }
-
-    /** Whether {@code t}'s class is {@code className} or a subclass of it (the adapter names no java.net.http type). */
-    private static boolean isA(Throwable t, String className) {
-        for (Class<?> c = t.getClass(); c != null; c = c.getSuperclass()) {
-            if (c.getName().equals(className)) {
-                return true;
-            }
-        }
-        return false;
     }
 
     private static Throwable unwrap(Throwable failure) {

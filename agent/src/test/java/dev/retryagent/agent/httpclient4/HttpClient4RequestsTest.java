@@ -57,60 +57,62 @@ import org.apache.http.protocol.BasicHttpContext;
 import org.apache.http.protocol.HttpContext;
 import org.junit.jupiter.api.Test;
 
-class HttpClient4CallsTest {
+class HttpClient4RequestsTest {
     private static final RetryEngine ENGINE = new RetryEngine(Policy.builtIn(), Clock.SYSTEM, RandomSource.THREAD_LOCAL);
 
     @Test
     void failuresAreClassifiedByWhatARetryCouldChange() {
-        assertEquals(FailureKind.CONNECT, HttpClient4Calls.classify(new ConnectException("refused")));
-        assertEquals(FailureKind.CONNECT, HttpClient4Calls.classify(new HttpHostConnectException(
+        assertEquals(FailureKind.CONNECT, HttpClient4Requests.classify(new ConnectException("refused")));
+        assertEquals(FailureKind.CONNECT, HttpClient4Requests.classify(new HttpHostConnectException(
                 new ConnectException("Connection refused"), new HttpHost("127.0.0.1", 1), new InetAddress[0])));
-        assertEquals(FailureKind.CONNECT, HttpClient4Calls.classify(new ConnectTimeoutException("timed out")),
+        assertEquals(FailureKind.CONNECT, HttpClient4Requests.classify(new ConnectTimeoutException("timed out")),
                 "an InterruptedIOException, but a connect timeout");
-        assertEquals(FailureKind.OTHER, HttpClient4Calls.classify(new ConnectionPoolTimeoutException("no lease")),
+        assertEquals(FailureKind.OTHER, HttpClient4Requests.classify(new ConnectionPoolTimeoutException("no lease")),
                 "a ConnectTimeoutException subclass, but the pool's own timeout");
-        assertEquals(FailureKind.TIMEOUT, HttpClient4Calls.classify(new SocketTimeoutException("Read timed out")));
-        assertEquals(FailureKind.RESET, HttpClient4Calls.classify(new NoHttpResponseException("failed to respond")));
-        assertEquals(FailureKind.RESET, HttpClient4Calls.classify(new ConnectionClosedException("closed")));
-        assertEquals(FailureKind.RESET, HttpClient4Calls.classify(new SocketException("Connection reset")));
-        assertEquals(FailureKind.RESET, HttpClient4Calls.classify(new EOFException()));
-        assertEquals(FailureKind.OTHER, HttpClient4Calls.classify(new InterruptedIOException("aborted")));
-        assertEquals(FailureKind.OTHER, HttpClient4Calls.classify(new UnknownHostException("nowhere")));
-        assertEquals(FailureKind.OTHER, HttpClient4Calls.classify(new SSLHandshakeException("bad cert")));
-        assertEquals(FailureKind.OTHER, HttpClient4Calls.classify(new NotIoFailure(new ProtocolException("bad"))));
-        assertEquals(FailureKind.OTHER, HttpClient4Calls.classify(new IOException("something else")));
+        assertEquals(FailureKind.TIMEOUT, HttpClient4Requests.classify(new SocketTimeoutException("Read timed out")));
+        assertEquals(FailureKind.RESET, HttpClient4Requests.classify(new NoHttpResponseException("failed to respond")));
+        assertEquals(FailureKind.RESET, HttpClient4Requests.classify(new ConnectionClosedException("closed")));
+        assertEquals(FailureKind.RESET, HttpClient4Requests.classify(new SocketException("Connection reset")));
+        assertEquals(FailureKind.RESET, HttpClient4Requests.classify(new EOFException()));
+        assertEquals(FailureKind.OTHER, HttpClient4Requests.classify(new InterruptedIOException("aborted")));
+        assertEquals(FailureKind.OTHER, HttpClient4Requests.classify(new UnknownHostException("nowhere")));
+        assertEquals(FailureKind.OTHER, HttpClient4Requests.classify(new SSLHandshakeException("bad cert")));
+        assertEquals(FailureKind.OTHER, HttpClient4Requests.classify(new NotIoFailure(new ProtocolException("bad"))));
+        assertEquals(FailureKind.OTHER, HttpClient4Requests.classify(new IOException("something else")));
     }
 
     /** A protocol error on a connection that had carried a request before is a stale connection: a reset. */
     @Test
     void aProtocolErrorOnAReusedConnectionIsAReset() {
         NotIoFailure garbage = new NotIoFailure(new ProtocolException("The server failed to respond with a valid HTTP response"));
-        assertEquals(FailureKind.RESET, HttpClient4Calls.classify(garbage, true));
-        assertEquals(FailureKind.OTHER, HttpClient4Calls.classify(garbage, false), "the server's own answer");
-        assertEquals(FailureKind.OTHER, HttpClient4Calls.classify(new IOException("other"), true));
-        assertEquals(FailureKind.OTHER, HttpClient4Calls.classify(
+        assertEquals(FailureKind.RESET, HttpClient4Requests.classify(garbage, true));
+        assertEquals(FailureKind.OTHER, HttpClient4Requests.classify(garbage, false), "the server's own answer");
+        assertEquals(FailureKind.OTHER, HttpClient4Requests.classify(new IOException("other"), true));
+        assertEquals(FailureKind.OTHER, HttpClient4Requests.classify(
                 new NotIoFailure(new org.apache.http.HttpException("not a protocol error")), true));
-        assertEquals(FailureKind.TIMEOUT, HttpClient4Calls.classify(new SocketTimeoutException("Read timed out"), true));
+        assertEquals(FailureKind.TIMEOUT,
+                HttpClient4Requests.classify(new SocketTimeoutException("Read timed out"), true));
     }
 
     @Test
     void theConnectionARequestGoesOutOnIsNotedInTheContext() {
         HttpContext context = new BasicHttpContext();
-        assertFalse(HttpClient4Calls.reused(context));
+        assertFalse(HttpClient4Requests.reused(context));
         HttpConnectionMetricsImpl metrics = new HttpConnectionMetricsImpl(null, null);
         HttpClientConnection connection = connectionWith(metrics);
-        HttpClient4Calls.noteConnection(connection, context);
-        assertFalse(HttpClient4Calls.reused(context), "no request on it yet");
+        HttpClient4Requests.noteConnection(connection, context);
+        assertFalse(HttpClient4Requests.reused(context), "no request on it yet");
         metrics.incrementRequestCount();
-        HttpClient4Calls.noteConnection(connection, context);
-        assertTrue(HttpClient4Calls.reused(context));
-        HttpClient4Calls.noteConnection(connectionWith(null), context);
-        assertFalse(HttpClient4Calls.reused(context), "a connection without metrics counts as fresh");
-        assertFalse(HttpClient4Calls.reused(null));
+        HttpClient4Requests.noteConnection(connection, context);
+        assertTrue(HttpClient4Requests.reused(context));
+        HttpClient4Requests.noteConnection(connectionWith(null), context);
+        assertFalse(HttpClient4Requests.reused(context), "a connection without metrics counts as fresh");
+        assertFalse(HttpClient4Requests.reused(null));
     }
 
     private static HttpClientConnection connectionWith(HttpConnectionMetrics metrics) {
-        return (HttpClientConnection) java.lang.reflect.Proxy.newProxyInstance(HttpClient4CallsTest.class.getClassLoader(),
+        return (HttpClientConnection) java.lang.reflect.Proxy.newProxyInstance(
+                HttpClient4RequestsTest.class.getClassLoader(),
                 new Class<?>[] {HttpClientConnection.class}, (proxy, method, args) -> {
                     if (method.getName().equals("getMetrics")) {
                         if (metrics == null) {
@@ -126,8 +128,8 @@ class HttpClient4CallsTest {
     void factsNameTheTargetThePathWithoutQueryAndTheHeadersThatMatter() {
         HttpGet get = new HttpGet("http://API.internal/v1/items?id=7#top");
         get.addHeader("idempotency-key", "k");
-        CallFacts facts = HttpClient4Calls.facts(HttpRequestWrapper.wrap(get), new HttpHost("api.internal", -1, "http"),
-                true, ENGINE);
+        CallFacts facts = HttpClient4Requests.facts(HttpRequestWrapper.wrap(get),
+                new HttpHost("api.internal", -1, "http"), true, ENGINE);
         assertEquals("apache-httpclient4", facts.client());
         assertEquals("GET", facts.method());
         assertEquals("http", facts.scheme());
@@ -138,7 +140,7 @@ class HttpClient4CallsTest {
 
         HttpPost post = new HttpPost("https://a.internal:8443/");
         post.addHeader("Retry-Attempt", "2");
-        CallFacts nested = HttpClient4Calls.facts(post, new HttpHost("a.internal", -1, "HTTPS"), false, ENGINE);
+        CallFacts nested = HttpClient4Requests.facts(post, new HttpHost("a.internal", -1, "HTTPS"), false, ENGINE);
         assertEquals(443, nested.port(), "the default port of the scheme when the target has none");
         assertEquals("/", nested.path());
         assertTrue(nested.markerPresent());
@@ -147,13 +149,13 @@ class HttpClient4CallsTest {
 
     @Test
     void pathsOfOriginAndAbsoluteRequestTargets() {
-        assertEquals("/a/b", HttpClient4Calls.pathOf("/a/b?token=x"));
-        assertEquals("/a/b", HttpClient4Calls.pathOf("http://h:1/a/b?token=x#f"));
-        assertEquals("/", HttpClient4Calls.pathOf("http://h:1"));
-        assertEquals("/", HttpClient4Calls.pathOf("*"));
-        assertEquals("/", HttpClient4Calls.pathOf(""));
-        assertEquals("/", HttpClient4Calls.pathOf(null));
-        assertEquals("/", HttpClient4Calls.pathOf("/?q"));
+        assertEquals("/a/b", HttpClient4Requests.pathOf("/a/b?token=x"));
+        assertEquals("/a/b", HttpClient4Requests.pathOf("http://h:1/a/b?token=x#f"));
+        assertEquals("/", HttpClient4Requests.pathOf("http://h:1"));
+        assertEquals("/", HttpClient4Requests.pathOf("*"));
+        assertEquals("/", HttpClient4Requests.pathOf(""));
+        assertEquals("/", HttpClient4Requests.pathOf(null));
+        assertEquals("/", HttpClient4Requests.pathOf("/?q"));
     }
 
     @Test
@@ -162,16 +164,16 @@ class HttpClient4CallsTest {
             "http://h/caf%C3%A9", "http://h/caf\u00e9?x", "/caf\u00e9", "http://h/a%2Fb", "mailto:a@h"};
         for (String uri : uris) {
             HttpGet get = new HttpGet(new java.net.URI(uri));
-            String expected = HttpClient4Calls.pathOf(get.getRequestLine().getUri());
-            assertEquals(expected, HttpClient4Calls.pathOfUri(get), uri);
+            String expected = HttpClient4Requests.pathOf(get.getRequestLine().getUri());
+            assertEquals(expected, HttpClient4Requests.pathOfUri(get), uri);
             HttpRequestWrapper wrapper = HttpRequestWrapper.wrap(get);
-            assertEquals(expected, HttpClient4Calls.pathOfUri(wrapper), uri);
-            assertEquals(expected, HttpClient4Calls.facts(wrapper, new HttpHost("h"), true, ENGINE).path(), uri);
+            assertEquals(expected, HttpClient4Requests.pathOfUri(wrapper), uri);
+            assertEquals(expected, HttpClient4Requests.facts(wrapper, new HttpHost("h"), true, ENGINE).path(), uri);
         }
         // A wrapper of a request that is not an HttpUriRequest has no URI of its own: its original's request line.
         HttpRequestWrapper raw = HttpRequestWrapper.wrap(new BasicHttpRequest("DELETE", "http://h/x/y?z"));
-        assertEquals("/x/y", HttpClient4Calls.pathOfUri(raw));
-        assertEquals("DELETE", HttpClient4Calls.facts(raw, new HttpHost("h"), true, ENGINE).method());
+        assertEquals("/x/y", HttpClient4Requests.pathOfUri(raw));
+        assertEquals("DELETE", HttpClient4Requests.facts(raw, new HttpHost("h"), true, ENGINE).method());
     }
 
     @Test
@@ -182,29 +184,29 @@ class HttpClient4CallsTest {
                 return new BasicRequestLine("HEAD", "/by-line?q", HttpVersion.HTTP_1_1);
             }
         };
-        CallFacts facts = HttpClient4Calls.facts(own, new HttpHost("h"), true, ENGINE);
+        CallFacts facts = HttpClient4Requests.facts(own, new HttpHost("h"), true, ENGINE);
         assertEquals("HEAD", facts.method());
         assertEquals("/by-line", facts.path());
     }
 
     @Test
     void onlyBodiesThatCanBeWrittenAgainAreReplayable() {
-        assertTrue(HttpClient4Calls.isRepeatable(new HttpGet("http://h/")));
+        assertTrue(HttpClient4Requests.isRepeatable(new HttpGet("http://h/")));
         HttpPost post = new HttpPost("http://h/");
-        assertTrue(HttpClient4Calls.isRepeatable(post), "no entity");
+        assertTrue(HttpClient4Requests.isRepeatable(post), "no entity");
         post.setEntity(new StringEntity("x", ContentType.TEXT_PLAIN));
-        assertTrue(HttpClient4Calls.isRepeatable(post));
-        assertTrue(HttpClient4Calls.isRepeatable(HttpRequestWrapper.wrap(post)));
+        assertTrue(HttpClient4Requests.isRepeatable(post));
+        assertTrue(HttpClient4Requests.isRepeatable(HttpRequestWrapper.wrap(post)));
         post.setEntity(new InputStreamEntity(new ByteArrayInputStream(new byte[1]), -1));
-        assertFalse(HttpClient4Calls.isRepeatable(post));
-        assertFalse(HttpClient4Calls.isRepeatable(HttpRequestWrapper.wrap(post)));
+        assertFalse(HttpClient4Requests.isRepeatable(post));
+        assertFalse(HttpClient4Requests.isRepeatable(HttpRequestWrapper.wrap(post)));
     }
 
     @Test
     void outcomeIsTheStatusAndRetryAfter() {
         BasicHttpResponse response = new BasicHttpResponse(HttpVersion.HTTP_1_1, 503, "busy");
         response.addHeader("Retry-After", "2");
-        Outcome outcome = HttpClient4Calls.outcome(response);
+        Outcome outcome = HttpClient4Requests.outcome(response);
         assertEquals(503, outcome.status());
         assertEquals("2", outcome.retryAfter());
     }
@@ -216,7 +218,7 @@ class HttpClient4CallsTest {
         post.addHeader("Idempotency-Key", "k");
         StringEntity entity = new StringEntity("payload", ContentType.TEXT_PLAIN);
         post.setEntity(entity);
-        HttpRequest copy = HttpClient4Async.copy(post, "Retry-Attempt", "2");
+        HttpRequest copy = HttpClient4Requests.copy(post, "Retry-Attempt", "2");
         assertNotSame(post, copy);
         assertEquals("POST", copy.getRequestLine().getMethod());
         assertEquals(post.getRequestLine().getUri(), copy.getRequestLine().getUri());
@@ -224,27 +226,27 @@ class HttpClient4CallsTest {
         assertEquals("2", copy.getFirstHeader("Retry-Attempt").getValue());
         assertSame(entity, ((HttpEntityEnclosingRequest) copy).getEntity());
         assertNull(post.getFirstHeader("Retry-Attempt"), "the application's request is left as it was");
-        assertNull(HttpClient4Async.copy(new HttpGet("http://h/"), "Retry-Attempt", null)
+        assertNull(HttpClient4Requests.copy(new HttpGet("http://h/"), "Retry-Attempt", null)
                 .getFirstHeader("Retry-Attempt"), "no marker for a call the agent will not retry");
 
         HttpGet get = new HttpGet("http://h:1/caf\u00e9?q=1");
         get.setProtocolVersion(HttpVersion.HTTP_1_0);
-        HttpRequest getCopy = HttpClient4Async.copy(get, "Retry-Attempt", "1");
+        HttpRequest getCopy = HttpClient4Requests.copy(get, "Retry-Attempt", "1");
         assertEquals(get.getRequestLine().toString(), getCopy.getRequestLine().toString());
         assertSame(get.getURI(), ((org.apache.http.client.methods.HttpUriRequest) getCopy).getURI(),
                 "the client reads the copy's URI as it would the original's");
         assertEquals("1", getCopy.getFirstHeader("Retry-Attempt").getValue());
 
-        HttpRequest rawCopy = HttpClient4Async.copy(new BasicHttpRequest("GET", "/raw?x"), "Retry-Attempt", "1");
+        HttpRequest rawCopy = HttpClient4Requests.copy(new BasicHttpRequest("GET", "/raw?x"), "Retry-Attempt", "1");
         assertEquals("GET /raw?x HTTP/1.1", rawCopy.getRequestLine().toString());
     }
 
     @Test
     void theRetryElementsAreSkippedToTheElementTheyWrap() throws Exception {
         ClientExecChain inner = (route, request, context, execAware) -> null;
-        assertSame(inner, HttpClient4Calls.next(new RetryExec(inner, new DefaultHttpRequestRetryHandler())));
-        assertSame(inner, HttpClient4Calls.next(new ServiceUnavailableRetryExec(inner,
+        assertSame(inner, HttpClient4Requests.next(new RetryExec(inner, new DefaultHttpRequestRetryHandler())));
+        assertSame(inner, HttpClient4Requests.next(new ServiceUnavailableRetryExec(inner,
                 new DefaultServiceUnavailableRetryStrategy())));
-        assertNull(HttpClient4Calls.next(inner), "not a retry element: no such field, the element runs (fail open)");
+        assertNull(HttpClient4Requests.next(inner), "not a retry element: no such field, the element runs (fail open)");
     }
 }

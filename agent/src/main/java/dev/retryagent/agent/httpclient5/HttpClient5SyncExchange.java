@@ -22,11 +22,11 @@ import org.apache.hc.core5.http.protocol.HttpContext;
  * retried. Two ways to send: down the exec chain ({@link Chain}), or, for {@code MinimalHttpClient}, which
  * has no exec chain, through the client's own {@code execute} ({@link Minimal}).
  */
-abstract class HttpClient5Exchange implements Exchange<ClassicHttpResponse> {
+abstract class HttpClient5SyncExchange implements Exchange<ClassicHttpResponse> {
     private final ClassicHttpRequest request;
     private final String markerHeader;
 
-    HttpClient5Exchange(ClassicHttpRequest request, String markerHeader) {
+    HttpClient5SyncExchange(ClassicHttpRequest request, String markerHeader) {
         this.request = request;
         this.markerHeader = markerHeader;
     }
@@ -55,24 +55,24 @@ abstract class HttpClient5Exchange implements Exchange<ClassicHttpResponse> {
 
     @Override
     public final Outcome outcome(ClassicHttpResponse response) {
-        return HttpClient5Calls.outcome(response);
+        return HttpClient5Requests.outcome(response);
     }
 
     @Override
     public final FailureKind classify(IOException failure) {
-        return isAborted() ? FailureKind.OTHER : HttpClient5Calls.classify(failure, context());
+        return isAborted() ? FailureKind.OTHER : HttpClient5Requests.classify(failure, context());
     }
 
     @Override
     public final void discard(ClassicHttpResponse response) {
-        HttpClient5Calls.discard(response);
+        HttpClient5Requests.discard(response);
     }
 
     /**
      * An exec chain call: each attempt is a {@code chain.proceed()} within the same scope, as the client's own
      * {@code HttpRequestRetryExec} makes its attempts.
      */
-    static final class Chain extends HttpClient5Exchange {
+    static final class Chain extends HttpClient5SyncExchange {
         private final ExecChain chain;
         private final ExecChain.Scope scope;
 
@@ -102,7 +102,7 @@ abstract class HttpClient5Exchange implements Exchange<ClassicHttpResponse> {
      * A {@code MinimalHttpClient} call: each attempt is the client's own {@code execute(target, request, context)},
      * which the re-entrancy guard of the hook lets through to the original {@code doExecute}.
      */
-    static final class Minimal extends HttpClient5Exchange {
+    static final class Minimal extends HttpClient5SyncExchange {
         private final MinimalHttpClient client;
         private final HttpHost target;
         private final HttpContext context;

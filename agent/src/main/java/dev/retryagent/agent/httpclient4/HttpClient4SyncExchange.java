@@ -22,14 +22,63 @@ import org.apache.http.conn.routing.HttpRoute;
 import org.apache.http.impl.execchain.ClientExecChain;
 
 /**
- * Classic HttpClient 4 calls. A call runs in the shared {@link RetryLoop} at the entry of {@code ProtocolExec}
- * (or {@code MinimalClientExec}), on the caller's thread: where the client's own {@code RetryExec} would make its
- * attempts, inside redirects. Each attempt is that element again, with the request wrapper's headers as the call
- * began plus the marker, exactly as {@code RetryExec} resends (the protocol stage adds headers to the wrapper it is
- * given, and refuses a second {@code Content-Length}).
+ * One classic HttpClient 4 call as the retry loop sees it, and the entry points that run it. A call runs in the
+ * shared {@link RetryLoop} at the entry of {@code ProtocolExec} (or {@code MinimalClientExec}), on the caller's
+ * thread: where the client's own {@code RetryExec} would make its attempts, inside redirects. Each attempt is that
+ * element again, with the request wrapper's headers as the call began plus the marker, exactly as {@code RetryExec}
+ * resends (the protocol stage adds headers to the wrapper it is given, and refuses a second {@code Content-Length}).
  */
-final class HttpClient4Classic {
-    private HttpClient4Classic() {
+final class HttpClient4SyncExchange implements Exchange<CloseableHttpResponse> {
+    private final ClientExecChain element;
+    private final HttpRoute route;
+    private final HttpRequestWrapper request;
+    private final HttpClientContext context;
+    private final HttpExecutionAware execAware;
+    private final String markerHeader;
+    private final Header[] headers;
+
+    private HttpClient4SyncExchange(ClientExecChain element, HttpRoute route, HttpRequestWrapper request,
+                                    HttpClientContext context, HttpExecutionAware execAware, String markerHeader) {
+        this.element = element;
+        this.route = route;
+        this.request = request;
+        this.context = context;
+        this.execAware = execAware;
+        this.markerHeader = markerHeader;
+        this.headers = request.getAllHeaders();
+    }
+
+    @Override
+    public CloseableHttpResponse send(int attempt, String marker) throws IOException {
+        if (attempt > 1) {
+            request.setHeaders(headers); // the first goes out with them as they are
+        }
+        context.removeAttribute(HttpClient4Requests.REUSED);
+        if (markerHeader != null && marker != null) {
+            request.setHeader(markerHeader, marker);
+        }
+        try {
+            // the same element again: the hook's re-entrancy guard runs its body
+            return element.execute(route, request, context, execAware);
+        } catch (HttpException e) {
+            throw new NotIoFailure(e);
+        }
+    }
+
+    @Override
+    public Outcome outcome(CloseableHttpResponse response) {
+        return HttpClient4Requests.outcome(response);
+    }
+
+    @Override
+    public FailureKind classify(IOException failure) {
+        return execAware != null && execAware.isAborted() ? FailureKind.OTHER
+                : HttpClient4Requests.classify(failure, HttpClient4Requests.reused(context));
+    }
+
+    @Override
+    public void discard(CloseableHttpResponse response) {
+        HttpClient4Requests.discard(response);
     }
 
     /**
@@ -45,16 +94,17 @@ final class HttpClient4Classic {
             return Hooks.PROCEED;
         }
         CallFacts facts;
-        Attempts attempts;
+        HttpClient4SyncExchange exchange;
         try {
             facts = takeFacts(request, route.getTargetHost(), loop.engine());
-            attempts = new Attempts(element, route, request, context, execAware, facts.policy().markerHeader());
+            exchange = new HttpClient4SyncExchange(element, route, request, context, execAware,
+                    facts.policy().markerHeader());
         } catch (RuntimeException e) {
             RetryLog.internalError("apache-httpclient4.classic", e);
             return Hooks.PROCEED;
         }
         try {
-            return loop.execute(facts, attempts);
+            return loop.execute(facts, exchange);
         } catch (NotIoFailure e) {
             throw new Hooks.Propagate(e.original()); // HttpException: the chain's own, as without the agent
         } catch (IOException e) {
@@ -77,7 +127,7 @@ final class HttpClient4Classic {
         }
         ClientExecChain next;
         try {
-            next = HttpClient4Calls.next(retryElement);
+            next = HttpClient4Requests.next(retryElement);
         } catch (IllegalAccessException e) {
             RetryLog.internalError("apache-httpclient4.retry-exec", e);
             return Hooks.PROCEED;
@@ -98,12 +148,12 @@ final class HttpClient4Classic {
 
     /**
      * Whether the client's own retry elements are skipped for {@code request} to {@code target}
-     * ({@link HttpClient4Calls#replacesBuiltInRetries}), the call's facts read here kept for the element it wraps.
+     * ({@link HttpClient4Requests#replacesBuiltInRetries}), the call's facts read here kept for the element it wraps.
      */
     private static boolean replacesBuiltInRetries(HttpRequestWrapper request, HttpHost target) {
         RetryEngine engine = RetryRuntime.engine();
         if (engine == null || target == null || request == null) {
-            return HttpClient4Calls.replacesBuiltInRetries(request, target);
+            return HttpClient4Requests.replacesBuiltInRetries(request, target);
         }
         return RetryRuntime.replacesBuiltInRetries(passOnFacts(request, target, engine));
     }
@@ -131,7 +181,8 @@ final class HttpClient4Classic {
     private static CallFacts passOnFacts(HttpRequestWrapper request, HttpHost target, RetryEngine engine) {
         PassedOn passed = PASSED_ON.get();
         if (passed.request != request || passed.target != target || passed.facts.policy() != engine.policy()) {
-            passed.facts = HttpClient4Calls.facts(request, target, HttpClient4Calls.isRepeatable(request), engine);
+            passed.facts = HttpClient4Requests.facts(request, target, HttpClient4Requests.isRepeatable(request),
+                    engine);
             passed.request = request;
             passed.target = target;
         }
@@ -150,61 +201,6 @@ final class HttpClient4Classic {
         passed.target = null;
         passed.facts = null;
         return facts != null ? facts
-                : HttpClient4Calls.facts(request, target, HttpClient4Calls.isRepeatable(request), engine);
-    }
-
-    /** One classic call as the retry loop sees it. */
-    static final class Attempts implements Exchange<CloseableHttpResponse> {
-        private final ClientExecChain element;
-        private final HttpRoute route;
-        private final HttpRequestWrapper request;
-        private final HttpClientContext context;
-        private final HttpExecutionAware execAware;
-        private final String markerHeader;
-        private final Header[] headers;
-
-        Attempts(ClientExecChain element, HttpRoute route, HttpRequestWrapper request, HttpClientContext context,
-                 HttpExecutionAware execAware, String markerHeader) {
-            this.element = element;
-            this.route = route;
-            this.request = request;
-            this.context = context;
-            this.execAware = execAware;
-            this.markerHeader = markerHeader;
-            this.headers = request.getAllHeaders();
-        }
-
-        @Override
-        public CloseableHttpResponse send(int attempt, String marker) throws IOException {
-            if (attempt > 1) {
-                request.setHeaders(headers); // the first goes out with them as they are
-            }
-            context.removeAttribute(HttpClient4Calls.REUSED);
-            if (markerHeader != null && marker != null) {
-                request.setHeader(markerHeader, marker);
-            }
-            try {
-                // the same element again: the hook's re-entrancy guard runs its body
-                return element.execute(route, request, context, execAware);
-            } catch (HttpException e) {
-                throw new NotIoFailure(e);
-            }
-        }
-
-        @Override
-        public Outcome outcome(CloseableHttpResponse response) {
-            return HttpClient4Calls.outcome(response);
-        }
-
-        @Override
-        public FailureKind classify(IOException failure) {
-            return execAware != null && execAware.isAborted() ? FailureKind.OTHER
-                    : HttpClient4Calls.classify(failure, HttpClient4Calls.reused(context));
-        }
-
-        @Override
-        public void discard(CloseableHttpResponse response) {
-            HttpClient4Calls.discard(response);
-        }
+                : HttpClient4Requests.facts(request, target, HttpClient4Requests.isRepeatable(request), engine);
     }
 }

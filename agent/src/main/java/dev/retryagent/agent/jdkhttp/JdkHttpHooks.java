@@ -1,13 +1,11 @@
 package dev.retryagent.agent.jdkhttp;
 
 import dev.retryagent.agent.bootstrap.Hooks;
-import dev.retryagent.agent.bootstrap.InjectedFaults;
 import dev.retryagent.agent.bootstrap.RetryRuntime;
 import dev.retryagent.agent.instrument.HookHandler;
 import dev.retryagent.engine.AsyncRetryLoop;
 import dev.retryagent.engine.CallFacts;
 import dev.retryagent.engine.Clock;
-import dev.retryagent.engine.HeaderLookup;
 import dev.retryagent.engine.RetryEngine;
 import dev.retryagent.engine.RetryLog;
 import dev.retryagent.policy.ClientNames;
@@ -15,19 +13,15 @@ import dev.retryagent.policy.Mode;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.lang.reflect.Proxy;
-import java.net.URI;
-import java.util.List;
-import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 
 /**
- * The handler of the {@code java.net.http} hooks (see {@link JdkHttpClientInstrumentation}). Loaded in the agent
+ * The handler of the {@code java.net.http} hooks (see {@link JdkHttpInstrumentation}). Loaded in the agent
  * jar's class loader, which sees {@code java.net.http} through the platform loader; uses only JDK types of
- * {@code java.base} and reflection ({@link JdkHttp}).
+ * {@code java.base} and reflection ({@link JdkHttpApi}).
  */
-public final class JdkHttpClientHooks extends HookHandler {
+public final class JdkHttpHooks extends HookHandler {
     static final String SEND = "jdk-httpclient.send";
     static final String SEND_ASYNC = "jdk-httpclient.send-async";
     static final String RESEND = "jdk-httpclient.resend";
@@ -36,18 +30,12 @@ public final class JdkHttpClientHooks extends HookHandler {
     /** The request class of the client's own WebSocket opening handshake: left alone. */
     private static final String INTERNAL_REQUEST = "jdk.internal.net.http.HttpRequestImpl";
     private static final String CONNECTION_EXPIRED = "jdk.internal.net.http.common.ConnectionExpiredException";
-    /** The body publishers that send the same bytes each time they are subscribed to. */
-    private static final String[] REPLAYABLE_PUBLISHERS = {
-            "jdk.internal.net.http.RequestPublishers$ByteArrayPublisher",
-            "jdk.internal.net.http.RequestPublishers$StringPublisher",
-            "jdk.internal.net.http.RequestPublishers$EmptyPublisher",
-            "jdk.internal.net.http.RequestPublishers$FilePublisher"};
 
     static {
-        Hooks.register(JdkHttpClientHooks.class, new JdkHttpClientHooks());
+        Hooks.register(JdkHttpHooks.class, new JdkHttpHooks());
     }
 
-    public JdkHttpClientHooks() {
+    public JdkHttpHooks() {
         serve(SEND, new OnEntryMayReplace() {
             @Override
             public Object run(Object self, Object[] args) {
@@ -105,9 +93,9 @@ public final class JdkHttpClientHooks extends HookHandler {
         if (t == null || !CONNECTION_EXPIRED.equals(t.getClass().getName())) {
             return;
         }
-        JdkHttpCall.Attempt attempt = LastHop.attemptOf(multiExchange);
+        JdkHttpAsyncExchange.Attempt attempt = LastHop.attemptOf(multiExchange);
         if (attempt != null && attempt.call().replacesBuiltInRetries) {
-            JdkHttp.of(multiExchange.getClass()).markRetriedOnce(multiExchange);
+            JdkHttpApi.of(multiExchange.getClass()).markRetriedOnce(multiExchange);
         }
     }
 
@@ -116,7 +104,8 @@ public final class JdkHttpClientHooks extends HookHandler {
         if (request == null || handler == null) {
             return Hooks.PROCEED; // the client throws its NullPointerException, as without the agent
         }
-        if (Proxy.isProxyClass(handler.getClass()) && Proxy.getInvocationHandler(handler) instanceof JdkHttpCall.Attempt) {
+        if (Proxy.isProxyClass(handler.getClass())
+                && Proxy.getInvocationHandler(handler) instanceof JdkHttpAsyncExchange.Attempt) {
             return Hooks.PROCEED; // one of the agent's own attempts
         }
         if (INTERNAL_REQUEST.equals(request.getClass().getName())) {
@@ -127,18 +116,18 @@ public final class JdkHttpClientHooks extends HookHandler {
         if (engine == null || shared == null) {
             return Hooks.PROCEED;
         }
-        JdkHttp api;
+        JdkHttpApi api;
         CallFacts facts;
-        JdkHttpCall call;
+        JdkHttpAsyncExchange call;
         try {
-            api = JdkHttp.of(client.getClass());
-            facts = facts(api, request, engine);
+            api = JdkHttpApi.of(client.getClass());
+            facts = JdkHttpRequests.facts(api, request, engine);
             if (facts == null || engine.modeFor(facts) == Mode.OFF) {
                 return Hooks.PROCEED;
             }
-            call = new JdkHttpCall(api, client, request, handler, facts.policy().markerHeader(), async,
+            call = new JdkHttpAsyncExchange(api, client, request, handler, facts.policy().markerHeader(), async,
                     RetryRuntime.replacesBuiltInRetries(facts));
-        } catch (JdkHttp.Thrown e) {
+        } catch (JdkHttpApi.Thrown e) {
             // The request's own accessors threw: the client meets the same when it reads them.
             return Hooks.PROCEED;
         } catch (RuntimeException e) {
@@ -149,7 +138,7 @@ public final class JdkHttpClientHooks extends HookHandler {
         if (async) {
             try {
                 shared.execute(facts, call, call.delivery());
-            } catch (JdkHttp.Thrown e) {
+            } catch (JdkHttpApi.Thrown e) {
                 // The first sendAsync threw at once (an unsupported method, a closed client ...), as without the agent.
                 throw new Hooks.Propagate(e.getCause());
             }
@@ -162,7 +151,7 @@ public final class JdkHttpClientHooks extends HookHandler {
      * {@code send}: the same loop, with its waits and attempts on the caller's thread ({@link CallerThread}). What the
      * caller gets is exactly what the last attempt's {@code send} returned or threw.
      */
-    private static Object sendOnCallerThread(RetryEngine engine, CallFacts facts, JdkHttpCall call) {
+    private static Object sendOnCallerThread(RetryEngine engine, CallFacts facts, JdkHttpAsyncExchange call) {
         CallerThread waits = new CallerThread();
         call.result.onDone(waits);
         new AsyncRetryLoop(engine, Clock.SYSTEM, waits).execute(facts, call, call.delivery());
@@ -195,48 +184,5 @@ public final class JdkHttpClientHooks extends HookHandler {
         } catch (java.util.concurrent.CancellationException e) {
             throw new Hooks.Propagate(e);
         }
-    }
-
-    /** The call's facts, or null for a request the agent cannot place (no host). */
-    static CallFacts facts(final JdkHttp api, Object request, RetryEngine engine) {
-        InjectedFaults.at(ClientNames.JDK_HTTPCLIENT + ".facts");
-        URI uri = api.uri(request);
-        String host = uri == null ? null : uri.getHost();
-        if (host == null) {
-            return null;
-        }
-        String scheme = uri.getScheme() == null ? "http" : uri.getScheme().toLowerCase(Locale.ROOT);
-        int port = uri.getPort() >= 0 ? uri.getPort() : "https".equals(scheme) ? 443 : 80;
-        String path = uri.getRawPath() == null || uri.getRawPath().isEmpty() ? "/" : uri.getRawPath();
-        final Map<String, List<String>> headers = api.headers(request); // case-insensitive, as the client keeps them
-        return CallFacts.builder(ClientNames.JDK_HTTPCLIENT, api.method(request), scheme, host, port, path)
-                .bodyReplayable(replayable(api.bodyPublisher(request)))
-                .build(engine, new HeaderLookup() {
-                    @Override
-                    public boolean has(String name) {
-                        List<String> values = headers.get(name);
-                        return values != null && !values.isEmpty();
-                    }
-
-                    @Override
-                    public String value(String name) {
-                        List<String> values = headers.get(name);
-                        return values == null || values.isEmpty() ? null : values.get(0);
-                    }
-                });
-    }
-
-    /** No body, or one of the JDK's publishers that send the same bytes at every subscription. */
-    static boolean replayable(Object publisher) {
-        if (publisher == null) {
-            return true;
-        }
-        String name = publisher.getClass().getName();
-        for (String replayable : REPLAYABLE_PUBLISHERS) {
-            if (replayable.equals(name)) {
-                return true;
-            }
-        }
-        return false;
     }
 }

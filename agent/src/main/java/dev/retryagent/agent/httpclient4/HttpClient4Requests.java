@@ -26,23 +26,27 @@ import org.apache.http.HttpRequest;
 import org.apache.http.HttpResponse;
 import org.apache.http.ProtocolException;
 import org.apache.http.client.methods.CloseableHttpResponse;
+import org.apache.http.client.methods.HttpEntityEnclosingRequestBase;
 import org.apache.http.client.methods.HttpRequestBase;
 import org.apache.http.client.methods.HttpRequestWrapper;
 import org.apache.http.client.methods.HttpUriRequest;
 import org.apache.http.impl.execchain.ClientExecChain;
+import org.apache.http.message.BasicHttpEntityEnclosingRequest;
+import org.apache.http.message.BasicHttpRequest;
 import org.apache.http.protocol.HttpContext;
+import org.apache.http.protocol.HttpCoreContext;
 import org.apache.http.util.EntityUtils;
 
 /**
  * HttpClient 4 requests, responses and failures in the engine's terms. Shared by the classic and the async adapters;
  * loaded in HttpClient's class loader (see {@link HttpClient4Instrumentation}).
  */
-final class HttpClient4Calls {
+final class HttpClient4Requests {
     /** The field of {@code RetryExec} and {@code ServiceUnavailableRetryExec} that holds the element they wrap. */
     static final String NEXT_FIELD = "requestExecutor";
     private static final ConcurrentMap<Class<?>, Field> NEXT = new ConcurrentHashMap<Class<?>, Field>();
 
-    private HttpClient4Calls() {
+    private HttpClient4Requests() {
     }
 
     /**
@@ -178,6 +182,63 @@ final class HttpClient4Calls {
         return end == 0 ? "/" : path.substring(0, end);
     }
 
+    /** A copy of {@code request} (same request line, headers and entity) with the marker set. */
+    static HttpRequest copy(HttpRequest request, String markerHeader, String marker) {
+        HttpRequest copy;
+        URI uri = requestLineFromUri(request) ? ((HttpUriRequest) request).getURI() : null;
+        if (uri != null) {
+            // The request line of the original, made the same way: the client takes the URI from the copy as it
+            // would from the original, instead of parsing the request line's again.
+            HttpUriRequest original = (HttpUriRequest) request;
+            HttpRequestBase uriCopy = request instanceof HttpEntityEnclosingRequest
+                    ? new UriCopyWithBody(original.getMethod(), ((HttpEntityEnclosingRequest) request).getEntity())
+                    : new UriCopy(original.getMethod());
+            uriCopy.setURI(uri);
+            uriCopy.setProtocolVersion(original.getProtocolVersion());
+            copy = uriCopy;
+        } else if (request instanceof HttpEntityEnclosingRequest) {
+            BasicHttpEntityEnclosingRequest withBody = new BasicHttpEntityEnclosingRequest(request.getRequestLine());
+            withBody.setEntity(((HttpEntityEnclosingRequest) request).getEntity());
+            copy = withBody;
+        } else {
+            copy = new BasicHttpRequest(request.getRequestLine());
+        }
+        copy.setHeaders(request.getAllHeaders());
+        if (markerHeader != null && marker != null) {
+            copy.setHeader(markerHeader, marker);
+        }
+        return copy;
+    }
+
+    /** {@link #copy} of a request without body. */
+    static final class UriCopy extends HttpRequestBase {
+        private final String method;
+
+        UriCopy(String method) {
+            this.method = method;
+        }
+
+        @Override
+        public String getMethod() {
+            return method;
+        }
+    }
+
+    /** {@link #copy} of a request with a body. */
+    static final class UriCopyWithBody extends HttpEntityEnclosingRequestBase {
+        private final String method;
+
+        UriCopyWithBody(String method, HttpEntity entity) {
+            this.method = method;
+            setEntity(entity);
+        }
+
+        @Override
+        public String getMethod() {
+            return method;
+        }
+    }
+
     /**
      * Whether the client's own retry elements are skipped for {@code request} to {@code target}: under
      * {@code builtInRetries: replace}, for a call whose rule the agent enforces
@@ -261,6 +322,20 @@ final class HttpClient4Calls {
     /** Whether {@link #noteConnection} saw a reused connection for the last request sent in {@code context}. */
     static boolean reused(HttpContext context) {
         return context != null && Boolean.TRUE.equals(context.getAttribute(REUSED));
+    }
+
+    /** Whether the connection in {@code context} has sent more than one request, the one just sent included. */
+    static boolean connectionReused(HttpContext context) {
+        try {
+            Object connection = context == null ? null : context.getAttribute(HttpCoreContext.HTTP_CONNECTION);
+            if (!(connection instanceof HttpConnection)) {
+                return false;
+            }
+            HttpConnectionMetrics metrics = ((HttpConnection) connection).getMetrics();
+            return metrics != null && metrics.getRequestCount() > 1;
+        } catch (RuntimeException e) {
+            return false; // a pooled connection already let go of: counts as fresh
+        }
     }
 
     /**

@@ -17,7 +17,7 @@ import java.util.function.BiPredicate;
 
 /**
  * The parts of {@code java.net.http} the adapter uses, reached through method handles on their public, exported
- * types (the agent's class files stay Java 8; see {@link JdkHttpClientInstrumentation}), plus two fields of the
+ * types (the agent's class files stay Java 8; see {@link JdkHttpInstrumentation}), plus two fields of the
  * internal {@code MultiExchange}, opened to this module at start-up. One instance per JVM, made when the first hooked
  * call arrives (there is one {@code java.net.http}: the platform loader's).
  *
@@ -25,8 +25,8 @@ import java.util.function.BiPredicate;
  * where a {@code Method.invoke} per accessor (a dozen per call and attempt) would take an arguments array, boxing and
  * an access check each.
  */
-final class JdkHttp {
-    private static volatile JdkHttp instance;
+final class JdkHttpApi {
+    private static volatile JdkHttpApi instance;
     /** The loader {@link Handles} finds {@code java.net.http} in: the first hooked class's, set before it loads. */
     private static ClassLoader siteLoader;
 
@@ -38,9 +38,9 @@ final class JdkHttp {
     private volatile Field exchangeHandler;
     private volatile Field retriedOnce;
 
-    private JdkHttp(ClassLoader loader) throws Exception {
-        multiExchange = Class.forName(JdkHttpClientInstrumentation.MULTI_EXCHANGE, false, loader);
-        clientImpl = Class.forName(JdkHttpClientInstrumentation.CLIENT_IMPL, false, loader);
+    private JdkHttpApi(ClassLoader loader) throws Exception {
+        multiExchange = Class.forName(JdkHttpInstrumentation.MULTI_EXCHANGE, false, loader);
+        clientImpl = Class.forName(JdkHttpInstrumentation.CLIENT_IMPL, false, loader);
     }
 
     /** The handles, looked up once in {@link #siteLoader}; a mismatch fails their class's initialisation. */
@@ -148,7 +148,7 @@ final class JdkHttp {
                 DISCARDING = generic(lookup.findStatic(subscribers, "discarding", MethodType.methodType(subscriber)));
                 APPLY_HANDLER = virtual(lookup, bodyHandler, "apply", MethodType.methodType(subscriber, responseInfo));
                 @SuppressWarnings("deprecation") // newProxyInstance looks the same class up on every call
-                Class<?> proxy = Proxy.getProxyClass(JdkHttp.class.getClassLoader(), bodyHandler);
+                Class<?> proxy = Proxy.getProxyClass(JdkHttpApi.class.getClassLoader(), bodyHandler);
                 Constructor<?> constructor = proxy.getConstructor(InvocationHandler.class);
                 NEW_BODY_HANDLER = MethodHandles.lookup().unreflectConstructor(constructor)
                         .asType(MethodType.methodType(Object.class, InvocationHandler.class));
@@ -237,10 +237,10 @@ final class JdkHttp {
     }
 
     /** The API of the {@code java.net.http} that {@code site} (a hooked class) belongs to. */
-    static JdkHttp of(Class<?> site) {
-        JdkHttp api = instance;
+    static JdkHttpApi of(Class<?> site) {
+        JdkHttpApi api = instance;
         if (api == null) {
-            synchronized (JdkHttp.class) {
+            synchronized (JdkHttpApi.class) {
                 api = instance;
                 if (api == null) {
                     try {
@@ -248,7 +248,7 @@ final class JdkHttp {
                         if (Handles.BODY_HANDLER == null) { // initialises Handles: its failure is the agent's
                             throw new IllegalStateException("java.net.http has no BodyHandler");
                         }
-                        api = new JdkHttp(site.getClassLoader());
+                        api = new JdkHttpApi(site.getClassLoader());
                     } catch (Exception e) {
                         throw new IllegalStateException("java.net.http is not as the agent knows it", e);
                     } catch (LinkageError e) {

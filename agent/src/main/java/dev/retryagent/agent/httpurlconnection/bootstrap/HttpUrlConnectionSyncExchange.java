@@ -23,7 +23,7 @@ import java.net.URL;
  * and error body stay readable): for the loop that attempt is a response ({@link AttemptResponse} with the
  * exception), not a failure; the application gets that very exception if it is the last attempt.
  */
-final class HttpUrlConnectionExchange implements Exchange<HttpUrlConnectionExchange.AttemptResponse> {
+final class HttpUrlConnectionSyncExchange implements Exchange<HttpUrlConnectionSyncExchange.AttemptResponse> {
     private final HttpURLConnection conn;
     private final ConnectionState state;
     private final String markerHeader;
@@ -38,8 +38,8 @@ final class HttpUrlConnectionExchange implements Exchange<HttpUrlConnectionExcha
     /** The last attempt failed on a connection from the keep-alive cache (known with {@link #soleLayer} only). */
     private boolean lastOnCachedConnection;
 
-    HttpUrlConnectionExchange(HttpURLConnection conn, ConnectionState state, String markerHeader, boolean soleLayer,
-                              boolean checkStale) {
+    HttpUrlConnectionSyncExchange(HttpURLConnection conn, ConnectionState state, String markerHeader,
+                                  boolean soleLayer, boolean checkStale) {
         this.conn = conn;
         this.state = state;
         this.markerHeader = markerHeader;
@@ -122,7 +122,7 @@ final class HttpUrlConnectionExchange implements Exchange<HttpUrlConnectionExcha
     public CallFacts decidedUnder(CallFacts call, AttemptResponse response) {
         URL url = conn.getURL();
         // Still the URL the facts were read from: the same address, the same facts.
-        return url == urlAtStart ? call : HttpUrlConnectionCalls.decidedUnder(call, url);
+        return url == urlAtStart ? call : HttpUrlConnectionRequests.decidedUnder(call, url);
     }
 
     @Override
@@ -131,7 +131,7 @@ final class HttpUrlConnectionExchange implements Exchange<HttpUrlConnectionExcha
         if (failure instanceof NotIoFailure) {
             return FailureKind.OTHER;
         }
-        return HttpUrlConnectionCalls.classify(failure, failure == lastFailure && lastOnCachedConnection);
+        return HttpUrlConnectionRequests.classify(failure, failure == lastFailure && lastOnCachedConnection);
     }
 
     @Override

@@ -30,23 +30,23 @@ import org.junit.jupiter.api.Test;
  * JDK and of Java 11, 17 and 25 ({@link JdkClassFiles}); the adapter's reflective request copy, publisher and failure
  * rules. The forked-JVM integration tests (JdkHttpClientAgentIT) run the real thing on those JDKs.
  */
-class JdkHttpClientInstrumentationTest {
+class JdkHttpInstrumentationTest {
     /** The JDKs {@code java.net.http} is in: all that {@link JdkClassFiles} reads but Java 8. */
     private static final List<String> JDKS = List.of("running", "java11", "java17", "java25");
 
-    private final JdkHttpClientInstrumentation instrumentation = new JdkHttpClientInstrumentation();
+    private final JdkHttpInstrumentation instrumentation = new JdkHttpInstrumentation();
 
     @Test
     void describesTheClient() {
         assertEquals("jdk-httpclient", instrumentation.name());
-        assertEquals(JdkHttpClientHooks.class.getName(), instrumentation.handlerClass());
+        assertEquals(JdkHttpHooks.class.getName(), instrumentation.handlerClass());
         assertEquals(5, instrumentation.hookPoints().size());
     }
 
     @Test
     void everyHookPointNamesAConcreteMethodOnEveryJdk() {
-        Map<String, byte[]> impl = classFiles(JdkHttpClientInstrumentation.CLIENT_IMPL);
-        Map<String, byte[]> mex = classFiles(JdkHttpClientInstrumentation.MULTI_EXCHANGE);
+        Map<String, byte[]> impl = classFiles(JdkHttpInstrumentation.CLIENT_IMPL);
+        Map<String, byte[]> mex = classFiles(JdkHttpInstrumentation.MULTI_EXCHANGE);
         List<HookPoint> points = instrumentation.hookPoints();
         for (HookPoint point : points.subList(0, 2)) {
             impl.forEach((jdk, bytes) -> {
@@ -76,15 +76,15 @@ class JdkHttpClientInstrumentationTest {
         }
         Path file = Files.createTempFile("publisher", ".txt");
         try {
-            assertTrue(JdkHttpClientHooks.replayable(HttpRequest.BodyPublishers.ofString("a")));
-            assertTrue(JdkHttpClientHooks.replayable(HttpRequest.BodyPublishers.ofByteArray(new byte[1])));
-            assertTrue(JdkHttpClientHooks.replayable(HttpRequest.BodyPublishers.noBody()));
-            assertTrue(JdkHttpClientHooks.replayable(HttpRequest.BodyPublishers.ofFile(file)));
-            assertTrue(JdkHttpClientHooks.replayable(null));
-            assertFalse(JdkHttpClientHooks.replayable(HttpRequest.BodyPublishers.ofInputStream(() -> null)));
-            assertFalse(JdkHttpClientHooks.replayable(HttpRequest.BodyPublishers.fromPublisher(
+            assertTrue(JdkHttpRequests.replayable(HttpRequest.BodyPublishers.ofString("a")));
+            assertTrue(JdkHttpRequests.replayable(HttpRequest.BodyPublishers.ofByteArray(new byte[1])));
+            assertTrue(JdkHttpRequests.replayable(HttpRequest.BodyPublishers.noBody()));
+            assertTrue(JdkHttpRequests.replayable(HttpRequest.BodyPublishers.ofFile(file)));
+            assertTrue(JdkHttpRequests.replayable(null));
+            assertFalse(JdkHttpRequests.replayable(HttpRequest.BodyPublishers.ofInputStream(() -> null)));
+            assertFalse(JdkHttpRequests.replayable(HttpRequest.BodyPublishers.fromPublisher(
                     (Flow.Subscriber<? super ByteBuffer> s) -> { })));
-            assertFalse(JdkHttpClientHooks.replayable(HttpRequest.BodyPublishers.ofByteArrays(List.of())));
+            assertFalse(JdkHttpRequests.replayable(HttpRequest.BodyPublishers.ofByteArrays(List.of())));
         } finally {
             Files.delete(file);
         }
@@ -93,7 +93,7 @@ class JdkHttpClientInstrumentationTest {
     /** The marked copy is the request with one header more: method, body, timeout, version and headers kept. */
     @Test
     void theMarkedCopyKeepsEverythingElse() {
-        JdkHttp api = JdkHttp.of(HttpRequest.class);
+        JdkHttpApi api = JdkHttpApi.of(HttpRequest.class);
         HttpRequest.BodyPublisher body = HttpRequest.BodyPublishers.ofString("payload");
         HttpRequest original = HttpRequest.newBuilder(URI.create("http://127.0.0.1:1/a?q=1"))
                 .header("X-Multi", "1").header("X-Multi", "2").timeout(Duration.ofSeconds(7)).expectContinue(true)
@@ -116,7 +116,7 @@ class JdkHttpClientInstrumentationTest {
     /** Both ways to copy (newBuilder(request, filter) on Java 16+, the accessors before) make the same request. */
     @Test
     void bothCopiesAreTheSame() {
-        JdkHttp api = JdkHttp.of(HttpRequest.class);
+        JdkHttpApi api = JdkHttpApi.of(HttpRequest.class);
         URI uri = URI.create("http://127.0.0.1:1/b");
         List<HttpRequest> requests = List.of(
                 HttpRequest.newBuilder(uri).GET().build(),
@@ -143,16 +143,16 @@ class JdkHttpClientInstrumentationTest {
 
     @Test
     void failuresAreClassifiedByTheirJdkTypes() {
-        assertEquals(FailureKind.CONNECT, JdkHttpCall.classifyFailure(new ConnectException("refused")));
-        assertEquals(FailureKind.CONNECT, JdkHttpCall.classifyFailure(new HttpConnectTimeoutException("connect")));
-        assertEquals(FailureKind.TIMEOUT, JdkHttpCall.classifyFailure(new HttpTimeoutException("request timed out")));
-        assertEquals(FailureKind.RESET, JdkHttpCall.classifyFailure(new EOFException("EOF reached while reading")));
-        assertEquals(FailureKind.RESET, JdkHttpCall.classifyFailure(
+        assertEquals(FailureKind.CONNECT, JdkHttpRequests.classifyFailure(new ConnectException("refused")));
+        assertEquals(FailureKind.CONNECT, JdkHttpRequests.classifyFailure(new HttpConnectTimeoutException("connect")));
+        assertEquals(FailureKind.TIMEOUT, JdkHttpRequests.classifyFailure(new HttpTimeoutException("request timed out")));
+        assertEquals(FailureKind.RESET, JdkHttpRequests.classifyFailure(new EOFException("EOF reached while reading")));
+        assertEquals(FailureKind.RESET, JdkHttpRequests.classifyFailure(
                 new IOException("EOF reached while reading", new EOFException())));
-        assertEquals(FailureKind.RESET, JdkHttpCall.classifyFailure(new IOException("HTTP/1.1 header parser received no bytes",
+        assertEquals(FailureKind.RESET, JdkHttpRequests.classifyFailure(new IOException("HTTP/1.1 header parser received no bytes",
                 new IOException("connection closed locally"))));
-        assertEquals(FailureKind.OTHER, JdkHttpCall.classifyFailure(new IOException("Invalid Http response")));
-        assertEquals(FailureKind.OTHER, JdkHttpCall.classifyFailure(new java.net.UnknownHostException("nowhere")));
+        assertEquals(FailureKind.OTHER, JdkHttpRequests.classifyFailure(new IOException("Invalid Http response")));
+        assertEquals(FailureKind.OTHER, JdkHttpRequests.classifyFailure(new java.net.UnknownHostException("nowhere")));
     }
 
     /** Class file bytes of {@code binaryName} (in java.net.http) per JDK: the running one, then Java 11, 17, 25. */

@@ -14,8 +14,8 @@ import java.net.URL;
 import java.util.Locale;
 
 /** HttpURLConnection requests and failures in the engine's terms. Only JDK types: it lives on the bootstrap path. */
-final class HttpUrlConnectionCalls {
-    private HttpUrlConnectionCalls() {
+final class HttpUrlConnectionRequests {
+    private HttpUrlConnectionRequests() {
     }
 
     /** {@code call}'s facts at {@code url}, where the JDK's redirects took the connection (null: where it was). */
