@@ -1,0 +1,116 @@
+package dev.retryagent.it.clients;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.net.URI;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Future;
+import org.apache.http.Header;
+import org.apache.http.HttpEntity;
+import org.apache.http.HttpResponse;
+import org.apache.http.client.methods.RequestBuilder;
+import org.apache.http.concurrent.FutureCallback;
+import org.apache.http.entity.ByteArrayEntity;
+import org.apache.http.entity.ContentType;
+import org.apache.http.entity.InputStreamEntity;
+import org.apache.http.impl.client.CloseableHttpClient;
+import org.apache.http.impl.client.HttpClients;
+import org.apache.http.impl.nio.client.CloseableHttpAsyncClient;
+import org.apache.http.impl.nio.client.HttpAsyncClients;
+import org.apache.http.util.EntityUtils;
+
+/**
+ * Apache HttpClient 4.5 ({@code execute} with a response handler) and HttpAsyncClient 4.1 ({@code execute} with a
+ * callback). A one-shot body is an {@link InputStreamEntity} of unknown length.
+ */
+public final class HttpClient4Kit implements AsyncHttpKit {
+    private final CloseableHttpClient classic;
+    private CloseableHttpAsyncClient async;
+
+    /** The default clients; the async one (HttpAsyncClient, a library of its own) made at the first async call. */
+    public HttpClient4Kit() {
+        this(HttpClients.createDefault(), null);
+    }
+
+    /** These clients; {@code async} started here (null: the default one, at the first async call). */
+    public HttpClient4Kit(CloseableHttpClient classic, CloseableHttpAsyncClient async) {
+        this.classic = classic;
+        this.async = async;
+        if (async != null) {
+            async.start();
+        }
+    }
+
+    @Override
+    public KitReply call(KitRequest request) throws IOException {
+        return classic.execute(request(request).build(), HttpClient4Kit::reply);
+    }
+
+    @Override
+    public CompletableFuture<KitReply> callAsync(KitRequest request) {
+        CompletableFuture<KitReply> reply = new CompletableFuture<>();
+        Future<HttpResponse> call = async().execute(request(request).build(), new FutureCallback<HttpResponse>() {
+            @Override
+            public void completed(HttpResponse response) {
+                try {
+                    reply.complete(reply(response));
+                } catch (IOException e) {
+                    reply.completeExceptionally(e);
+                }
+            }
+
+            @Override
+            public void failed(Exception e) {
+                reply.completeExceptionally(e);
+            }
+
+            @Override
+            public void cancelled() {
+                reply.cancel(false);
+            }
+        });
+        return Kits.cancelling(reply, () -> call.cancel(true));
+    }
+
+    private static RequestBuilder request(KitRequest request) {
+        RequestBuilder builder = RequestBuilder.create(request.method()).setUri(URI.create(request.url()));
+        for (Map.Entry<String, String> h : request.headers()) {
+            builder.addHeader(h.getKey(), h.getValue());
+        }
+        if (request.hasBody()) {
+            String type = request.contentType();
+            ContentType contentType = type == null ? null : ContentType.parse(type);
+            builder.setEntity(request.isOneShot()
+                    ? new InputStreamEntity(new ByteArrayInputStream(request.body()), -1, contentType)
+                    : new ByteArrayEntity(request.body(), contentType));
+        }
+        return builder;
+    }
+
+    private synchronized CloseableHttpAsyncClient async() {
+        if (async == null) {
+            async = HttpAsyncClients.createDefault();
+            async.start();
+        }
+        return async;
+    }
+
+    @Override
+    public synchronized void close() throws IOException {
+        classic.close();
+        if (async != null) {
+            async.close();
+        }
+    }
+
+    /** HttpClient 4's response as a reply, its entity read to the end. */
+    private static KitReply reply(HttpResponse response) throws IOException {
+        KitReply.Builder reply = new KitReply.Builder(response.getStatusLine().getStatusCode());
+        for (Header h : response.getAllHeaders()) {
+            reply.header(h.getName(), h.getValue());
+        }
+        HttpEntity entity = response.getEntity();
+        return reply.body(entity == null ? null : EntityUtils.toByteArray(entity));
+    }
+}
