@@ -88,6 +88,12 @@ public final class HttpClient4Kit implements AsyncHttpKit {
         return builder;
     }
 
+    /** Makes and starts the async client now, not at the first async call (for a client built before the agent). */
+    public HttpClient4Kit startAsync() {
+        async();
+        return this;
+    }
+
     private synchronized CloseableHttpAsyncClient async() {
         if (async == null) {
             async = HttpAsyncClients.createDefault();

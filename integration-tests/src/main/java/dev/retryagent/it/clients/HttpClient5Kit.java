@@ -99,6 +99,12 @@ public final class HttpClient5Kit implements AsyncHttpKit {
         return Kits.cancelling(reply, () -> call.cancel(true));
     }
 
+    /** Makes and starts the async client now, not at the first async call (for a client built before the agent). */
+    public HttpClient5Kit startAsync() {
+        async();
+        return this;
+    }
+
     private synchronized CloseableHttpAsyncClient async() {
         if (async == null) {
             async = HttpAsyncClients.createDefault();

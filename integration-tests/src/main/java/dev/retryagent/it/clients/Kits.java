@@ -3,14 +3,15 @@ package dev.retryagent.it.clients;
 import java.io.Closeable;
 import java.io.IOException;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
+import java.util.regex.Pattern;
 
 /**
  * The kits by the client names the applications take on their command lines: {@code okhttp},
@@ -21,6 +22,7 @@ import java.util.function.Supplier;
  * forked application has only some of them on its class path.
  */
 public final class Kits implements Closeable {
+    private static final Pattern MODE = Pattern.compile("-(async|sync|classic)$");
     private static final Map<String, String> CLASSES = new HashMap<>();
 
     static {
@@ -32,12 +34,12 @@ public final class Kits implements Closeable {
         CLASSES.put("jdk-httpclient", p + "JdkHttpClientKit");
     }
 
-    private final Map<String, Supplier<? extends HttpKit>> custom = new HashMap<>();
-    private final Map<String, HttpKit> made = new LinkedHashMap<>();
+    private final Map<String, Supplier<? extends HttpKit>> custom = new ConcurrentHashMap<>();
+    private final Map<String, HttpKit> made = new ConcurrentHashMap<>();
 
     /** The client of {@code name}: its mode dropped, an alias spelled out. */
     public static String client(String name) {
-        String client = name.replaceFirst("-(async|sync|classic)$", "");
+        String client = MODE.matcher(name).replaceFirst("");
         switch (client) {
             case "hc5":
                 return "httpclient5";
@@ -76,15 +78,11 @@ public final class Kits implements Closeable {
     }
 
     /** The one kit of {@code name}'s client in this set, made at its first use. */
-    public synchronized HttpKit kit(String name) {
-        String client = client(name);
-        HttpKit kit = made.get(client);
-        if (kit == null) {
+    public HttpKit kit(String name) {
+        return made.computeIfAbsent(client(name), client -> {
             Supplier<? extends HttpKit> supplier = custom.get(client);
-            kit = supplier != null ? supplier.get() : create(client);
-            made.put(client, kit);
-        }
-        return kit;
+            return supplier != null ? supplier.get() : create(client);
+        });
     }
 
     /** The kit of {@code name}'s client, which must have an asynchronous API. */
@@ -129,7 +127,7 @@ public final class Kits implements Closeable {
     }
 
     @Override
-    public synchronized void close() throws IOException {
+    public void close() throws IOException {
         for (HttpKit kit : made.values()) {
             kit.close();
         }

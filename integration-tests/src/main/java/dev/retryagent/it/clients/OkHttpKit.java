@@ -20,7 +20,8 @@ import okio.BufferedSink;
 /** OkHttp (4.12 and 5): {@code execute} and {@code enqueue} on one client. */
 public final class OkHttpKit implements AsyncHttpKit {
     /** The methods OkHttp refuses without a body. */
-    private static final Set<String> MUST_HAVE_BODY = new HashSet<>(Arrays.asList("POST", "PUT", "PATCH", "PROPPATCH", "REPORT"));
+    private static final Set<String> MUST_HAVE_BODY = new HashSet<>(
+            Arrays.asList("POST", "PUT", "PATCH", "PROPPATCH", "REPORT"));
 
     private final OkHttpClient client;
 
