@@ -1,11 +1,13 @@
 package dev.retryagent.it.clients;
 
 import java.io.ByteArrayInputStream;
+import java.io.Closeable;
 import java.io.IOException;
 import java.net.URI;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
+import java.util.function.Supplier;
 import org.apache.http.Header;
 import org.apache.http.HttpEntity;
 import org.apache.http.HttpResponse;
@@ -26,20 +28,22 @@ import org.apache.http.util.EntityUtils;
  */
 public final class HttpClient4Kit implements AsyncHttpKit {
     private final CloseableHttpClient classic;
-    private CloseableHttpAsyncClient async;
+    private final FirstUse<Async> async;
 
     /** The default clients; the async one (HttpAsyncClient, a library of its own) made at the first async call. */
     public HttpClient4Kit() {
-        this(HttpClients.createDefault(), null);
+        this(HttpClients.createDefault(), () -> new Async(HttpAsyncClients.createDefault()));
     }
 
-    /** These clients; {@code async} started here (null: the default one, at the first async call). */
+    /** These clients, {@code async} started here. */
     public HttpClient4Kit(CloseableHttpClient classic, CloseableHttpAsyncClient async) {
+        this(classic, () -> new Async(async));
+        startAsync();
+    }
+
+    private HttpClient4Kit(CloseableHttpClient classic, Supplier<Async> async) {
         this.classic = classic;
-        this.async = async;
-        if (async != null) {
-            async.start();
-        }
+        this.async = new FirstUse<>(async, a -> a.client.start());
     }
 
     @Override
@@ -50,7 +54,7 @@ public final class HttpClient4Kit implements AsyncHttpKit {
     @Override
     public CompletableFuture<KitReply> callAsync(KitRequest request) {
         CompletableFuture<KitReply> reply = new CompletableFuture<>();
-        Future<HttpResponse> call = async().execute(request(request).build(), new FutureCallback<HttpResponse>() {
+        Future<HttpResponse> call = async.get().client.execute(request(request).build(), new FutureCallback<HttpResponse>() {
             @Override
             public void completed(HttpResponse response) {
                 try {
@@ -90,24 +94,14 @@ public final class HttpClient4Kit implements AsyncHttpKit {
 
     /** Makes and starts the async client now, not at the first async call (for a client built before the agent). */
     public HttpClient4Kit startAsync() {
-        async();
+        async.get();
         return this;
     }
 
-    private synchronized CloseableHttpAsyncClient async() {
-        if (async == null) {
-            async = HttpAsyncClients.createDefault();
-            async.start();
-        }
-        return async;
-    }
-
     @Override
-    public synchronized void close() throws IOException {
+    public void close() throws IOException {
         classic.close();
-        if (async != null) {
-            async.close();
-        }
+        async.close();
     }
 
     /** HttpClient 4's response as a reply, its entity read to the end. */
@@ -118,5 +112,22 @@ public final class HttpClient4Kit implements AsyncHttpKit {
         }
         HttpEntity entity = response.getEntity();
         return reply.body(entity == null ? null : EntityUtils.toByteArray(entity));
+    }
+
+    /**
+     * HttpAsyncClient's client, behind a class of ours: until the first async call no signature the JVM resolves
+     * names its types, so the blocking client alone needs no HttpAsyncClient on the class path.
+     */
+    private static final class Async implements Closeable {
+        final CloseableHttpAsyncClient client;
+
+        Async(CloseableHttpAsyncClient client) {
+            this.client = client;
+        }
+
+        @Override
+        public void close() throws IOException {
+            client.close();
+        }
     }
 }

@@ -6,13 +6,17 @@ import java.net.URI;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
+import java.util.function.Supplier;
 import org.apache.hc.client5.http.async.methods.SimpleHttpRequest;
 import org.apache.hc.client5.http.async.methods.SimpleHttpResponse;
 import org.apache.hc.client5.http.classic.methods.HttpUriRequestBase;
+import org.apache.hc.client5.http.config.RequestConfig;
 import org.apache.hc.client5.http.impl.async.CloseableHttpAsyncClient;
 import org.apache.hc.client5.http.impl.async.HttpAsyncClients;
 import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
 import org.apache.hc.client5.http.impl.classic.HttpClients;
+import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManager;
+import org.apache.hc.client5.http.impl.nio.PoolingAsyncClientConnectionManager;
 import org.apache.hc.core5.concurrent.FutureCallback;
 import org.apache.hc.core5.http.ContentType;
 import org.apache.hc.core5.http.Header;
@@ -28,20 +32,30 @@ import org.apache.hc.core5.http.io.entity.InputStreamEntity;
  */
 public final class HttpClient5Kit implements AsyncHttpKit {
     private final CloseableHttpClient classic;
-    private CloseableHttpAsyncClient async;
+    private final FirstUse<CloseableHttpAsyncClient> async;
 
     /** The default clients; the async one is made and started at the first async call. */
     public HttpClient5Kit() {
-        this(HttpClients.createDefault(), null);
+        this(HttpClients.createDefault(), HttpAsyncClients::createDefault);
     }
 
-    /** These clients; {@code async} started here (null: the default one, at the first async call). */
+    /** These clients, {@code async} started here. */
     public HttpClient5Kit(CloseableHttpClient classic, CloseableHttpAsyncClient async) {
+        this(classic, () -> async);
+        startAsync();
+    }
+
+    private HttpClient5Kit(CloseableHttpClient classic, Supplier<CloseableHttpAsyncClient> async) {
         this.classic = classic;
-        this.async = async;
-        if (async != null) {
-            async.start();
-        }
+        this.async = new FirstUse<>(async, CloseableHttpAsyncClient::start);
+    }
+
+    /** Clients of these pools (whose stats the application reads) and this request configuration. */
+    public static HttpClient5Kit pooled(PoolingHttpClientConnectionManager classicPool,
+            PoolingAsyncClientConnectionManager asyncPool, RequestConfig config) {
+        return new HttpClient5Kit(
+                HttpClients.custom().setConnectionManager(classicPool).setDefaultRequestConfig(config).build(),
+                HttpAsyncClients.custom().setConnectionManager(asyncPool).setDefaultRequestConfig(config).build());
     }
 
     @Override
@@ -76,7 +90,7 @@ public final class HttpClient5Kit implements AsyncHttpKit {
             message.setBody(request.body(), type == null ? null : ContentType.parse(type));
         }
         CompletableFuture<KitReply> reply = new CompletableFuture<>();
-        Future<SimpleHttpResponse> call = async().execute(message, new FutureCallback<SimpleHttpResponse>() {
+        Future<SimpleHttpResponse> call = async.get().execute(message, new FutureCallback<SimpleHttpResponse>() {
             @Override
             public void completed(SimpleHttpResponse response) {
                 KitReply.Builder built = new KitReply.Builder(response.getCode());
@@ -101,16 +115,8 @@ public final class HttpClient5Kit implements AsyncHttpKit {
 
     /** Makes and starts the async client now, not at the first async call (for a client built before the agent). */
     public HttpClient5Kit startAsync() {
-        async();
+        async.get();
         return this;
-    }
-
-    private synchronized CloseableHttpAsyncClient async() {
-        if (async == null) {
-            async = HttpAsyncClients.createDefault();
-            async.start();
-        }
-        return async;
     }
 
     private static void headers(KitRequest request, HttpMessage message) {
@@ -120,10 +126,8 @@ public final class HttpClient5Kit implements AsyncHttpKit {
     }
 
     @Override
-    public synchronized void close() throws IOException {
+    public void close() throws IOException {
         classic.close();
-        if (async != null) {
-            async.close();
-        }
+        async.close();
     }
 }

@@ -2,6 +2,8 @@ package dev.retryagent.it.clients;
 
 import java.io.Closeable;
 import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CancellationException;
@@ -64,9 +66,14 @@ public final class Kits implements Closeable {
         if (className == null) {
             throw new IllegalArgumentException("client " + name);
         }
+        // A method handle to the one constructor: reflection would load the types of every constructor's parameters,
+        // an async client's among them, which an application of the blocking client alone may not have.
         try {
-            return (HttpKit) Class.forName(className).getDeclaredConstructor().newInstance();
-        } catch (ReflectiveOperationException e) {
+            return (HttpKit) MethodHandles.publicLookup()
+                    .findConstructor(Class.forName(className), MethodType.methodType(void.class)).invoke();
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable e) {
             throw new IllegalStateException("kit of " + name + ": " + e, e);
         }
     }

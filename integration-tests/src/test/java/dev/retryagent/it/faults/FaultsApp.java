@@ -11,8 +11,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import okhttp3.OkHttpClient;
 import org.apache.hc.client5.http.config.RequestConfig;
-import org.apache.hc.client5.http.impl.async.HttpAsyncClients;
-import org.apache.hc.client5.http.impl.classic.HttpClients;
 import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManager;
 import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManagerBuilder;
 import org.apache.hc.client5.http.impl.nio.PoolingAsyncClientConnectionManager;
@@ -38,9 +36,7 @@ public final class FaultsApp {
                 .build();
         RequestConfig config = RequestConfig.custom().setResponseTimeout(Timeout.ofMilliseconds(READ_TIMEOUT_MS)).build();
         PoolingAsyncClientConnectionManager asyncPool = PoolingAsyncClientConnectionManagerBuilder.create().build();
-        HttpClient5Kit httpClient5 = new HttpClient5Kit(
-                HttpClients.custom().setConnectionManager(classicPool).setDefaultRequestConfig(config).build(),
-                HttpAsyncClients.custom().setConnectionManager(asyncPool).setDefaultRequestConfig(config).build());
+        HttpClient5Kit httpClient5 = HttpClient5Kit.pooled(classicPool, asyncPool, config);
         HttpUrlConnectionKit jdk = new HttpUrlConnectionKit(5000, READ_TIMEOUT_MS);
         Kits kits = new Kits().use("okhttp", () -> new OkHttpKit(okhttp)).use("httpclient5", () -> httpClient5)
                 .use("jdk", () -> jdk);

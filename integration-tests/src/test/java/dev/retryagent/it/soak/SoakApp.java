@@ -26,8 +26,6 @@ import javax.management.openmbean.TabularData;
 import okhttp3.Dispatcher;
 import okhttp3.OkHttpClient;
 import org.apache.hc.client5.http.config.RequestConfig;
-import org.apache.hc.client5.http.impl.async.HttpAsyncClients;
-import org.apache.hc.client5.http.impl.classic.HttpClients;
 import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManager;
 import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManagerBuilder;
 import org.apache.hc.client5.http.impl.nio.PoolingAsyncClientConnectionManager;
@@ -70,9 +68,7 @@ public final class SoakApp {
         RequestConfig config = RequestConfig.custom().setResponseTimeout(Timeout.ofMilliseconds(READ_TIMEOUT_MS)).build();
         PoolingAsyncClientConnectionManager asyncPool = PoolingAsyncClientConnectionManagerBuilder.create()
                 .setMaxConnTotal(threads).setMaxConnPerRoute(threads).build();
-        HttpClient5Kit httpClient5 = new HttpClient5Kit(
-                HttpClients.custom().setConnectionManager(classicPool).setDefaultRequestConfig(config).build(),
-                HttpAsyncClients.custom().setConnectionManager(asyncPool).setDefaultRequestConfig(config).build());
+        HttpClient5Kit httpClient5 = HttpClient5Kit.pooled(classicPool, asyncPool, config);
         HttpUrlConnectionKit jdk = new HttpUrlConnectionKit(5000, READ_TIMEOUT_MS);
         Kits kits = new Kits().use("okhttp", () -> new OkHttpKit(okhttp)).use("httpclient5", () -> httpClient5)
                 .use("jdk", () -> jdk);
