@@ -6,6 +6,7 @@ import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
 import okhttp3.Call;
 import okhttp3.Callback;
 import okhttp3.Headers;
@@ -15,7 +16,6 @@ import okhttp3.Request;
 import okhttp3.RequestBody;
 import okhttp3.Response;
 import okhttp3.ResponseBody;
-import okio.BufferedSink;
 
 /** OkHttp (4.12 and 5): {@code execute} and {@code enqueue} on one client. */
 public final class OkHttpKit implements AsyncHttpKit {
@@ -71,7 +71,8 @@ public final class OkHttpKit implements AsyncHttpKit {
         RequestBody body = null;
         if (request.hasBody() || MUST_HAVE_BODY.contains(request.method())) {
             String type = request.contentType();
-            body = new Body(request.body(), type == null ? null : MediaType.get(type), request.isOneShot());
+            body = new OkHttpBody(request.body(), type == null ? null : MediaType.get(type), request.isOneShot(),
+                    new AtomicInteger());
         }
         Request.Builder builder = new Request.Builder().url(request.url()).method(request.method(), body);
         for (Map.Entry<String, String> h : request.headers()) {
@@ -94,37 +95,5 @@ public final class OkHttpKit implements AsyncHttpKit {
     public void close() {
         client.dispatcher().executorService().shutdown();
         client.connectionPool().evictAll();
-    }
-
-    private static final class Body extends RequestBody {
-        private final byte[] bytes;
-        private final MediaType type;
-        private final boolean oneShot;
-
-        Body(byte[] bytes, MediaType type, boolean oneShot) {
-            this.bytes = bytes;
-            this.type = type;
-            this.oneShot = oneShot;
-        }
-
-        @Override
-        public MediaType contentType() {
-            return type;
-        }
-
-        @Override
-        public long contentLength() {
-            return bytes.length;
-        }
-
-        @Override
-        public boolean isOneShot() {
-            return oneShot;
-        }
-
-        @Override
-        public void writeTo(BufferedSink sink) throws IOException {
-            sink.write(bytes);
-        }
     }
 }
