@@ -5,7 +5,7 @@ import java.io.IOException;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
-/** A client made and started at its first use, so that an application that never calls it never loads or starts it. */
+/** A client made and started at its first use: an application that never calls it never starts it. */
 final class FirstUse<C extends Closeable> implements Closeable {
     private final Supplier<C> make;
     private final Consumer<C> start;

@@ -36,7 +36,7 @@ public final class HttpClient5Kit implements AsyncHttpKit {
 
     /** The default clients; the async one is made and started at the first async call. */
     public HttpClient5Kit() {
-        this(HttpClients.createDefault(), HttpAsyncClients::createDefault);
+        this(HttpClients.createDefault(), () -> HttpAsyncClients.createDefault());
     }
 
     /** These clients, {@code async} started here. */
@@ -47,7 +47,7 @@ public final class HttpClient5Kit implements AsyncHttpKit {
 
     private HttpClient5Kit(CloseableHttpClient classic, Supplier<CloseableHttpAsyncClient> async) {
         this.classic = classic;
-        this.async = new FirstUse<>(async, CloseableHttpAsyncClient::start);
+        this.async = new FirstUse<>(async, client -> client.start());
     }
 
     /** Clients of these pools (whose stats the application reads) and this request configuration. */

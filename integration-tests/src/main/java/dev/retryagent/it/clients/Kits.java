@@ -28,7 +28,7 @@ public final class Kits implements Closeable {
     private static final Map<String, String> CLASSES = new HashMap<>();
 
     static {
-        String p = Kits.class.getPackage().getName() + ".";
+        String p = "dev.retryagent.it.clients.";
         CLASSES.put("okhttp", p + "OkHttpKit");
         CLASSES.put("httpclient5", p + "HttpClient5Kit");
         CLASSES.put("httpclient4", p + "HttpClient4Kit");
