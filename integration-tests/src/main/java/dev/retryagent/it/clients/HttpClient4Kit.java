@@ -54,7 +54,8 @@ public final class HttpClient4Kit implements AsyncHttpKit {
     @Override
     public CompletableFuture<KitReply> callAsync(KitRequest request) {
         CompletableFuture<KitReply> reply = new CompletableFuture<>();
-        Future<HttpResponse> call = async.get().client.execute(request(request).build(), new FutureCallback<HttpResponse>() {
+        CloseableHttpAsyncClient client = async.get().client;
+        Future<HttpResponse> call = client.execute(request(request).build(), new FutureCallback<HttpResponse>() {
             @Override
             public void completed(HttpResponse response) {
                 try {
