@@ -1,29 +1,18 @@
 package dev.retryagent.it.apps;
 
+import dev.retryagent.it.clients.HttpClient4Kit;
+import dev.retryagent.it.clients.HttpClient5Kit;
+import dev.retryagent.it.clients.KitRequest;
+import dev.retryagent.it.clients.Kits;
 import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.lang.management.ManagementFactory;
-import java.net.HttpURLConnection;
-import java.net.URL;
 import java.nio.charset.StandardCharsets;
-import java.util.concurrent.CompletableFuture;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import okhttp3.Call;
-import okhttp3.Callback;
-import okhttp3.OkHttpClient;
-import okhttp3.Request;
-import okhttp3.Response;
-import org.apache.hc.client5.http.async.methods.SimpleHttpRequest;
-import org.apache.hc.client5.http.async.methods.SimpleHttpResponse;
-import org.apache.hc.client5.http.async.methods.SimpleRequestBuilder;
-import org.apache.hc.client5.http.classic.methods.HttpGet;
-import org.apache.hc.client5.http.impl.async.CloseableHttpAsyncClient;
-import org.apache.hc.client5.http.impl.async.HttpAsyncClients;
-import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
-import org.apache.hc.client5.http.impl.classic.HttpClients;
-import org.apache.hc.core5.http.io.entity.EntityUtils;
 
 /**
  * A long-running "legacy" service for {@code attach}: it builds its clients once, at start-up, and keeps using
@@ -39,25 +28,26 @@ import org.apache.hc.core5.http.io.entity.EntityUtils;
  *                      httpurlconnection (a new connection, as always)
  * exit                 ends the application (so does the end of stdin)
  * </pre>
- * Each call prints {@code RESULT id=ID client=CLIENT status=N} or {@code RESULT id=ID client=CLIENT failure=CLASS}.
+ * Each call goes through its client's kit and prints {@code RESULT id=ID client=CLIENT status=N} or
+ * {@code RESULT id=ID client=CLIENT failure=CLASS}.
  */
 public final class LongRunningClientsApp {
-    private static OkHttpClient okHttp;
-    private static CloseableHttpClient httpClient5;
-    private static CloseableHttpAsyncClient httpClient5Async;
+    private static final Set<String> CLIENTS = new HashSet<>(Arrays.asList("okhttp", "okhttp-async", "httpclient5",
+            "httpclient5-async", "httpclient4", "httpclient4-async", "httpurlconnection"));
+
+    private static final Kits KITS = new Kits()
+            .use("httpclient5", () -> new HttpClient5Kit().startAsync())
+            .use("httpclient4", () -> new HttpClient4Kit().startAsync());
 
     private LongRunningClientsApp() {
     }
 
     public static void main(String[] args) throws Exception {
-        okHttp = new OkHttpClient.Builder().build();
-        httpClient5 = HttpClients.createDefault();
-        httpClient5Async = HttpAsyncClients.createDefault();
-        httpClient5Async.start();
-        // Hc4 is loaded only when HttpClient 4 is there: verifying its code loads HttpClient 4's types.
-        boolean hc4 = present("org.apache.http.impl.client.HttpClients");
-        if (hc4) {
-            Hc4.start();
+        KITS.kit("okhttp");
+        KITS.kit("httpclient5");
+        // HttpClient 4's kit is made only when HttpClient 4 is there: making it loads HttpClient 4's types.
+        if (present("org.apache.http.impl.client.HttpClients")) {
+            KITS.kit("httpclient4");
         }
         Report.line("READY", "pid", pid(), "java", System.getProperty("java.version"));
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
@@ -73,59 +63,17 @@ public final class LongRunningClientsApp {
                 Report.line("UNKNOWN", "line", line);
             }
         }
-        httpClient5.close();
-        httpClient5Async.close();
-        if (hc4) {
-            Hc4.close();
-        }
-        okHttp.dispatcher().executorService().shutdown();
-        okHttp.connectionPool().evictAll();
+        KITS.close();
         Report.line("DONE");
     }
 
     private static void call(String id, String client, String url) {
+        if (!CLIENTS.contains(client)) {
+            Report.line("RESULT", "id", id, "client", client, "failure", "unknown-client");
+            return;
+        }
         try {
-            int status;
-            switch (client) {
-                case "okhttp":
-                    try (Response response = okHttp.newCall(new Request.Builder().url(url).build()).execute()) {
-                        response.body().string();
-                        status = response.code();
-                    }
-                    break;
-                case "okhttp-async":
-                    status = okHttpAsync(url);
-                    break;
-                case "httpclient5":
-                    status = httpClient5.execute(new HttpGet(url), response -> {
-                        EntityUtils.consume(response.getEntity());
-                        return response.getCode();
-                    });
-                    break;
-                case "httpclient5-async":
-                    SimpleHttpRequest request = SimpleRequestBuilder.get(url).build();
-                    SimpleHttpResponse response = httpClient5Async.execute(request, null).get(60, TimeUnit.SECONDS);
-                    status = response.getCode();
-                    break;
-                case "httpclient4":
-                    status = Hc4.classic(url);
-                    break;
-                case "httpclient4-async":
-                    status = Hc4.async(url);
-                    break;
-                case "httpurlconnection":
-                    HttpURLConnection connection = (HttpURLConnection) new URL(url).openConnection();
-                    status = connection.getResponseCode();
-                    InputStream body = status < 400 ? connection.getInputStream() : connection.getErrorStream();
-                    if (body != null) {
-                        Report.drain(body);
-                        body.close();
-                    }
-                    break;
-                default:
-                    Report.line("RESULT", "id", id, "client", client, "failure", "unknown-client");
-                    return;
-            }
+            int status = KITS.call(client, KitRequest.get(url), 60, TimeUnit.SECONDS).status();
             Report.line("RESULT", "id", id, "client", client, "status", status);
         } catch (Exception e) {
             Throwable cause = e.getCause() != null && !(e instanceof IOException) ? e.getCause() : e;
@@ -146,54 +94,5 @@ public final class LongRunningClientsApp {
         } catch (ClassNotFoundException e) {
             return false;
         }
-    }
-
-    /** HttpClient 4.5 and HttpAsyncClient 4.1, when on the class path; types named in full (HttpClient 5's are imported). */
-    private static final class Hc4 {
-        private static org.apache.http.impl.client.CloseableHttpClient classic;
-        private static org.apache.http.impl.nio.client.CloseableHttpAsyncClient async;
-
-        static void start() {
-            classic = org.apache.http.impl.client.HttpClients.createDefault();
-            async = org.apache.http.impl.nio.client.HttpAsyncClients.createDefault();
-            async.start();
-        }
-
-        static void close() throws IOException {
-            classic.close();
-            async.close();
-        }
-
-        static int classic(String url) throws IOException {
-            return classic.execute(new org.apache.http.client.methods.HttpGet(url), response -> {
-                org.apache.http.util.EntityUtils.consume(response.getEntity());
-                return response.getStatusLine().getStatusCode();
-            });
-        }
-
-        static int async(String url) throws Exception {
-            org.apache.http.HttpResponse response = async.execute(new org.apache.http.client.methods.HttpGet(url), null)
-                    .get(60, TimeUnit.SECONDS);
-            return response.getStatusLine().getStatusCode();
-        }
-    }
-
-    private static int okHttpAsync(String url) throws Exception {
-        CompletableFuture<Integer> status = new CompletableFuture<>();
-        okHttp.newCall(new Request.Builder().url(url).build()).enqueue(new Callback() {
-            @Override
-            public void onFailure(Call call, IOException e) {
-                status.completeExceptionally(e);
-            }
-
-            @Override
-            public void onResponse(Call call, Response response) throws IOException {
-                try (Response r = response) {
-                    r.body().string();
-                    status.complete(r.code());
-                }
-            }
-        });
-        return status.get(60, TimeUnit.SECONDS);
     }
 }

@@ -1,15 +1,14 @@
 package dev.retryagent.it.apps;
 
+import dev.retryagent.it.clients.HttpClient5Kit;
+import dev.retryagent.it.clients.HttpUrlConnectionKit;
+import dev.retryagent.it.clients.KitReply;
+import dev.retryagent.it.clients.KitRequest;
+import dev.retryagent.it.clients.OkHttpKit;
 import java.io.IOException;
-import java.io.InputStream;
-import java.net.HttpURLConnection;
-import java.net.URL;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import okhttp3.Call;
-import okhttp3.Callback;
 import okhttp3.Interceptor;
 import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
@@ -17,10 +16,6 @@ import okhttp3.Protocol;
 import okhttp3.Request;
 import okhttp3.Response;
 import okhttp3.ResponseBody;
-import org.apache.hc.client5.http.classic.methods.HttpUriRequestBase;
-import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
-import org.apache.hc.client5.http.impl.classic.HttpClients;
-import org.apache.hc.core5.http.io.entity.EntityUtils;
 
 /**
  * A "legacy" application whose calls nest one instrumented client inside another on the same thread, as real code
@@ -55,7 +50,7 @@ public final class NestedCallsApp {
             cases.add(new String[] {spec.substring(0, spec.indexOf('=')), spec.substring(spec.indexOf('=') + 1)});
         }
         OkHttpClient plain = new OkHttpClient.Builder().build();
-        CloseableHttpClient transport = HttpClients.createDefault();
+        HttpClient5Kit transport = new HttpClient5Kit();
         for (String[] c : cases) {
             String name = c[0];
             String base = c[1];
@@ -63,18 +58,18 @@ public final class NestedCallsApp {
                 int status;
                 switch (name) {
                     case "interceptor":
-                        status = sync(plain.newBuilder().addInterceptor(lookupWithJdk(base)).build(), base + "/outer");
+                        status = with(plain, lookupWithJdk(base)).call(KitRequest.get(base + "/outer")).status();
                         break;
                     case "async-interceptor":
-                        status = async(plain.newBuilder().addInterceptor(lookupWithJdk(base)).build(), base + "/outer");
+                        status = with(plain, lookupWithJdk(base)).callAsync(KitRequest.get(base + "/outer"))
+                                .get(30, TimeUnit.SECONDS).status();
                         break;
                     case "inner-async":
-                        status = sync(plain.newBuilder().addInterceptor(lookupWithEnqueue(base)).build(),
-                                base + "/outer");
+                        status = with(plain, lookupWithEnqueue(base)).call(KitRequest.get(base + "/outer")).status();
                         break;
                     case "wrapper":
-                        status = sync(plain.newBuilder().addInterceptor(throughHttpClient5(transport)).build(),
-                                base + "/wrapped");
+                        status = with(plain, throughHttpClient5(transport)).call(KitRequest.get(base + "/wrapped"))
+                                .status();
                         break;
                     default:
                         throw new IllegalArgumentException("case " + name);
@@ -88,49 +83,25 @@ public final class NestedCallsApp {
         System.exit(0);
     }
 
-    private static int sync(OkHttpClient client, String url) throws IOException {
-        try (Response response = client.newCall(new Request.Builder().url(url).build()).execute()) {
-            return response.code();
-        }
-    }
-
-    private static int async(OkHttpClient client, String url) throws Exception {
-        CompletableFuture<Integer> done = new CompletableFuture<>();
-        client.newCall(new Request.Builder().url(url).build()).enqueue(new Callback() {
-            @Override
-            public void onFailure(Call call, IOException e) {
-                done.completeExceptionally(e);
-            }
-
-            @Override
-            public void onResponse(Call call, Response response) {
-                response.close();
-                done.complete(response.code());
-            }
-        });
-        return done.get(30, TimeUnit.SECONDS);
+    private static OkHttpKit with(OkHttpClient plain, Interceptor interceptor) {
+        return new OkHttpKit(plain.newBuilder().addInterceptor(interceptor).build());
     }
 
     /** An interceptor that looks something up with HttpURLConnection (GET base/inner) before it proceeds. */
     private static Interceptor lookupWithJdk(String base) {
+        HttpUrlConnectionKit jdk = new HttpUrlConnectionKit();
         return chain -> {
-            HttpURLConnection conn = (HttpURLConnection) new URL(base + "/inner").openConnection();
-            int code = conn.getResponseCode();
-            InputStream body = code < 400 ? conn.getInputStream() : conn.getErrorStream();
-            if (body != null) {
-                Report.drain(body);
-                body.close();
-            }
+            jdk.call(KitRequest.get(base + "/inner"));
             return chain.proceed(chain.request());
         };
     }
 
     /** An interceptor that looks something up with another OkHttp client's enqueue, and waits for it. */
     private static Interceptor lookupWithEnqueue(String base) {
-        OkHttpClient other = new OkHttpClient.Builder().build();
+        OkHttpKit other = new OkHttpKit();
         return chain -> {
             try {
-                async(other, base + "/inner");
+                other.callAsync(KitRequest.get(base + "/inner")).get(30, TimeUnit.SECONDS);
             } catch (Exception e) {
                 throw new IOException(e);
             }
@@ -139,21 +110,18 @@ public final class NestedCallsApp {
     }
 
     /** The wrapper's transport: the OkHttp request, headers included, executed by HttpClient 5; never proceeds. */
-    private static Interceptor throughHttpClient5(CloseableHttpClient transport) {
+    private static Interceptor throughHttpClient5(HttpClient5Kit transport) {
         return chain -> {
             Request request = chain.request();
-            HttpUriRequestBase copy = new HttpUriRequestBase(request.method(), request.url().uri());
+            KitRequest copy = KitRequest.of(request.method(), request.url().toString());
             for (String name : request.headers().names()) {
                 for (String value : request.headers(name)) {
-                    copy.addHeader(name, value);
+                    copy = copy.header(name, value);
                 }
             }
-            return transport.execute(copy, response -> {
-                byte[] body = response.getEntity() == null ? new byte[0] : EntityUtils.toByteArray(response.getEntity());
-                return new Response.Builder().request(request).protocol(Protocol.HTTP_1_1).code(response.getCode())
-                        .message(response.getReasonPhrase() == null ? "" : response.getReasonPhrase())
-                        .body(ResponseBody.create(body, MediaType.get("text/plain"))).build();
-            });
+            KitReply reply = transport.call(copy);
+            return new Response.Builder().request(request).protocol(Protocol.HTTP_1_1).code(reply.status())
+                    .message("").body(ResponseBody.create(reply.body(), MediaType.get("text/plain"))).build();
         };
     }
 }

@@ -1,8 +1,7 @@
 package dev.retryagent.it.apps;
 
-import java.io.ByteArrayInputStream;
+import dev.retryagent.it.clients.OkHttpBody;
 import java.io.IOException;
-import java.io.InputStream;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
@@ -20,7 +19,6 @@ import okhttp3.Request;
 import okhttp3.RequestBody;
 import okhttp3.Response;
 import okhttp3.ResponseBody;
-import okio.BufferedSink;
 
 /**
  * A "legacy" OkHttp application: it makes calls the ordinary way and prints what it saw. It knows nothing
@@ -139,7 +137,7 @@ public final class OkHttpScenario {
             bytes = new byte[0];
         }
         RequestBody body = bytes == null ? null
-                : new ScenarioBody(bytes, args.get("content-type", "text/plain; charset=utf-8"),
+                : new OkHttpBody(bytes, MediaType.parse(args.get("content-type", "text/plain; charset=utf-8")),
                         args.has("one-shot"), bodyWrites);
         Request.Builder builder = new Request.Builder().url(args.required("url")).method(method, body);
         for (String h : args.all("header")) {
@@ -254,52 +252,6 @@ public final class OkHttpScenario {
             return String.valueOf(Class.forName("okhttp3.OkHttp").getField("VERSION").get(null));
         } catch (ReflectiveOperationException | LinkageError e) {
             return "unknown";
-        }
-    }
-
-    /** A body of fixed bytes; a one-shot body reads them from a stream, so a second write sends nothing. */
-    private static final class ScenarioBody extends RequestBody {
-        private final byte[] bytes;
-        private final MediaType contentType;
-        private final boolean oneShot;
-        private final AtomicInteger writes;
-        private final InputStream stream;
-
-        ScenarioBody(byte[] bytes, String contentType, boolean oneShot, AtomicInteger writes) {
-            this.bytes = bytes;
-            this.contentType = MediaType.parse(contentType);
-            this.oneShot = oneShot;
-            this.writes = writes;
-            this.stream = new ByteArrayInputStream(bytes);
-        }
-
-        @Override
-        public MediaType contentType() {
-            return contentType;
-        }
-
-        @Override
-        public long contentLength() {
-            return bytes.length;
-        }
-
-        @Override
-        public boolean isOneShot() {
-            return oneShot;
-        }
-
-        @Override
-        public void writeTo(BufferedSink sink) throws IOException {
-            writes.incrementAndGet();
-            if (!oneShot) {
-                sink.write(bytes);
-                return;
-            }
-            byte[] chunk = new byte[8192];
-            int n;
-            while ((n = stream.read(chunk)) > 0) {
-                sink.write(chunk, 0, n);
-            }
         }
     }
 }

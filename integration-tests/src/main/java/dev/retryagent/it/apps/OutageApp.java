@@ -1,14 +1,14 @@
 package dev.retryagent.it.apps;
 
+import dev.retryagent.it.clients.HttpUrlConnectionKit;
+import dev.retryagent.it.clients.KitRequest;
 import com.sun.net.httpserver.HttpServer;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
-import java.net.HttpURLConnection;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -17,7 +17,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A plain application (no agent code, JDK only) that calls one destination through {@link HttpURLConnection}
+ * A plain application (no agent code, JDK only) that calls one destination through HttpURLConnection (its kit)
  * many times: a burst, or a steady rate, as a service does while its dependency is down.
  *
  * <pre>
@@ -91,11 +91,12 @@ public final class OutageApp {
         }
         AtomicLong ok = new AtomicLong();
         AtomicLong failed = new AtomicLong();
-        URL target = new URL(url);
+        KitRequest target = KitRequest.get(url);
+        HttpUrlConnectionKit kit = new HttpUrlConnectionKit(5_000, 5_000);
         long start = System.nanoTime();
         if (rate <= 0) {
             for (long i = 0; i < calls; i++) {
-                call(target, ok, failed);
+                call(kit, target, ok, failed);
             }
         } else {
             ExecutorService pool = Executors.newFixedThreadPool(threads);
@@ -105,7 +106,7 @@ public final class OutageApp {
             long total = calls;
             ticks.scheduleAtFixedRate(() -> {
                 if (started.getAndIncrement() < total) {
-                    pool.execute(() -> call(target, ok, failed));
+                    pool.execute(() -> call(kit, target, ok, failed));
                 }
             }, 0, periodNanos, TimeUnit.NANOSECONDS);
             while (started.get() < total) {
@@ -128,19 +129,9 @@ public final class OutageApp {
         System.exit(0);
     }
 
-    private static void call(URL target, AtomicLong ok, AtomicLong failed) {
+    private static void call(HttpUrlConnectionKit kit, KitRequest target, AtomicLong ok, AtomicLong failed) {
         try {
-            HttpURLConnection conn = (HttpURLConnection) target.openConnection();
-            conn.setConnectTimeout(5_000);
-            conn.setReadTimeout(5_000);
-            int status = conn.getResponseCode();
-            InputStream body = status < 400 ? conn.getInputStream() : conn.getErrorStream();
-            if (body != null) {
-                try (InputStream in = body) {
-                    Report.drain(in);
-                }
-            }
-            (status < 400 ? ok : failed).incrementAndGet();
+            (kit.call(target).status() < 400 ? ok : failed).incrementAndGet();
         } catch (IOException e) {
             failed.incrementAndGet();
         }

@@ -1,12 +1,12 @@
 package dev.retryagent.it.apps;
 
-import java.io.ByteArrayInputStream;
+import dev.retryagent.it.clients.HttpClient5Kit;
+import dev.retryagent.it.clients.KitRequest;
+import dev.retryagent.it.clients.Kits;
+import dev.retryagent.it.clients.OkHttpKit;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.lang.management.ManagementFactory;
-import java.net.HttpURLConnection;
-import java.net.URL;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Collections;
@@ -15,31 +15,23 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import javax.management.MBeanAttributeInfo;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
-import okhttp3.Call;
-import okhttp3.Callback;
 import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.RequestBody;
 import okhttp3.Response;
 import okio.BufferedSink;
-import org.apache.hc.client5.http.async.methods.SimpleHttpRequest;
-import org.apache.hc.client5.http.async.methods.SimpleHttpResponse;
 import org.apache.hc.client5.http.classic.methods.HttpUriRequestBase;
-import org.apache.hc.client5.http.impl.async.CloseableHttpAsyncClient;
 import org.apache.hc.client5.http.impl.async.HttpAsyncClients;
 import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
 import org.apache.hc.client5.http.impl.classic.HttpClients;
 import org.apache.hc.core5.http.ContentType;
 import org.apache.hc.core5.http.io.entity.EntityUtils;
 import org.apache.hc.core5.http.io.entity.HttpEntityWrapper;
-import org.apache.hc.core5.http.io.entity.InputStreamEntity;
 import org.apache.hc.core5.http.io.entity.StringEntity;
 
 /**
@@ -65,7 +57,10 @@ import org.apache.hc.core5.http.io.entity.StringEntity;
 public final class SecretsApp {
     /** Longer than the agent's 1 s metrics period: no MBean still to come. */
     private static final long SETTLED_MS = 2500;
-    private static final MediaType TEXT = MediaType.parse("text/plain; charset=utf-8");
+    private static final String TEXT = "text/plain; charset=utf-8";
+    /** The clients and modes, by the names of the ids and paths. */
+    private static final List<String> CLIENTS = Collections.unmodifiableList(Arrays.asList("okhttp-sync",
+            "okhttp-async", "hc5-classic", "hc5-async", "huc"));
 
     private final String tag;
     private final Map<String, String> servers = new LinkedHashMap<>();
@@ -162,19 +157,24 @@ public final class SecretsApp {
             String url = args.get(s, null);
             app.servers.put(s, url.endsWith("/") ? url.substring(0, url.length() - 1) : url);
         }
-        OkHttpClient okhttp = new OkHttpClient.Builder().build();
+        OkHttpKit okhttp = new OkHttpKit();
         boolean noRetries = args.has("hc5-noretries");
-        try (CloseableHttpClient classic = noRetries ? HttpClients.custom().disableAutomaticRetries().build()
+        CloseableHttpClient classic = noRetries ? HttpClients.custom().disableAutomaticRetries().build()
                 : HttpClients.createDefault();
-             CloseableHttpAsyncClient async = noRetries ? HttpAsyncClients.custom().disableAutomaticRetries().build()
-                : HttpAsyncClients.createDefault()) {
-            async.start();
+        try (Kits kits = new Kits().use("okhttp", () -> okhttp).use("httpclient5", () -> new HttpClient5Kit(classic,
+                noRetries ? HttpAsyncClients.custom().disableAutomaticRetries().build()
+                        : HttpAsyncClients.createDefault()))) {
+            kits.kit("httpclient5");
             for (Scenario call : CALLS) {
-                guarded("okhttp-sync-" + call.scenario(), () -> app.okhttp(okhttp, call, false));
-                guarded("okhttp-async-" + call.scenario(), () -> app.okhttp(okhttp, call, true));
-                guarded("hc5-classic-" + call.scenario(), () -> app.classic(classic, call));
-                guarded("hc5-async-" + call.scenario(), () -> app.async(async, call));
-                guarded("huc-" + call.scenario(), () -> app.huc(call));
+                for (String client : CLIENTS) {
+                    String id = client + "-" + call.scenario();
+                    if (call.throwingBody()) {
+                        guarded(id, () -> app.throwingBody(id, client, okhttp.client(), classic, call));
+                    } else if (!(call.nonReplayable() && client.equals("hc5-async"))) {
+                        // a one-shot body on the async client is HttpClient5Scenario's: a producer of its own
+                        guarded(id, () -> app.call(id, kits, client, call));
+                    }
+                }
             }
         }
         printMBeans();
@@ -229,79 +229,70 @@ public final class SecretsApp {
         Report.line("RESULT", "id", id, "failure", reported.getClass().getName());
     }
 
-    // ---- OkHttp ----
-
-    private void okhttp(OkHttpClient client, Scenario call, boolean async) {
-        String id = (async ? "okhttp-async-" : "okhttp-sync-") + call.scenario();
-        if (call.throwingBody() && async) {
-            return; // OkHttp rethrows a body's RuntimeException on its dispatcher thread, message and all
+    /** One call of {@code client}'s kit, in its mode. */
+    private void call(String id, Kits kits, String client, Scenario call) {
+        KitRequest request = KitRequest.of(call.method(), url(call, client));
+        for (Map.Entry<String, String> h : headers(call).entrySet()) {
+            request = request.header(h.getKey(), h.getValue());
         }
-        RequestBody body = null;
         if (call.body()) {
-            body = new OkBody(body(), call.nonReplayable(), call.throwingBody() ? secret("ERR") : null);
+            request = request.body(body(), TEXT);
+            if (call.nonReplayable()) {
+                request = request.oneShot();
+            }
         }
-        Request.Builder builder = new Request.Builder().url(url(call, async ? "okhttp-async" : "okhttp-sync"))
-                .method(call.method(), body);
-        headers(call).forEach(builder::header);
-        Call c = client.newCall(builder.build());
-        if (!async) {
-            try (Response r = c.execute()) {
-                r.body().string();
-                result(id, r.code());
-            } catch (IOException | RuntimeException e) {
-                failed(id, e);
-            }
-            return;
-        }
-        CompletableFuture<Object> done = new CompletableFuture<>();
-        c.enqueue(new Callback() {
-            @Override
-            public void onFailure(Call call1, IOException e) {
-                done.complete(e);
-            }
-
-            @Override
-            public void onResponse(Call call1, Response response) {
-                try (Response r = response) {
-                    r.body().string();
-                    done.complete(r.code());
-                } catch (IOException e) {
-                    done.complete(e);
-                }
-            }
-        });
         try {
-            Object outcome = done.get(30, TimeUnit.SECONDS);
-            if (outcome instanceof Throwable) {
-                failed(id, (Throwable) outcome);
-            } else {
-                result(id, outcome);
-            }
+            result(id, kits.call(client, request, 30, TimeUnit.SECONDS).status());
         } catch (Exception e) {
             failed(id, e);
         }
     }
 
     /**
-     * A request body with a secret inside. Non-replayable: one-shot. Throwing: the first {@code isOneShot()} (the
-     * agent's, which reads it before the first attempt) throws an exception whose message is a secret; the agent
-     * fails open and must log no message.
+     * A body whose first look by the agent throws, with a secret as the message: the agent fails open and must log
+     * no message. Only where the application's own code runs inside the request: OkHttp's sync call (its async
+     * call rethrows a body's exception on its dispatcher thread, message and all) and HttpClient 5's classic one
+     * (its async simple requests are buffered; HttpURLConnection runs no code of the application's).
      */
+    private void throwingBody(String id, String client, OkHttpClient okhttp, CloseableHttpClient classic,
+            Scenario call) {
+        try {
+            if (client.equals("okhttp-sync")) {
+                Request.Builder builder = new Request.Builder().url(url(call, client))
+                        .method(call.method(), new OkBody(body(), secret("ERR")));
+                headers(call).forEach(builder::header);
+                try (Response r = okhttp.newCall(builder.build()).execute()) {
+                    r.body().string();
+                    result(id, r.code());
+                }
+            } else if (client.equals("hc5-classic")) {
+                HttpUriRequestBase request = new HttpUriRequestBase(call.method(), URI.create(url(call, client)));
+                headers(call).forEach(request::setHeader);
+                request.setEntity(new ThrowingEntity(body(), secret("ERR")));
+                result(id, classic.execute(request, response -> {
+                    EntityUtils.consume(response.getEntity());
+                    return response.getCode();
+                }));
+            }
+        } catch (IOException | RuntimeException e) {
+            failed(id, e);
+        }
+    }
+
+    /** An OkHttp body whose first {@code isOneShot()} (the agent's, before the first attempt) throws. */
     private static final class OkBody extends RequestBody {
         private final byte[] bytes;
-        private final boolean oneShot;
         private final String errorMessage;
         private boolean thrown;
 
-        OkBody(byte[] bytes, boolean oneShot, String errorMessage) {
+        OkBody(byte[] bytes, String errorMessage) {
             this.bytes = bytes;
-            this.oneShot = oneShot;
             this.errorMessage = errorMessage;
         }
 
         @Override
         public MediaType contentType() {
-            return TEXT;
+            return MediaType.parse(TEXT);
         }
 
         @Override
@@ -311,44 +302,16 @@ public final class SecretsApp {
 
         @Override
         public synchronized boolean isOneShot() {
-            if (errorMessage != null && !thrown) {
+            if (!thrown) {
                 thrown = true;
                 throw new IllegalStateException(errorMessage);
             }
-            return oneShot;
+            return false;
         }
 
         @Override
         public void writeTo(BufferedSink sink) throws IOException {
             sink.write(bytes);
-        }
-    }
-
-    // ---- HttpClient 5 ----
-
-    private void classic(CloseableHttpClient client, Scenario call) {
-        String id = "hc5-classic-" + call.scenario();
-        HttpUriRequestBase request = new HttpUriRequestBase(call.method(), java.net.URI.create(url(call, "hc5-classic")));
-        headers(call).forEach(request::setHeader);
-        if (call.body()) {
-            if (call.throwingBody()) {
-                request.setEntity(new ThrowingEntity(body(), secret("ERR")));
-            } else if (call.nonReplayable()) {
-                request.setEntity(new InputStreamEntity(new ByteArrayInputStream(body()), -1, ContentType.TEXT_PLAIN));
-            } else {
-                request.setEntity(new StringEntity(new String(body(), StandardCharsets.UTF_8), ContentType.TEXT_PLAIN));
-            }
-        }
-        try {
-            int status = client.execute(request, response -> {
-                if (response.getEntity() != null) {
-                    EntityUtils.consume(response.getEntity());
-                }
-                return response.getCode();
-            });
-            result(id, status);
-        } catch (IOException | RuntimeException e) {
-            failed(id, e);
         }
     }
 
@@ -369,58 +332,6 @@ public final class SecretsApp {
                 throw new IllegalStateException(errorMessage);
             }
             return true;
-        }
-    }
-
-    private void async(CloseableHttpAsyncClient client, Scenario call) {
-        String id = "hc5-async-" + call.scenario();
-        if (call.throwingBody() || call.nonReplayable()) {
-            return; // the classic calls cover these; a producer of the application's own is HttpClient5Scenario's
-        }
-        SimpleHttpRequest request = SimpleHttpRequest.create(call.method(), url(call, "hc5-async"));
-        headers(call).forEach(request::setHeader);
-        if (call.body()) {
-            request.setBody(body(), org.apache.hc.core5.http.ContentType.TEXT_PLAIN);
-        }
-        try {
-            Future<SimpleHttpResponse> future = client.execute(request, null);
-            result(id, future.get(30, TimeUnit.SECONDS).getCode());
-        } catch (Exception e) {
-            failed(id, e);
-        }
-    }
-
-    // ---- HttpURLConnection ----
-
-    private void huc(Scenario call) {
-        String id = "huc-" + call.scenario();
-        if (call.throwingBody()) {
-            return; // no application code of its own runs inside the JDK's request
-        }
-        try {
-            HttpURLConnection conn = (HttpURLConnection) new URL(url(call, "huc")).openConnection();
-            conn.setRequestMethod(call.method());
-            headers(call).forEach(conn::setRequestProperty);
-            if (call.body()) {
-                byte[] body = body();
-                conn.setDoOutput(true);
-                if (call.nonReplayable()) {
-                    conn.setFixedLengthStreamingMode(body.length);
-                }
-                try (OutputStream out = conn.getOutputStream()) {
-                    out.write(body);
-                }
-            }
-            int status = conn.getResponseCode();
-            InputStream in = status >= 400 ? conn.getErrorStream() : conn.getInputStream();
-            if (in != null) {
-                try (InputStream input = in) {
-                    Report.drain(input);
-                }
-            }
-            result(id, status);
-        } catch (IOException | RuntimeException e) {
-            failed(id, e);
         }
     }
 

@@ -4,14 +4,12 @@ import static dev.retryagent.it.apps.CallSpec.one;
 import static dev.retryagent.it.apps.CallSpec.parse;
 
 import dev.retryagent.it.apps.Report;
+import dev.retryagent.it.clients.KitRequest;
+import dev.retryagent.it.clients.Kits;
 import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.InputStreamReader;
-import java.io.OutputStream;
 import java.lang.management.ManagementFactory;
-import java.net.HttpURLConnection;
-import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -24,15 +22,11 @@ import javax.management.MBeanServer;
 import javax.management.ObjectName;
 import javax.management.openmbean.CompositeData;
 import javax.management.openmbean.TabularData;
-import okhttp3.MediaType;
-import okhttp3.OkHttpClient;
-import okhttp3.Request;
-import okhttp3.RequestBody;
-import okhttp3.Response;
 
 /**
- * A plain application (no agent code) that makes calls one after the other with OkHttp and HttpURLConnection, then
- * reads the {@code retry-agent} MBeans of its own platform MBeanServer, as any JMX client would, and prints them.
+ * A plain application (no agent code) that makes calls one after the other with the kits of OkHttp and
+ * HttpURLConnection, then reads the {@code retry-agent} MBeans of its own platform MBeanServer, as any JMX client
+ * would, and prints them.
  *
  * <pre>
  * --call "id=ID;client=okhttp|jdk;url=URL;method=GET|POST"   repeatable, run in order
@@ -70,13 +64,17 @@ public final class MetricsApp {
                     throw new IllegalArgumentException("unknown argument " + argv[i]);
             }
         }
-        OkHttpClient okhttp = new OkHttpClient.Builder().build();
+        Kits kits = new Kits();
+        kits.kit("okhttp"); // built before the first call, as a service builds its client
         for (Map<String, List<String>> call : calls) {
             String id = one(call, "id", "call");
-            String url = one(call, "url", null);
             String method = one(call, "method", "GET");
+            KitRequest request = KitRequest.of(method, one(call, "url", null));
+            if (!method.equals("GET")) {
+                request = request.body("payload".getBytes(StandardCharsets.UTF_8), "text/plain");
+            }
             try {
-                int status = "jdk".equals(one(call, "client", "okhttp")) ? jdk(url, method) : okhttp(okhttp, url, method);
+                int status = kits.kit(one(call, "client", "okhttp")).call(request).status();
                 Report.line("RESULT", "id", id, "status", status);
             } catch (IOException e) {
                 Report.line("RESULT", "id", id, "failure", e.getClass().getName());
@@ -129,36 +127,5 @@ public final class MetricsApp {
         }
         Report.line("DONE");
         System.exit(0);
-    }
-
-    private static int okhttp(OkHttpClient client, String url, String method) throws IOException {
-        RequestBody body = method.equals("GET") ? null
-                : RequestBody.create("payload".getBytes(StandardCharsets.UTF_8), MediaType.get("text/plain"));
-        try (Response response = client.newCall(new Request.Builder().url(url).method(method, body).build()).execute()) {
-            response.body().string();
-            return response.code();
-        }
-    }
-
-    private static int jdk(String url, String method) throws IOException {
-        HttpURLConnection c = (HttpURLConnection) new URL(url).openConnection();
-        c.setRequestMethod(method);
-        if (!method.equals("GET")) {
-            c.setDoOutput(true);
-            try (OutputStream out = c.getOutputStream()) {
-                out.write("payload".getBytes(StandardCharsets.UTF_8));
-            }
-        }
-        int status = c.getResponseCode();
-        InputStream in = status >= 400 ? c.getErrorStream() : c.getInputStream();
-        if (in != null) {
-            try (InputStream body = in) {
-                byte[] chunk = new byte[8192];
-                while (body.read(chunk) >= 0) {
-                    // discard: the status is all that is reported
-                }
-            }
-        }
-        return status;
     }
 }

@@ -4,10 +4,9 @@ import static dev.retryagent.it.apps.CallSpec.one;
 import static dev.retryagent.it.apps.CallSpec.parse;
 
 import dev.retryagent.it.apps.Report;
+import dev.retryagent.it.clients.OkHttpBody;
 import java.io.BufferedReader;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -27,7 +26,6 @@ import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.RequestBody;
 import okhttp3.Response;
-import okio.BufferedSink;
 
 /**
  * A plain OkHttp application (no agent code) that makes several independent calls at once, so that one forked
@@ -143,8 +141,8 @@ public final class OkHttpBatchApp {
             text = "";
         }
         RequestBody body = text == null ? null
-                : new Body(text.getBytes(StandardCharsets.UTF_8), Boolean.parseBoolean(one(spec, "oneShot", "false")),
-                        bodyWrites);
+                : new OkHttpBody(text.getBytes(StandardCharsets.UTF_8), MediaType.parse("text/plain; charset=utf-8"),
+                        Boolean.parseBoolean(one(spec, "oneShot", "false")), bodyWrites);
         Request.Builder builder = new Request.Builder().url(one(spec, "url", null)).method(method, body);
         for (String header : spec.getOrDefault("header", Collections.<String>emptyList())) {
             int colon = header.indexOf(':');
@@ -239,49 +237,5 @@ public final class OkHttpBatchApp {
 
     private static long elapsed(long start) {
         return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-    }
-
-    /** Fixed bytes; a one-shot body streams them once (isOneShot() = true). */
-    private static final class Body extends RequestBody {
-        private final byte[] bytes;
-        private final boolean oneShot;
-        private final AtomicInteger writes;
-        private final InputStream stream;
-
-        Body(byte[] bytes, boolean oneShot, AtomicInteger writes) {
-            this.bytes = bytes;
-            this.oneShot = oneShot;
-            this.writes = writes;
-            this.stream = new ByteArrayInputStream(bytes);
-        }
-
-        @Override
-        public MediaType contentType() {
-            return MediaType.parse("text/plain; charset=utf-8");
-        }
-
-        @Override
-        public long contentLength() {
-            return bytes.length;
-        }
-
-        @Override
-        public boolean isOneShot() {
-            return oneShot;
-        }
-
-        @Override
-        public void writeTo(BufferedSink sink) throws IOException {
-            writes.incrementAndGet();
-            if (!oneShot) {
-                sink.write(bytes);
-                return;
-            }
-            byte[] chunk = new byte[8192];
-            int n;
-            while ((n = stream.read(chunk)) > 0) {
-                sink.write(chunk, 0, n);
-            }
-        }
     }
 }

@@ -4,8 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.retryagent.it.apps.HttpClient4Scenario;
-import dev.retryagent.it.apps.HttpClient5Scenario;
 import dev.retryagent.it.harness.Jdks;
 import dev.retryagent.it.harness.ClientLibs;
 import dev.retryagent.it.harness.ForkedApp;
@@ -14,10 +12,6 @@ import dev.retryagent.it.harness.ReportLine;
 import dev.retryagent.it.harness.ScriptedServer;
 import dev.retryagent.it.harness.Step;
 import dev.retryagent.it.httpurlconnection.HttpUrlConnectionBatchApp;
-import dev.retryagent.it.jdkhttp.JdkHttpClientBatchApp;
-import dev.retryagent.it.okhttp.OkHttpBatchApp;
-import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
@@ -48,11 +42,10 @@ class HiddenRetriesIT {
 
     enum Mode { NONE, REPLACE, KEEP }
 
-    /** One client as the test runs it: its application, libraries and JVM, and the modes to run. */
-    record Client(String name, String mainClass, ClientLibs libs, Path java, Path classpath, List<Mode> modes,
-                  List<String> appArgs) {
-        Client(String name, String mainClass, ClientLibs libs, Path java, Path classpath, List<Mode> modes) {
-            this(name, mainClass, libs, java, classpath, modes, List.of());
+    /** One client as the test runs it: its batch application, the modes to run and the application's own options. */
+    record Client(String name, BatchTarget target, List<Mode> modes, List<String> appArgs) {
+        Client(String name, BatchTarget target, List<Mode> modes) {
+            this(name, target, modes, List.of());
         }
 
         @Override
@@ -65,36 +58,30 @@ class HiddenRetriesIT {
      * Every client on the test JDK; on the other JDKs the JDK's own clients in every mode and the libraries under
      * {@code replace}.
      */
-    static Stream<Client> clients() throws Exception {
-        Path batchApps = Paths.get(OkHttpBatchApp.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+    static Stream<Client> clients() {
         List<Mode> all = List.of(Mode.NONE, Mode.REPLACE, Mode.KEEP);
         List<Client> clients = new ArrayList<>();
         int own = Jdks.testJdk().version();
         for (Jdks.Jdk jdk : Jdks.of(Jdks.ALL)) {
-            Path java = jdk.java();
             String on = jdk.version() == own ? "" : "-" + jdk;
             List<Mode> libraryModes = jdk.version() == own ? all : List.of(Mode.REPLACE);
             List<Mode> replace = List.of(Mode.REPLACE);
-            clients.add(new Client("okhttp-5" + on, OkHttpBatchApp.class.getName(), ClientLibs.OKHTTP_5, java, batchApps,
+            clients.add(new Client("okhttp-5" + on, BatchTarget.okhttp(ClientLibs.OKHTTP_5, jdk), libraryModes));
+            clients.add(new Client("okhttp-4.12" + on, BatchTarget.okhttp(ClientLibs.OKHTTP_4, jdk), replace));
+            clients.add(new Client("httpclient5-5.6" + on, BatchTarget.httpClient5(ClientLibs.HTTPCLIENT5_NEWEST, jdk),
                     libraryModes));
-            clients.add(new Client("okhttp-4.12" + on, OkHttpBatchApp.class.getName(), ClientLibs.OKHTTP_4, java,
-                    batchApps, replace));
-            clients.add(new Client("httpclient5-5.6" + on, HttpClient5Scenario.class.getName(),
-                    ClientLibs.HTTPCLIENT5_NEWEST, java, null, libraryModes));
-            clients.add(new Client("httpclient5-5.2" + on, HttpClient5Scenario.class.getName(),
-                    ClientLibs.HTTPCLIENT5_OLDEST, java, null, replace));
-            clients.add(new Client("httpclient4-4.5.14" + on, HttpClient4Scenario.class.getName(),
-                    ClientLibs.HTTPCLIENT4_NEWEST, java, null, libraryModes));
-            clients.add(new Client("httpclient4-4.5.6" + on, HttpClient4Scenario.class.getName(),
-                    ClientLibs.HTTPCLIENT4_OLDEST, java, null, replace));
-            clients.add(new Client("jdk-" + jdk, HttpUrlConnectionBatchApp.class.getName(), ClientLibs.NONE, java,
-                    batchApps, all));
+            clients.add(new Client("httpclient5-5.2" + on, BatchTarget.httpClient5(ClientLibs.HTTPCLIENT5_OLDEST, jdk),
+                    replace));
+            clients.add(new Client("httpclient4-4.5.14" + on,
+                    BatchTarget.httpClient4(ClientLibs.HTTPCLIENT4_NEWEST, jdk), libraryModes));
+            clients.add(new Client("httpclient4-4.5.6" + on,
+                    BatchTarget.httpClient4(ClientLibs.HTTPCLIENT4_OLDEST, jdk), replace));
+            clients.add(new Client("jdk-" + jdk, BatchTarget.httpUrlConnection(jdk), all));
             if (jdk.hasJavaNetHttp()) {
                 // java.net.http over HTTP/1.1, alone as configured by default and with enableAllMethodRetry
-                clients.add(new Client("jdk-httpclient-" + jdk, JdkHttpClientBatchApp.class.getName(), ClientLibs.NONE,
-                        java, batchApps, all, List.of("--call-parts", "client=h1")));
-                clients.add(new Client("jdk-httpclient-allmethods-" + jdk, JdkHttpClientBatchApp.class.getName(),
-                        ClientLibs.NONE, java, batchApps, all,
+                clients.add(new Client("jdk-httpclient-" + jdk, BatchTarget.jdkHttpClient(jdk), all,
+                        List.of("--call-parts", "client=h1")));
+                clients.add(new Client("jdk-httpclient-allmethods-" + jdk, BatchTarget.jdkHttpClient(jdk), all,
                         List.of("--all-method-retry", "--call-parts", "client=h1")));
             }
         }
@@ -178,14 +165,10 @@ class HiddenRetriesIT {
     }
 
     private static Measured run(Client client, Mode mode, Servers servers) {
-        ForkedApp app = ForkedApp.of(client.mainClass()).name("hidden-" + client + "-" + mode).clientLibs(client.libs())
-                .java(client.java()).args(servers.args()).args(client.appArgs());
-        if (client.classpath() != null) {
-            app.classpath(client.classpath());
-        }
-        if (mode != Mode.NONE) {
-            app.policy(Policies.threeAttempts("builtInRetries: " + mode.name().toLowerCase())).agentArg("log", "debug");
-        }
+        String policy = mode == Mode.NONE ? null
+                : Policies.threeAttempts("builtInRetries: " + mode.name().toLowerCase());
+        ForkedApp app = client.target().app("hidden-" + client + "-" + mode, policy).args(servers.args())
+                .args(client.appArgs());
         ForkedApp.Result run = app.run().assertExitCode(0);
         assertTrue(!run.stderr().contains("internal-error"), run.describe());
         return new Measured(run, servers);
@@ -222,7 +205,7 @@ class HiddenRetriesIT {
             assertTrue(logged(replace, "give up", "path=/postFresh", "reason=not-idempotent"), describe);
             List<RecordedRequest> reused = s.getReused.requests();
             assertEquals(reused.get(0).connectionId(), reused.get(1).connectionId(), "the second call reused the connection");
-            if (client.mainClass().equals(HttpUrlConnectionBatchApp.class.getName())) {
+            if (client.target().main() == HttpUrlConnectionBatchApp.class) {
                 // the JDK's resend after a kept-alive connection died while idle stays: the POST went out once
                 assertTrue(replace.ok("postStale2"), describe);
                 assertEquals(1, Measured.sends(s.postStale, true), s.postStale.requests().toString());

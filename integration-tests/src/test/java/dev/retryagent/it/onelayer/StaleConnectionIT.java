@@ -4,8 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.retryagent.it.apps.HttpClient4Scenario;
-import dev.retryagent.it.apps.HttpClient5Scenario;
 import dev.retryagent.it.harness.Jdks;
 import dev.retryagent.it.harness.ClientLibs;
 import dev.retryagent.it.harness.ForkedApp;
@@ -13,11 +11,6 @@ import dev.retryagent.it.harness.RecordedRequest;
 import dev.retryagent.it.harness.ReportLine;
 import dev.retryagent.it.harness.ScriptedServer;
 import dev.retryagent.it.harness.Step;
-import dev.retryagent.it.httpurlconnection.HttpUrlConnectionBatchApp;
-import dev.retryagent.it.jdkhttp.JdkHttpClientBatchApp;
-import dev.retryagent.it.okhttp.OkHttpBatchApp;
-import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
@@ -50,13 +43,12 @@ import org.junit.jupiter.params.provider.MethodSource;
 class StaleConnectionIT {
 
     /**
-     * One client as the test runs it: its application, libraries, JVM, the call variants of one JVM, and the faults
-     * on a reused connection the agent recovers a GET from (all, but for java.net.http).
+     * One client as the test runs it: its batch application, the call variants of one JVM, and the faults on a reused
+     * connection the agent recovers a GET from (all, but for java.net.http).
      */
-    record Client(String name, String mainClass, ClientLibs libs, Path java, Path classpath, List<String> variants,
-                  Set<Fault> recovered) {
-        Client(String name, String mainClass, ClientLibs libs, Path java, Path classpath, List<String> variants) {
-            this(name, mainClass, libs, java, classpath, variants, EnumSet.allOf(Fault.class));
+    record Client(String name, BatchTarget target, List<String> variants, Set<Fault> recovered) {
+        Client(String name, BatchTarget target, List<String> variants) {
+            this(name, target, variants, EnumSet.allOf(Fault.class));
         }
 
         @Override
@@ -69,32 +61,30 @@ class StaleConnectionIT {
      * Every client on the test JDK; the newest of each library and the JDK's own clients on the other JDKs (the same
      * library meets another socket layer under it there).
      */
-    static Stream<Client> clients() throws Exception {
-        Path batchApps = Paths.get(OkHttpBatchApp.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+    static Stream<Client> clients() {
+        List<String> modes = List.of("mode=sync", "mode=async");
+        List<String> apis = List.of("api=classic", "api=async");
         List<Client> clients = new ArrayList<>();
         int own = Jdks.testJdk().version();
         for (Jdks.Jdk jdk : Jdks.of(Jdks.ALL)) {
-            Path java = jdk.java();
             String on = jdk.version() == own ? "" : "-" + jdk;
-            clients.add(new Client("okhttp-5" + on, OkHttpBatchApp.class.getName(), ClientLibs.OKHTTP_5, java, batchApps,
-                    List.of("mode=sync", "mode=async")));
-            clients.add(new Client("httpclient5-5.6" + on, HttpClient5Scenario.class.getName(),
-                    ClientLibs.HTTPCLIENT5_NEWEST, java, null, List.of("api=classic", "api=async")));
+            clients.add(new Client("okhttp-5" + on, BatchTarget.okhttp(ClientLibs.OKHTTP_5, jdk), modes));
+            clients.add(new Client("httpclient5-5.6" + on, BatchTarget.httpClient5(ClientLibs.HTTPCLIENT5_NEWEST, jdk),
+                    apis));
             if (jdk.version() == own) {
-                clients.add(new Client("okhttp-4.12", OkHttpBatchApp.class.getName(), ClientLibs.OKHTTP_4, java,
-                        batchApps, List.of("mode=sync")));
-                clients.add(new Client("httpclient5-5.2", HttpClient5Scenario.class.getName(),
-                        ClientLibs.HTTPCLIENT5_OLDEST, java, null, List.of("api=classic", "api=async")));
+                clients.add(new Client("okhttp-4.12", BatchTarget.okhttp(ClientLibs.OKHTTP_4, jdk),
+                        List.of("mode=sync")));
+                clients.add(new Client("httpclient5-5.2", BatchTarget.httpClient5(ClientLibs.HTTPCLIENT5_OLDEST, jdk),
+                        apis));
             }
-            clients.add(new Client("httpclient4-4.5.14" + on, HttpClient4Scenario.class.getName(),
-                    ClientLibs.HTTPCLIENT4_NEWEST, java, null, List.of("api=classic", "api=async")));
-            clients.add(new Client("jdk-" + jdk, HttpUrlConnectionBatchApp.class.getName(), ClientLibs.NONE, java,
-                    batchApps, List.of("")));
+            clients.add(new Client("httpclient4-4.5.14" + on,
+                    BatchTarget.httpClient4(ClientLibs.HTTPCLIENT4_NEWEST, jdk), apis));
+            clients.add(new Client("jdk-" + jdk, BatchTarget.httpUrlConnection(jdk), List.of("")));
             if (jdk.hasJavaNetHttp()) {
                 // java.net.http does not say whether a connection was reused: garbage and a bad status line are its
                 // ProtocolException (other); a partial status line is "EOF reached while reading", a reset
-                clients.add(new Client("jdk-httpclient-" + jdk, JdkHttpClientBatchApp.class.getName(),
-                        ClientLibs.NONE, java, batchApps, List.of("mode=sync", "mode=async"), EnumSet.of(Fault.PARTIAL)));
+                clients.add(new Client("jdk-httpclient-" + jdk, BatchTarget.jdkHttpClient(jdk), modes,
+                        EnumSet.of(Fault.PARTIAL)));
             }
         }
         return clients.stream();
@@ -208,14 +198,8 @@ class StaleConnectionIT {
     }
 
     private static Measured run(Client client, boolean agent, Servers servers) {
-        ForkedApp app = ForkedApp.of(client.mainClass()).name("stale-" + client + "-" + (agent ? "replace" : "none"))
-                .clientLibs(client.libs()).java(client.java()).args(servers.args());
-        if (client.classpath() != null) {
-            app.classpath(client.classpath());
-        }
-        if (agent) {
-            app.policy(Policies.threeAttempts("builtInRetries: replace")).agentArg("log", "debug");
-        }
+        ForkedApp app = client.target().app("stale-" + client + "-" + (agent ? "replace" : "none"),
+                agent ? Policies.threeAttempts("builtInRetries: replace") : null).args(servers.args());
         ForkedApp.Result run = app.run().assertExitCode(0);
         assertFalse(run.stderr().contains("internal-error"), run.describe());
         return new Measured(run, servers);

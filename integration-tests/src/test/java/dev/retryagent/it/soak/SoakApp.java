@@ -1,12 +1,12 @@
 package dev.retryagent.it.soak;
 
-import dev.retryagent.it.apps.Completions;
 import dev.retryagent.it.apps.Report;
-import java.io.InputStream;
-import java.io.OutputStream;
+import dev.retryagent.it.clients.HttpClient5Kit;
+import dev.retryagent.it.clients.HttpUrlConnectionKit;
+import dev.retryagent.it.clients.KitRequest;
+import dev.retryagent.it.clients.Kits;
+import dev.retryagent.it.clients.OkHttpKit;
 import java.lang.management.ManagementFactory;
-import java.net.HttpURLConnection;
-import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,35 +23,19 @@ import javax.management.MBeanServer;
 import javax.management.ObjectName;
 import javax.management.openmbean.CompositeData;
 import javax.management.openmbean.TabularData;
-import okhttp3.Call;
 import okhttp3.Dispatcher;
-import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
-import okhttp3.Request;
-import okhttp3.RequestBody;
-import okhttp3.Response;
-import org.apache.hc.client5.http.async.methods.SimpleHttpRequest;
-import org.apache.hc.client5.http.async.methods.SimpleRequestBuilder;
-import org.apache.hc.client5.http.classic.methods.HttpGet;
-import org.apache.hc.client5.http.classic.methods.HttpPost;
 import org.apache.hc.client5.http.config.RequestConfig;
-import org.apache.hc.client5.http.impl.async.CloseableHttpAsyncClient;
-import org.apache.hc.client5.http.impl.async.HttpAsyncClients;
-import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
-import org.apache.hc.client5.http.impl.classic.HttpClients;
 import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManager;
 import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManagerBuilder;
 import org.apache.hc.client5.http.impl.nio.PoolingAsyncClientConnectionManager;
 import org.apache.hc.client5.http.impl.nio.PoolingAsyncClientConnectionManagerBuilder;
-import org.apache.hc.core5.http.ContentType;
 import org.apache.hc.core5.http.io.SocketConfig;
-import org.apache.hc.core5.http.io.entity.EntityUtils;
-import org.apache.hc.core5.http.io.entity.StringEntity;
 import org.apache.hc.core5.util.Timeout;
 
 /**
  * The soak's application, with no agent code: {@code THREADS} threads make {@code CALLS} calls, spread over five
- * client kinds, each kind to its own loopback server ({@code --okhttp URL --httpclient5 URL --httpclient5-async URL
+ * client kinds (each through its client's kit), each kind to its own loopback server ({@code --okhttp URL --httpclient5 URL --httpclient5-async URL
  * --jdk URL --okhttp-async URL}). A tenth of each kind's calls are POSTs without an idempotency key carrying
  * {@code X-Call-Id}; the others are GETs. Every client reads with a {@code READ_TIMEOUT_MS} timeout.
  *
@@ -63,8 +47,6 @@ import org.apache.hc.core5.util.Timeout;
 public final class SoakApp {
     static final int READ_TIMEOUT_MS = 400;
     static final String[] KINDS = {"okhttp", "okhttp-async", "httpclient5", "httpclient5-async", "jdk"};
-
-    private static final MediaType TEXT = MediaType.get("text/plain");
 
     public static void main(String[] argv) throws Exception {
         Map<String, String> args = new TreeMap<>();
@@ -84,13 +66,12 @@ public final class SoakApp {
                 .setDefaultSocketConfig(SocketConfig.custom().setSoTimeout(Timeout.ofMilliseconds(READ_TIMEOUT_MS)).build())
                 .build();
         RequestConfig config = RequestConfig.custom().setResponseTimeout(Timeout.ofMilliseconds(READ_TIMEOUT_MS)).build();
-        CloseableHttpClient classic = HttpClients.custom().setConnectionManager(classicPool)
-                .setDefaultRequestConfig(config).build();
         PoolingAsyncClientConnectionManager asyncPool = PoolingAsyncClientConnectionManagerBuilder.create()
                 .setMaxConnTotal(threads).setMaxConnPerRoute(threads).build();
-        CloseableHttpAsyncClient async = HttpAsyncClients.custom().setConnectionManager(asyncPool)
-                .setDefaultRequestConfig(config).build();
-        async.start();
+        HttpClient5Kit httpClient5 = HttpClient5Kit.pooled(classicPool, asyncPool, config);
+        HttpUrlConnectionKit jdk = new HttpUrlConnectionKit(5000, READ_TIMEOUT_MS);
+        Kits kits = new Kits().use("okhttp", () -> new OkHttpKit(okhttp)).use("httpclient5", () -> httpClient5)
+                .use("jdk", () -> jdk);
 
         Map<String, LongAdder[]> tally = new ConcurrentHashMap<>(); // ok, failedGets, failedPosts, calls
         for (String kind : KINDS) {
@@ -109,8 +90,7 @@ public final class SoakApp {
                     counts[3].increment();
                     boolean ok;
                     try {
-                        int status = call(kind, url, post, "call-" + n, okhttp, classic, async);
-                        ok = status < 400;
+                        ok = kits.call(kind, request(url, post, "call-" + n), 2, TimeUnit.MINUTES).status() < 400;
                     } catch (Exception e) {
                         ok = false;
                     }
@@ -132,8 +112,7 @@ public final class SoakApp {
                 "classicLeased", classicPool.getTotalStats().getLeased(),
                 "asyncLeased", asyncPool.getTotalStats().getLeased());
         printMBeans();
-        classic.close();
-        async.close();
+        httpClient5.close();
         TreeSet<String> agentThreads = new TreeSet<>();
         for (Thread t : Thread.getAllStackTraces().keySet()) {
             if (t.getName().startsWith("retry-agent")) {
@@ -146,72 +125,12 @@ public final class SoakApp {
         System.exit(ended ? 0 : 3);
     }
 
-    private static int call(String kind, String url, boolean post, String id, OkHttpClient okhttp,
-                            CloseableHttpClient classic, CloseableHttpAsyncClient async) throws Exception {
-        switch (kind) {
-            case "okhttp": {
-                try (Response response = okhttp.newCall(okRequest(url, post, id)).execute()) {
-                    response.body().string();
-                    return response.code();
-                }
-            }
-            case "okhttp-async": {
-                try (Response response = Completions.enqueue(okhttp.newCall(okRequest(url, post, id)))
-                        .get(2, TimeUnit.MINUTES)) {
-                    response.body().string();
-                    return response.code();
-                }
-            }
-            case "httpclient5": {
-                if (post) {
-                    HttpPost request = new HttpPost(url);
-                    request.setHeader("X-Call-Id", id);
-                    request.setEntity(new StringEntity(id));
-                    return classic.execute(request, r -> {
-                        EntityUtils.consume(r.getEntity());
-                        return r.getCode();
-                    });
-                }
-                return classic.execute(new HttpGet(url), r -> {
-                    EntityUtils.consume(r.getEntity());
-                    return r.getCode();
-                });
-            }
-            case "httpclient5-async": {
-                SimpleHttpRequest request = post
-                        ? SimpleRequestBuilder.post(url).addHeader("X-Call-Id", id).setBody(id, ContentType.TEXT_PLAIN).build()
-                        : SimpleRequestBuilder.get(url).build();
-                return Completions.execute(async, request).get(2, TimeUnit.MINUTES).getCode();
-            }
-            default: {
-                HttpURLConnection c = (HttpURLConnection) new URL(url).openConnection();
-                c.setConnectTimeout(5000);
-                c.setReadTimeout(READ_TIMEOUT_MS);
-                if (post) {
-                    c.setRequestMethod("POST");
-                    c.setRequestProperty("X-Call-Id", id);
-                    c.setDoOutput(true);
-                    try (OutputStream out = c.getOutputStream()) {
-                        out.write(id.getBytes(StandardCharsets.UTF_8));
-                    }
-                }
-                int status = c.getResponseCode();
-                try (InputStream in = status < 400 ? c.getInputStream() : c.getErrorStream()) {
-                    if (in != null) {
-                        in.readAllBytes();
-                    }
-                }
-                return status;
-            }
+    private static KitRequest request(String url, boolean post, String id) {
+        if (!post) {
+            return KitRequest.get(url);
         }
-    }
-
-    private static Request okRequest(String url, boolean post, String id) {
-        Request.Builder b = new Request.Builder().url(url);
-        if (post) {
-            b.header("X-Call-Id", id).post(RequestBody.create(id.getBytes(StandardCharsets.UTF_8), TEXT));
-        }
-        return b.build();
+        return KitRequest.of("POST", url).header("X-Call-Id", id)
+                .body(id.getBytes(StandardCharsets.UTF_8), "text/plain");
     }
 
     private static void printMBeans() throws Exception {
