@@ -272,7 +272,7 @@ public final class RetryEngine {
      * off.
      */
     void countCall(CallFacts call, boolean timed, long startNanos) {
-        Destination destination = destinations.of(call);
+        Destination destination = destinationOfDecisions(call);
         destination.countersFor(call.client()).calls.increment();
         recordFirstAttempt(destination, timed, startNanos);
     }
@@ -307,7 +307,7 @@ public final class RetryEngine {
         if (r.mode == Mode.OFF) {
             return RetryDecision.done();
         }
-        Destination destination = destinations.of(call);
+        Destination destination = destinationOfDecisions(call);
         RetryCounters counters = destination.countersFor(call.client());
         if (firstAtDestination) {
             countFirst(counters, call);
@@ -407,6 +407,24 @@ public final class RetryEngine {
     private static RetryDecision giveUp(RetryCounters counters, GiveUpReason reason, int attempt, int max) {
         counters.giveUps[reason.ordinal()].increment();
         return RetryDecision.giveUp(reason, attempt, max);
+    }
+
+    /**
+     * The destination whose budget and counters {@code call}'s decisions use: the one its facts were built at, or the
+     * last lookup's when that was at {@code call}'s address, unless one was dropped since; else from the table (added
+     * when new).
+     */
+    private Destination destinationOfDecisions(CallFacts call) {
+        int removals = destinations.removals();
+        Destination d = call.destination;
+        if (d != null && call.destinationRemovals == removals) {
+            return d;
+        }
+        Resolution.Memo last = lastMemo;
+        if (last != null && last.removals == removals && last.isAt(call.scheme(), call.host(), call.port())) {
+            return last.destination;
+        }
+        return destinations.get(call.scheme(), call.host(), call.port());
     }
 
     /** The destination whose budget and counters {@code call}'s decisions use (for the log's summary lines). */
