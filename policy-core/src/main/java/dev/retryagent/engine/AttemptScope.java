@@ -26,22 +26,25 @@ public final class AttemptScope {
     static final class OfThread {
         /** What {@link #current} answers. */
         int attempt;
-        /** The run a call on this thread may take; null while one has it. */
-        private CallRun idleRun = new CallRun();
+        /** The run the calls on this thread take in turn. */
+        private final CallRun run = new CallRun();
+        /** Whether a call on this thread has {@link #run}. */
+        private boolean runTaken;
 
-        /** A run for a call on this thread: the idle one, or a new one for a call made inside another's attempt. */
+        /** A run for a call on this thread: this thread's, or a new one for a call made while another runs. */
         CallRun takeRun() {
-            CallRun run = idleRun;
-            if (run == null) {
+            if (runTaken) {
                 return new CallRun();
             }
-            idleRun = null;
+            runTaken = true;
             return run;
         }
 
-        /** {@code run}, {@link CallRun#end ended}, is this thread's idle run again. */
+        /** The call that took {@code run} is over ({@link CallRun#end ended}, or never started). */
         void giveBack(CallRun run) {
-            idleRun = run;
+            if (run == this.run) {
+                runTaken = false;
+            }
         }
     }
 

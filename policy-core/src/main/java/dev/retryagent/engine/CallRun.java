@@ -64,8 +64,12 @@ final class CallRun {
             RetryLog.internalError(where, e);
             return false;
         }
-        this.engine = engine;
-        this.clock = clock;
+        if (this.engine != engine) { // a reused run: no write (and GC barrier) for what has not changed
+            this.engine = engine;
+        }
+        if (this.clock != clock) {
+            this.clock = clock;
+        }
         this.call = facts;
         this.rule = r;
         this.marker = markerName;
