@@ -77,7 +77,8 @@ public class CallFactsBenchmark {
         engine = new RetryEngine(policy, Clock.SYSTEM, RandomSource.THREAD_LOCAL);
         // The destination exists after the first call of a running service.
         CallFacts first = facts();
-        engine.decide(first, 1, Outcome.status(200, null), 0, 0);
+        engine.decide(first, first.resolution, 1, Outcome.status(200, null), 0, System.nanoTime(), true,
+                Clock.SYSTEM, true);
         if (inLoop) {
             UpperLayer.enter("aws-sdk-v2");
         }

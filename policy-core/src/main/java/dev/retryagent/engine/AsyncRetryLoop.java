@@ -28,8 +28,8 @@ public final class AsyncRetryLoop {
      * loop leaves alone is sent once, its attempt reporting straight to {@code caller}.
      */
     public <R> void execute(CallFacts call, AsyncExchange<R> exchange, AttemptCallback<R> caller) {
-        CallRun run = CallRun.start(engine, clock, call, "async-retry-loop.start");
-        if (run == null) {
+        CallRun run = new CallRun();
+        if (!run.start(engine, clock, call, AttemptScope.current(), "async-retry-loop.start")) {
             exchange.send(1, 0, null, new AsyncAttempt<R>(this, null, exchange, caller, 1, 0));
             return;
         }
@@ -58,7 +58,7 @@ public final class AsyncRetryLoop {
     /** {@code attempt} ended with {@code response} or {@code failure}: deliver it, or schedule the next attempt. */
     <R> void ended(final AsyncAttempt<R> attempt, R response, IOException failure) {
         AsyncExchange<R> exchange = attempt.exchange;
-        RetryDecision decision = attempt.run.decide(engine, clock, exchange, attempt.number, response, failure,
+        RetryDecision decision = attempt.run.decide(exchange, attempt.number, response, failure,
                 attempt.previousWaitMillis, exchange.isCancelled(), "async-retry-loop.decide");
         if (!decision.shouldRetry()) {
             deliver(attempt, response, failure);

@@ -12,19 +12,48 @@ package dev.retryagent.engine;
  * dispatcher thread) enters the scope there. Calls handed to another thread are not seen as nested.
  */
 public final class AttemptScope {
-    private static final ThreadLocal<int[]> CURRENT = new ThreadLocal<int[]>() {
+    private static final ThreadLocal<OfThread> CURRENT = new ThreadLocal<OfThread>() {
         @Override
-        protected int[] initialValue() {
-            return new int[1];
+        protected OfThread initialValue() {
+            return new OfThread();
         }
     };
+
+    /**
+     * A thread's scope, and the {@link CallRun} its sync loop reuses: one thread-local lookup per call gives both.
+     * Never leaves its thread.
+     */
+    static final class OfThread {
+        /** What {@link #current} answers. */
+        int attempt;
+        /** The run the calls on this thread take in turn. */
+        private final CallRun run = new CallRun();
+        /** Whether a call on this thread has {@link #run}. */
+        private boolean runTaken;
+
+        /** A run for a call on this thread: this thread's, or a new one for a call made while another runs. */
+        CallRun takeRun() {
+            if (runTaken) {
+                return new CallRun();
+            }
+            runTaken = true;
+            return run;
+        }
+
+        /** The call that took {@code run} is over ({@link CallRun#end ended}, or never started). */
+        void giveBack(CallRun run) {
+            if (run == this.run) {
+                runTaken = false;
+            }
+        }
+    }
 
     private AttemptScope() {
     }
 
     /** The attempt this thread is making of an agent-run call (1 for the first), or 0 when none. */
     public static int current() {
-        return CURRENT.get()[0];
+        return CURRENT.get().attempt;
     }
 
     /**
@@ -33,22 +62,19 @@ public final class AttemptScope {
      * @return what to hand to {@link #exit} afterwards (the enclosing scope)
      */
     public static int enter(int attempt) {
-        int[] current = CURRENT.get();
-        int previous = current[0];
-        current[0] = attempt;
+        OfThread current = CURRENT.get();
+        int previous = current.attempt;
+        current.attempt = attempt;
         return previous;
     }
 
-    /**
-     * This thread's scope: element 0 is what {@link #current} answers. For a loop that reads and sets it around
-     * each attempt, with one thread-local lookup per call instead of three; it never leaves this thread.
-     */
-    static int[] ofThisThread() {
+    /** This thread's scope, for a loop that reads and sets it around each attempt. */
+    static OfThread ofThisThread() {
         return CURRENT.get();
     }
 
     /** Ends the scope {@link #enter} began, restoring {@code previous}. */
     public static void exit(int previous) {
-        CURRENT.get()[0] = previous;
+        CURRENT.get().attempt = previous;
     }
 }

@@ -1,16 +1,16 @@
 package dev.retryagent.engine;
 
-import java.util.List;
-
 import dev.retryagent.policy.Mode;
 import dev.retryagent.policy.Policy;
 import dev.retryagent.policy.UpperLayers;
+import java.util.List;
 import java.util.Locale;
 
 /**
  * What the engine needs to know about one call, in client-neutral terms. An adapter builds one per call from its
  * client's request with {@link #builder}, giving the request's address and a {@link HeaderLookup}; the engine looks
- * the call's rule up once and reads the headers that rule names. {@code path} carries no query string.
+ * the call's rule up once and reads the headers that rule names. {@code path} carries no query string. Immutable:
+ * what a run of the call learns (the redirects its attempts were taken through) stays with the run.
  */
 public final class CallFacts {
     private final String client;
@@ -28,26 +28,19 @@ public final class CallFacts {
      * when none. */
     private final String upperLayer;
     /**
-     * The engine's rule lookup for this call, made at its first question and kept for the rest of the call: a call
-     * runs under one policy from start to end, even when another is loaded meanwhile. Not part of the facts: a
-     * plain field, because a {@link Resolution} is immutable and safe to read through a race.
+     * The call's rule, found by {@link Builder#build} under {@link #readUnder}; null for facts made otherwise (the
+     * engine looks the rule up when asked, and a run keeps what it found).
      */
-    Resolution resolution;
+    final Resolution resolution;
     /**
-     * The destination whose budget and counters this call's decisions use, when the rule lookup found it known
+     * The destination whose budget and counters this call's decisions use, when {@link Builder#build} found it known
      * already, with {@link Destinations#removals()} at that time (the destination is still in the table while that
-     * count has not changed); null when not found. Like {@link #resolution}, kept so that a call finds it once.
+     * count has not changed); null when not found.
      */
-    Destination destination;
-    int destinationRemovals;
-    /**
-     * The other destinations a client's redirect took the attempts of the call running under these facts to, so that
-     * it is counted once at each; null until one did. The loops' per-call state, kept here so that the synchronous
-     * loop needs no object of its own; cleared when a run begins.
-     */
-    java.util.List<CallFacts> redirectsSeen;
+    final Destination destination;
+    final int destinationRemovals;
     /** The policy these facts were read under (its key headers, its marker), or null: the engine's current one. */
-    Policy readUnder;
+    final Policy readUnder;
 
     /**
      * @param client                one of {@code httpurlconnection}, {@code okhttp}, {@code apache-httpclient5}
@@ -69,11 +62,16 @@ public final class CallFacts {
         this.markerPresent = markerPresent;
         this.enclosingAttempt = 0;
         this.upperLayer = null;
+        this.resolution = null;
+        this.destination = null;
+        this.destinationRemovals = 0;
+        this.readUnder = null;
     }
 
     private CallFacts(String client, String method, String scheme, String host, int port, String path,
                       boolean idempotencyKeyPresent, boolean bodyReplayable, boolean markerPresent,
-                      int enclosingAttempt, String upperLayer) {
+                      int enclosingAttempt, String upperLayer, Policy readUnder, Resolution resolution,
+                      Destination destination, int destinationRemovals) {
         this.client = client;
         this.method = method;
         this.scheme = scheme;
@@ -85,24 +83,10 @@ public final class CallFacts {
         this.markerPresent = markerPresent;
         this.enclosingAttempt = enclosingAttempt;
         this.upperLayer = upperLayer;
-    }
-
-    private CallFacts(CallFacts call, int enclosingAttempt) {
-        this.client = call.client;
-        this.method = call.method;
-        this.scheme = call.scheme;
-        this.host = call.host;
-        this.port = call.port;
-        this.path = call.path;
-        this.idempotencyKeyPresent = call.idempotencyKeyPresent;
-        this.bodyReplayable = call.bodyReplayable;
-        this.markerPresent = call.markerPresent;
-        this.enclosingAttempt = enclosingAttempt;
-        this.upperLayer = call.upperLayer;
-        this.readUnder = call.readUnder;
-        this.resolution = call.resolution; // rule matching does not look at the enclosing attempt
-        this.destination = call.destination;
-        this.destinationRemovals = call.destinationRemovals;
+        this.readUnder = readUnder;
+        this.resolution = resolution;
+        this.destination = destination;
+        this.destinationRemovals = destinationRemovals;
     }
 
     /**
@@ -150,7 +134,9 @@ public final class CallFacts {
             return engine.read(this, headers);
         }
 
-        CallFacts build(Resolution rule, Policy policy, HeaderLookup headers) {
+        /** The facts, {@code rule} being the call's under {@code policy}, found at {@code destination} (or null). */
+        CallFacts build(Resolution rule, Policy policy, HeaderLookup headers, Destination destination,
+                        int destinationRemovals) {
             boolean idempotencyKey = false;
             List<String> keyHeaders = rule.settings.idempotencyKeyHeaders();
             for (int i = 0, n = keyHeaders.size(); i < n; i++) { // indexed: no iterator per call
@@ -164,21 +150,19 @@ public final class CallFacts {
             // Only where the rule defers to such a layer: under upperLayers: retry the call is any other.
             String upperLayer = rule.mode != Mode.OFF && rule.settings.upperLayers() == UpperLayers.DEFER
                     ? UpperLayer.of(headers) : null;
-            CallFacts facts = new CallFacts(client, method, scheme, host, port, path, idempotencyKey, bodyReplayable,
-                    markerPresent, 0, upperLayer);
-            facts.resolution = rule;
-            return facts.readUnder(policy);
+            return new CallFacts(client, method, scheme, host, port, path, idempotencyKey, bodyReplayable,
+                    markerPresent, 0, upperLayer, policy, rule, destination, destinationRemovals);
         }
     }
 
     /**
-     * Says that these facts were read under {@code policy} (which headers count as an idempotency key, which one is
-     * the marker), so that the engine answers every question about the call under that same policy, even when a
-     * newer one was loaded in between: no call sees half of two policies. Returns these facts.
+     * These facts read under {@code policy} (which headers count as an idempotency key, which one is the marker), so
+     * that the engine answers every question about the call under that same policy, even when a newer one was loaded
+     * in between: no call sees half of two policies.
      */
-    public CallFacts readUnder(Policy policy) {
-        this.readUnder = policy;
-        return this;
+    CallFacts withPolicy(Policy policy) {
+        return new CallFacts(client, method, scheme, host, port, path, idempotencyKeyPresent, bodyReplayable,
+                markerPresent, enclosingAttempt, upperLayer, policy, null, null, 0);
     }
 
     /** The policy these facts were read under, or null when nothing said which (the engine's current one). */
@@ -190,8 +174,8 @@ public final class CallFacts {
      * These facts for the same request after the client followed a redirect inside one attempt to
      * {@code scheme://host:port/path}: the rule and the destination (counters, budget) are those of where the request
      * went; method, idempotency key, body and marker stay the original request's, because a retry sends the original
-     * request again. Read under the same policy (the one these facts' rule was found under, when they named none).
-     * These very facts when the address is the same.
+     * request again. Read under the same policy (a run decides facts that name none under its call's). These very
+     * facts when the address is the same.
      */
     public CallFacts redirectedTo(String scheme, String host, int port, String path) {
         String p = path == null || path.isEmpty() ? "/" : path;
@@ -199,11 +183,8 @@ public final class CallFacts {
                 && p.equals(this.path)) {
             return this;
         }
-        CallFacts redirected = new CallFacts(client, method, scheme, host, port, p, idempotencyKeyPresent,
-                bodyReplayable, markerPresent, enclosingAttempt, upperLayer);
-        // Facts that named no policy take the one their rule was found under: a call sees one policy to its end.
-        redirected.readUnder = readUnder != null || resolution == null ? readUnder : resolution.owner.policy;
-        return redirected;
+        return new CallFacts(client, method, scheme, host, port, p, idempotencyKeyPresent, bodyReplayable,
+                markerPresent, enclosingAttempt, upperLayer, readUnder, null, null, 0);
     }
 
     /** Whether {@code other} goes to the same destination (scheme, host, port): the same counters and budget. */
@@ -221,7 +202,9 @@ public final class CallFacts {
      * (docs/reference.md#one-retry-layer).
      */
     CallFacts insideAttempt(int attempt) {
-        return new CallFacts(this, attempt);
+        // The rule and destination stay: rule matching does not look at the enclosing attempt.
+        return new CallFacts(client, method, scheme, host, port, path, idempotencyKeyPresent, bodyReplayable,
+                markerPresent, attempt, upperLayer, readUnder, resolution, destination, destinationRemovals);
     }
 
     public String client() {

@@ -120,18 +120,6 @@ final class Destinations {
         return removals;
     }
 
-    /**
-     * {@link #get}, for {@code call}: the destination its rule lookup found, unless one was dropped since; else
-     * looked up.
-     */
-    Destination of(CallFacts call) {
-        Destination d = call.destination;
-        if (d != null && call.destinationRemovals == removals) {
-            return d;
-        }
-        return get(call.scheme(), call.host(), call.port());
-    }
-
     /** How many times the table was swept for idle destinations. */
     synchronized int sweeps() {
         return sweeps;

@@ -1,5 +1,6 @@
 package dev.retryagent.engine;
 
+import dev.retryagent.policy.Mode;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -79,10 +80,10 @@ public final class LogWindows {
     }
 
     /**
-     * Counts an event (a decision other than done) of {@code call}, and writes it in full when it is the first of its
-     * kind at its destination in the current window.
+     * Counts an event (a decision other than done) of {@code call}, under a rule in {@code mode}, and writes it in
+     * full when it is the first of its kind at its destination in the current window.
      */
-    void event(CallFacts call, Outcome outcome, RetryDecision decision) {
+    void event(CallFacts call, Mode mode, Outcome outcome, RetryDecision decision) {
         int kind = kindOf(decision);
         if (kind < 0) {
             return;
@@ -128,7 +129,7 @@ public final class LogWindows {
             write(summary);
         }
         if (first) {
-            write(RetryLog.line(call, outcome, decision));
+            write(RetryLog.line(call, mode, outcome, decision));
         }
     }
 

@@ -147,6 +147,11 @@ final class Resolution {
                     && same(this.client, client);
         }
 
+        /** Whether {@link #destination} is that of {@code scheme://host:port}, the host spelled as here. */
+        boolean isAt(String scheme, String host, int port) {
+            return this.port == port && same(this.host, host) && destination.is(scheme, port);
+        }
+
         private static boolean same(String a, String b) {
             return a == b || a != null && a.equals(b);
         }

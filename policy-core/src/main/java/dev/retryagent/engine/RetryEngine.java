@@ -61,12 +61,10 @@ public final class RetryEngine {
     }
 
     /**
-     * What the agent does with {@code call}: the mode of its rule (or the policy's). The loops ask this
-     * first, once per call. The call's rule is looked up once (through the last lookup made for the call's
-     * destination, when the client, method, host, port and path are the same): when its facts are built
-     * ({@link CallFacts.Builder#build}), or else at this first question, and remembered on {@code call}, so that
-     * every later question about it ({@link #markerHeaderFor}, {@link #decide}) needs no lookup and gets its answer
-     * under the same policy.
+     * What the agent does with {@code call}: the mode of its rule (or the policy's). The call's rule is the one
+     * {@link CallFacts.Builder#build} found, under the policy the facts were read under; for facts made otherwise it
+     * is looked up at each question (through the last lookup made for the call's destination, when the client,
+     * method, host, port and path are the same). A loop's run looks it up once and keeps it to the call's end.
      */
     public Mode modeFor(CallFacts call) {
         return resolve(call).mode;
@@ -101,23 +99,32 @@ public final class RetryEngine {
         return resolve(call);
     }
 
-    /** The call's rule as remembered on it since its first question; else looked up now, and remembered. */
+    /**
+     * The rule of {@code at}, the facts a client's redirect took a call's attempt to, in a run whose call's rule
+     * {@code callRule} is: under the policy {@code at} names, or else the one of the call's rule, so that the call
+     * sees one policy to its end.
+     */
+    Resolution resolution(CallFacts at, Resolution callRule) {
+        return at.resolution != null ? at.resolution
+                : lookUp(at.readUnder != null ? policiesFor(at) : callRule.owner, at);
+    }
+
+    /** The rule {@link CallFacts.Builder#build} found for the call; else looked up now. */
     private Resolution resolve(CallFacts call) {
         Resolution r = call.resolution;
-        if (r != null) {
-            return r;
-        }
+        return r != null ? r : lookUp(policiesFor(call), call);
+    }
+
+    /** {@code call}'s rule under {@code p}, through the last lookup at its destination when it is for this call. */
+    private Resolution lookUp(Resolution.Policies p, CallFacts call) {
         int removals = destinations.removals();
-        Resolution.Policies p = policiesFor(call);
         Resolution.Memo last = lastLookup(p, removals, call.client(), call.method(), call.scheme(), call.host(),
                 call.port(), call.path());
-        Destination d = last != null ? last.destination : destinations.find(call.scheme(), call.host(), call.port());
-        r = last != null ? last.resolution
-                : lookUp(p, d, removals, call.client(), call.method(), call.host(), call.port(), call.path());
-        call.destination = d;
-        call.destinationRemovals = removals;
-        call.resolution = r;
-        return r;
+        if (last != null) {
+            return last.resolution;
+        }
+        Destination d = destinations.find(call.scheme(), call.host(), call.port());
+        return lookUp(p, d, removals, call.client(), call.method(), call.host(), call.port(), call.path());
     }
 
     /** {@link CallFacts.Builder#build(RetryEngine, HeaderLookup)}: the call's rule under the current policy. */
@@ -129,10 +136,7 @@ public final class RetryEngine {
         Destination d = last != null ? last.destination : destinations.find(call.scheme, call.host, call.port);
         Resolution r = last != null ? last.resolution
                 : lookUp(p, d, removals, call.client, call.method, call.host, call.port, call.path);
-        CallFacts facts = call.build(r, p.policy, headers);
-        facts.destination = d;
-        facts.destinationRemovals = removals;
-        return facts;
+        return call.build(r, p.policy, headers, d, removals);
     }
 
     /** The policy to answer a call under: the one its facts were read under, or else the current one. */
@@ -263,33 +267,12 @@ public final class RetryEngine {
     }
 
     /**
-     * Decides what follows attempt {@code attempt} of {@code call}.
-     *
-     * @param attempt            the attempt that just ended, 1 for the first
-     * @param outcome            how it ended
-     * @param elapsedMillis      time since the call began (before its first attempt)
-     * @param previousWaitMillis the wait before this attempt (0 for the first), for decorrelated jitter
-     */
-    public RetryDecision decide(CallFacts call, int attempt, Outcome outcome, long elapsedMillis,
-                                long previousWaitMillis) {
-        return decideAt(call, attempt, outcome, elapsedMillis, previousWaitMillis, clock.nanoTime());
-    }
-
-    /** {@link #decideAt(CallFacts, int, Outcome, long, long, long, boolean)} of a call no redirect took elsewhere. */
-    RetryDecision decideAt(CallFacts call, int attempt, Outcome outcome, long elapsedMillis,
-                           long previousWaitMillis, long now) {
-        return decideAt(call, attempt, outcome, elapsedMillis, previousWaitMillis, now, attempt == 1);
-    }
-
-    /**
      * Counts a call at {@code call}'s destination (its counters' {@code calls}, its budget's first attempts) whose
-     * attempt was redirected by the client to another destination, where it is decided. Not when the rule is off.
+     * attempt was redirected by the client to another destination, where it is decided. For a run: its rule is not
+     * off.
      */
     void countCall(CallFacts call, boolean timed, long startNanos) {
-        if (resolve(call).mode == Mode.OFF) {
-            return;
-        }
-        Destination destination = destinations.of(call);
+        Destination destination = destinationOfDecisions(call);
         destination.countersFor(call.client()).calls.increment();
         recordFirstAttempt(destination, timed, startNanos);
     }
@@ -304,49 +287,27 @@ public final class RetryEngine {
     }
 
     /**
-     * As {@link #decide(CallFacts, int, Outcome, long, long)}, given the engine clock's reading
-     * {@code now} that the loops take anyway to work out {@code elapsedMillis}: one clock read per
-     * attempt, not two.
-     *
-     * @param firstAtDestination this is the call's first decision at {@code call}'s destination: the call is
-     *                           counted there (attempt 1, or the first attempt a client's redirect took there)
-     */
-    RetryDecision decideAt(CallFacts call, int attempt, Outcome outcome, long elapsedMillis,
-                           long previousWaitMillis, long now, boolean firstAtDestination) {
-        Resolution r = resolve(call);
-        if (r.mode == Mode.OFF) {
-            return RetryDecision.done();
-        }
-        Destination destination = destinations.of(call);
-        RetryCounters counters = destination.countersFor(call.client());
-        if (firstAtDestination) {
-            countFirst(counters, call);
-            destination.budget.recordFirstAttempt(now);
-        }
-        RetryDecision settled = withoutTime(r.settings, counters, call, attempt, outcome);
-        if (settled != null) {
-            return settled;
-        }
-        return decideOnTime(r, destination, counters, attempt, outcome, elapsedMillis, previousWaitMillis, now);
-    }
-
-    /**
-     * As {@link #decideAt(CallFacts, int, Outcome, long, long, long, boolean)}, for the loops: the call started at
+     * Decides what follows attempt {@code attempt} of {@code call}, under its rule {@code r}. The call started at
      * {@code startNanos} on {@code loopClock}, which is read only when the time matters. A first attempt is counted
      * in the budget at the call's start, when it went out; the elapsed time (for the deadline) and the budget's
      * "now" are read only for an outcome that may be retried and no refusal stops. So the common case, a first
      * attempt that succeeds, costs the one clock read the loop made at the start of the call.
      *
-     * @param timed whether the loop read the clock at the call's start ({@code startNanos}); it does only for a call
-     *              that {@link #decidesOnTime}, and a call that does not is counted in the budget without a reading
+     * @param attempt            the attempt that just ended, 1 for the first
+     * @param outcome            how it ended
+     * @param previousWaitMillis the wait before this attempt (0 for the first), for decorrelated jitter
+     * @param timed              whether the loop read the clock at the call's start ({@code startNanos}); it does only
+     *                           for a call that {@link #decidesOnTime}, and a call that does not is counted in the
+     *                           budget without a reading
+     * @param firstAtDestination this is the call's first decision at {@code call}'s destination: the call is
+     *                           counted there (attempt 1, or the first attempt a client's redirect took there)
      */
-    RetryDecision decideSince(CallFacts call, int attempt, Outcome outcome, long startNanos, boolean timed,
-                              long previousWaitMillis, Clock loopClock, boolean firstAtDestination) {
-        Resolution r = resolve(call);
+    RetryDecision decide(CallFacts call, Resolution r, int attempt, Outcome outcome, long previousWaitMillis,
+                         long startNanos, boolean timed, Clock loopClock, boolean firstAtDestination) {
         if (r.mode == Mode.OFF) {
             return RetryDecision.done();
         }
-        Destination destination = destinations.of(call);
+        Destination destination = destinationOfDecisions(call);
         RetryCounters counters = destination.countersFor(call.client());
         if (firstAtDestination) {
             countFirst(counters, call);
@@ -446,6 +407,24 @@ public final class RetryEngine {
     private static RetryDecision giveUp(RetryCounters counters, GiveUpReason reason, int attempt, int max) {
         counters.giveUps[reason.ordinal()].increment();
         return RetryDecision.giveUp(reason, attempt, max);
+    }
+
+    /**
+     * The destination whose budget and counters {@code call}'s decisions use: the one its facts were built at, or the
+     * last lookup's when that was at {@code call}'s address, unless one was dropped since; else from the table (added
+     * when new).
+     */
+    private Destination destinationOfDecisions(CallFacts call) {
+        int removals = destinations.removals();
+        Destination d = call.destination;
+        if (d != null && call.destinationRemovals == removals) {
+            return d;
+        }
+        Resolution.Memo last = lastMemo;
+        if (last != null && last.removals == removals && last.isAt(call.scheme(), call.host(), call.port())) {
+            return last.destination;
+        }
+        return destinations.get(call.scheme(), call.host(), call.port());
     }
 
     /** The destination whose budget and counters {@code call}'s decisions use (for the log's summary lines). */

@@ -89,8 +89,9 @@ public final class RetryLog {
      * Logs what the engine decided after an attempt that ended with {@code outcome}. At {@code debug} every
      * event is a line; at {@code info}, once {@link #install(LogWindows)} was called, the windows decide which
      * are written in full and count the rest. A call that is done (a success) costs nothing unless at debug.
+     * {@code mode}: the mode of the rule the decision was made under.
      */
-    public static void decision(CallFacts call, Outcome outcome, RetryDecision decision) {
+    public static void decision(CallFacts call, Mode mode, Outcome outcome, RetryDecision decision) {
         if (decision.action() == RetryDecision.Action.DONE) {
             if (isLoggable(Level.FINE)) {
                 logger().fine(LOGGER_NAME + " done " + call + " cause=" + outcome.cause());
@@ -102,14 +103,14 @@ public final class RetryLog {
         }
         LogWindows w = windows;
         if (w != null && !isLoggable(Level.FINE)) {
-            w.event(call, outcome, decision);
+            w.event(call, mode, outcome, decision);
         } else {
-            logger().log(Level.INFO, line(call, outcome, decision));
+            logger().log(Level.INFO, line(call, mode, outcome, decision));
         }
     }
 
     /** The full line of an event: a retry, a would-retry or a give-up. */
-    static String line(CallFacts call, Outcome outcome, RetryDecision decision) {
+    static String line(CallFacts call, Mode mode, Outcome outcome, RetryDecision decision) {
         String event;
         String detail;
         switch (decision.action()) {
@@ -124,8 +125,7 @@ public final class RetryLog {
             default:
                 GiveUpReason reason = decision.reason();
                 // Observe mode changes nothing: a call that enforce would leave to the layer above is reported so.
-                event = reason == GiveUpReason.UPPER_LAYER && call.resolution != null
-                        && call.resolution.mode == Mode.OBSERVE ? "would defer" : "give up";
+                event = reason == GiveUpReason.UPPER_LAYER && mode == Mode.OBSERVE ? "would defer" : "give up";
                 detail = "reason=" + reason.logName();
                 if (reason == GiveUpReason.UPPER_LAYER) {
                     detail += " layer=" + call.upperLayer();

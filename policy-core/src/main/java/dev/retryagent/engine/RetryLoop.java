@@ -31,38 +31,42 @@ public final class RetryLoop {
      * no scope, and the calls made inside it may be retried themselves.
      */
     public <R> R execute(CallFacts call, Exchange<R> exchange) throws IOException {
-        int[] scopeOfThread = AttemptScope.ofThisThread();
-        int enclosing = scopeOfThread[0];
-        CallFacts facts = CallRun.begin(call, enclosing);
-        int how = CallRun.settle(engine, facts, enclosing, "retry-loop.start");
-        if (how == CallRun.OFF) {
+        AttemptScope.OfThread thread = AttemptScope.ofThisThread();
+        CallRun run = thread.takeRun();
+        if (!run.start(engine, clock, call, thread.attempt, "retry-loop.start")) {
+            thread.giveBack(run);
             return exchange.send(1, null);
         }
-        // The run's values, in locals (see CallRun): nothing is allocated for a call whose first attempt succeeds.
-        String marker = CallRun.marker(engine, facts, how);
-        boolean scoped = (how & CallRun.SCOPED) != 0;
-        boolean timed = (how & CallRun.TIMED) != 0;
-        long startNanos = CallRun.startNanos(clock, timed);
+        try {
+            return attempts(run, thread, exchange);
+        } finally {
+            run.end();
+            thread.giveBack(run);
+        }
+    }
+
+    /** The attempts of the started {@code run} and the waits between them, on {@code thread}. */
+    private <R> R attempts(CallRun run, AttemptScope.OfThread thread, Exchange<R> exchange) throws IOException {
         long previousWaitMillis = 0;
         for (int attempt = 1; ; attempt++) {
             R response = null;
             IOException failure = null;
-            int scope = CallRun.scope(scoped, enclosing, attempt);
-            int outer = scopeOfThread[0];
+            int scope = run.scope(attempt);
+            int outer = thread.attempt;
             if (scope > 0) {
-                scopeOfThread[0] = scope; // AttemptScope.enter
+                thread.attempt = scope; // AttemptScope.enter
             }
             try {
-                response = exchange.send(attempt, CallRun.markerValue(marker, enclosing, attempt));
+                response = exchange.send(attempt, run.markerValue(attempt));
             } catch (IOException e) {
                 failure = e;
             } finally {
                 if (scope > 0) {
-                    scopeOfThread[0] = outer; // AttemptScope.exit
+                    thread.attempt = outer; // AttemptScope.exit
                 }
             }
-            RetryDecision decision = CallRun.decide(engine, clock, exchange, facts, timed, startNanos, attempt,
-                    response, failure, previousWaitMillis, false, "retry-loop.decide");
+            RetryDecision decision = run.decide(exchange, attempt, response, failure, previousWaitMillis, false,
+                    "retry-loop.decide");
             if (!decision.shouldRetry()) {
                 if (failure != null) {
                     throw failure;

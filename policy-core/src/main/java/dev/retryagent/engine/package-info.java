@@ -10,8 +10,9 @@
  *   <li>{@link dev.retryagent.engine.RetryLoop} and {@link dev.retryagent.engine.AsyncRetryLoop}: the one loop each
  *       client's adapter runs its attempts in, through an {@link dev.retryagent.engine.Exchange} or
  *       {@link dev.retryagent.engine.AsyncExchange}: the adapter says how to send an attempt, read its outcome and
- *       release a response, nothing more. Both share {@code CallRun}: the call's start (nested, mode, marker,
- *       scope) and the step after each attempt.</li>
+ *       release a response, nothing more. Both share {@code CallRun}: the call's start (nested, rule, marker,
+ *       scope), what the run learns (the destinations redirects took its attempts to) and the step after each
+ *       attempt.</li>
  *   <li>{@link dev.retryagent.engine.Backoff}, {@link dev.retryagent.engine.RetryAfter},
  *       {@link dev.retryagent.engine.RetryBudget}: the waits and the per-destination budget;
  *       {@link dev.retryagent.engine.RetryLog} and {@link dev.retryagent.engine.LogWindows}: the log lines and their

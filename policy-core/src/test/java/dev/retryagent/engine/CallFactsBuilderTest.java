@@ -25,9 +25,11 @@ import org.junit.jupiter.api.Test;
 /** The one way adapters build facts: the engine resolves the rule, the rule names the headers to read. */
 class CallFactsBuilderTest {
     private final RetrySettings defaults = RetrySettings.builtIn();
+    private final FakeClock clock = new FakeClock();
+    private final Decisions decisions = new Decisions(clock);
 
-    private static RetryEngine engine(Policy policy) {
-        return new RetryEngine(policy, new FakeClock(), () -> 0.5);
+    private RetryEngine engine(Policy policy) {
+        return new RetryEngine(policy, clock, () -> 0.5);
     }
 
     /** A request's headers, names compared case-insensitively; records what it was asked. */
@@ -116,7 +118,7 @@ class CallFactsBuilderTest {
 
         assertEquals(Mode.ENFORCE, engine.modeFor(read));
         assertTrue(engine.mayRetry(read), "a keyed POST under the rule it was read under");
-        assertEquals(2, engine.decide(read, 1, Outcome.status(503, null), 0, 0).maxAttempts());
+        assertEquals(2, decisions.decide(engine, read, 1, Outcome.status(503, null), 0, 0).maxAttempts());
         CallFacts nested = read.insideAttempt(1);
         assertEquals(Mode.ENFORCE, engine.modeFor(nested), "a copy for a nested call keeps the rule");
 

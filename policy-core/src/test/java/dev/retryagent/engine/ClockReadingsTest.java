@@ -326,14 +326,25 @@ class ClockReadingsTest {
     }
 
     @Test
-    void redirectedFactsThatNamedNoPolicyKeepTheOneTheirRuleWasFoundUnder() {
+    void redirectedFactsThatNamedNoPolicyAreDecidedUnderTheOneTheCallStartedWith() throws IOException {
         RetrySettings d = defaults(TestPolicies::noJitter);
-        Policy before = policy(d);
-        RetryEngine engine = engine(before);
+        RetryEngine engine = engine(policy(d));
+        RetryLoop loop = strictLoop(engine);
+        makeOther(loop);
+        Policy after = policy(d, rule(0, host(OTHER), d, b -> b.idempotentMethods(Collections.singletonList("POST"))));
+        RetryLoopTest.FakeExchange exchange = new RetryLoopTest.FakeExchange(Script.of().status(503).status(200)) {
+            @Override
+            public CallFacts decidedUnder(CallFacts call, FakeResponse response) {
+                return call.redirectedTo("https", OTHER, 443, "/");
+            }
+        };
+        exchange.duringSend = () -> engine.setPolicy(after);
         CallFacts post = call("POST");
-        engine.modeFor(post);
-        engine.setPolicy(policy(d, rule(0, host(OTHER), d, b -> b.idempotentMethods(Collections.singletonList("POST")))));
-        assertSame(before, post.redirectedTo("https", OTHER, 443, "/").policy());
-        assertNull(post.policy(), "the facts themselves still name none");
+
+        assertEquals(503, loop.execute(post, exchange).status);
+        assertEquals(Arrays.asList(1), exchange.attempts);
+        RetryCounters other = engine.counters(CLIENT, "https", OTHER, 443);
+        assertEquals(1, other.giveUps(GiveUpReason.NOT_IDEMPOTENT), "decided under the policy the call started with");
+        assertNull(post.redirectedTo("https", OTHER, 443, "/").policy(), "the run, not the facts, names the policy");
     }
 }

@@ -35,6 +35,7 @@ class LogWindowsTest {
             + "( give-up-reasons=\\S+)? window=10s$");
 
     private final FakeClock clock = new FakeClock();
+    private final Decisions decisions = new Decisions(clock);
     private int firstWindows;
     private final List<String> lines = new ArrayList<>();
     private final Logger logger = capturing(lines);
@@ -87,9 +88,9 @@ class LogWindowsTest {
 
     private void call(CallFacts call, Outcome every) {
         for (int attempt = 1; ; attempt++) {
-            RetryDecision d = engine.decide(call, attempt, every, 0, 0);
+            RetryDecision d = decisions.decide(engine, call, attempt, every, 0, 0);
             if (d.action() != Action.DONE) {
-                windows.event(call, every, d);
+                windows.event(call, engine.modeFor(call), every, d);
             }
             if (!d.shouldRetry()) {
                 return;
@@ -194,12 +195,12 @@ class LogWindowsTest {
         // the log, as when the first event of a burst is slow to be written.
         CallFacts[] calls = {get(A), get(A), get(A)};
         Outcome unavailable = Outcome.status(503, null);
-        RetryDecision[] decisions = new RetryDecision[calls.length];
+        RetryDecision[] decided = new RetryDecision[calls.length];
         for (int i = 0; i < calls.length; i++) {
-            decisions[i] = engine.decide(calls[i], 1, unavailable, 0, 0);
+            decided[i] = decisions.decide(engine, calls[i], 1, unavailable, 0, 0);
         }
         for (int i = 0; i < calls.length; i++) {
-            windows.event(calls[i], unavailable, decisions[i]);
+            windows.event(calls[i], engine.modeFor(calls[i]), unavailable, decided[i]);
         }
         clock.advanceSeconds(10);
         windows.flush();
@@ -338,8 +339,8 @@ class LogWindowsTest {
                 CallFacts call = get(A);
                 for (int attempt = 1; ; attempt++) {
                     Outcome o = Outcome.status(503, null);
-                    RetryDecision d = engine.decide(call, attempt, o, 0, 0);
-                    RetryLog.decision(call, o, d);
+                    RetryDecision d = decisions.decide(engine, call, attempt, o, 0, 0);
+                    RetryLog.decision(call, engine.modeFor(call), o, d);
                     if (!d.shouldRetry()) {
                         break;
                     }
@@ -358,8 +359,8 @@ class LogWindowsTest {
                 CallFacts call = get(A);
                 for (int attempt = 1; ; attempt++) {
                     Outcome o = Outcome.status(503, null);
-                    RetryDecision d = engine.decide(call, attempt, o, 0, 0);
-                    RetryLog.decision(call, o, d);
+                    RetryDecision d = decisions.decide(engine, call, attempt, o, 0, 0);
+                    RetryLog.decision(call, engine.modeFor(call), o, d);
                     if (!d.shouldRetry()) {
                         break;
                     }

@@ -174,7 +174,7 @@ class RedirectDecisionTest {
     @Test
     void redirectedFactsKeepTheRequestAndTakeTheAddress() {
         Policy p = policyWithRuleForOther(b -> b);
-        CallFacts original = facts(CLIENT, "PUT", HOST, "/items", true, false, true).readUnder(p);
+        CallFacts original = facts(CLIENT, "PUT", HOST, "/items", true, false, true).withPolicy(p);
 
         assertSame(original, original.redirectedTo("HTTPS", "API.internal", 443, "/items"));
         CallFacts moved = original.redirectedTo("http", OTHER, 8080, "");

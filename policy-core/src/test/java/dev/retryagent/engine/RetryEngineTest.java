@@ -51,6 +51,7 @@ class RetryEngineTest {
     private static final double[] DRAWS = {0.0, 1e-9, 0.25, 0.5, 0.75, 0.999, Math.nextDown(1.0)};
 
     private final FakeClock clock = new FakeClock();
+    private final Decisions decisions = new Decisions(clock);
     private final FakeRandom random = new FakeRandom(0.5);
 
     private RetryEngine engine(Policy policy) {
@@ -65,8 +66,8 @@ class RetryEngineTest {
         return engine(Policy.builtIn());
     }
 
-    private static RetryDecision first(RetryEngine engine, CallFacts call, Outcome outcome) {
-        return engine.decide(call, 1, outcome, 0, 0);
+    private RetryDecision first(RetryEngine engine, CallFacts call, Outcome outcome) {
+        return decisions.decide(engine, call, 1, outcome, 0, 0);
     }
 
     private static void assertRetry(RetryDecision decision, int nextAttempt, int max) {
@@ -144,8 +145,8 @@ class RetryEngineTest {
             // deadline: a 404 or a success is simply done, and no give-up is counted.
             RetryEngine engine = builtIn();
             CallFacts worst = facts(CLIENT, "POST", HOST, "/items", false, false, true);
-            assertDone(engine.decide(worst, 3, Outcome.status(404, null), 60_000, 0));
-            assertDone(engine.decide(worst, 1, Outcome.status(200, "120"), 60_000, 0));
+            assertDone(decisions.decide(engine, worst, 3, Outcome.status(404, null), 60_000, 0));
+            assertDone(decisions.decide(engine, worst, 1, Outcome.status(200, "120"), 60_000, 0));
             for (GiveUpReason reason : GiveUpReason.values()) {
                 assertEquals(0, counters(engine).giveUps(reason), reason.name());
             }
@@ -252,13 +253,13 @@ class RetryEngineTest {
         @Test
         void theLastAttemptIsNotRetried() {
             RetryEngine engine = builtIn();
-            assertRetry(engine.decide(get(), 1, Outcome.status(503, null), 0, 0), 2, 3);
-            assertRetry(engine.decide(get(), 2, Outcome.status(503, null), 100, 50), 3, 3);
-            RetryDecision last = engine.decide(get(), 3, Outcome.status(503, null), 300, 100);
+            assertRetry(decisions.decide(engine, get(), 1, Outcome.status(503, null), 0, 0), 2, 3);
+            assertRetry(decisions.decide(engine, get(), 2, Outcome.status(503, null), 100, 50), 3, 3);
+            RetryDecision last = decisions.decide(engine, get(), 3, Outcome.status(503, null), 300, 100);
             assertGiveUp(last, GiveUpReason.ATTEMPTS);
             assertEquals(3, last.attempt());
             assertEquals(3, last.maxAttempts());
-            assertGiveUp(engine.decide(get(), 4, Outcome.status(503, null), 300, 100), GiveUpReason.ATTEMPTS);
+            assertGiveUp(decisions.decide(engine, get(), 4, Outcome.status(503, null), 300, 100), GiveUpReason.ATTEMPTS);
             assertEquals(2, counters(engine).giveUps(GiveUpReason.ATTEMPTS));
         }
 
@@ -275,7 +276,7 @@ class RetryEngineTest {
         @Test
         void theAttemptsCheckComesBeforeRetryAfter() {
             RetryEngine engine = builtIn();
-            assertGiveUp(engine.decide(get(), 3, Outcome.status(503, "3600"), 0, 0), GiveUpReason.ATTEMPTS);
+            assertGiveUp(decisions.decide(engine, get(), 3, Outcome.status(503, "3600"), 0, 0), GiveUpReason.ATTEMPTS);
         }
     }
 
@@ -298,15 +299,15 @@ class RetryEngineTest {
                 random.set(draw);
                 for (int attempt = 1; attempt < 12; attempt++) {
                     long e = exponential(attempt);
-                    long wait = engine.decide(get(), attempt, Outcome.status(503, null), 0, 0).waitMillis();
+                    long wait = decisions.decide(engine, get(), attempt, Outcome.status(503, null), 0, 0).waitMillis();
                     assertTrue(wait >= 0 && wait <= e, "retry " + attempt + " draw " + draw + ": " + wait);
                 }
             }
             random.set(0.0);
-            assertEquals(0, engine.decide(get(), 3, Outcome.status(503, null), 0, 0).waitMillis());
+            assertEquals(0, decisions.decide(engine, get(), 3, Outcome.status(503, null), 0, 0).waitMillis());
             random.set(0.5);
-            assertEquals(200, engine.decide(get(), 3, Outcome.status(503, null), 0, 0).waitMillis());
-            assertEquals(1000, engine.decide(get(), 9, Outcome.status(503, null), 0, 0).waitMillis(), "capped");
+            assertEquals(200, decisions.decide(engine, get(), 3, Outcome.status(503, null), 0, 0).waitMillis());
+            assertEquals(1000, decisions.decide(engine, get(), 9, Outcome.status(503, null), 0, 0).waitMillis(), "capped");
         }
 
         @Test
@@ -316,14 +317,14 @@ class RetryEngineTest {
                 random.set(draw);
                 for (int attempt = 1; attempt < 12; attempt++) {
                     long e = exponential(attempt);
-                    long wait = engine.decide(get(), attempt, Outcome.status(503, null), 0, 0).waitMillis();
+                    long wait = decisions.decide(engine, get(), attempt, Outcome.status(503, null), 0, 0).waitMillis();
                     assertTrue(wait >= e / 2 && wait <= e, "retry " + attempt + " draw " + draw + ": " + wait);
                 }
             }
             random.set(0.0);
-            assertEquals(400, engine.decide(get(), 4, Outcome.status(503, null), 0, 0).waitMillis());
+            assertEquals(400, decisions.decide(engine, get(), 4, Outcome.status(503, null), 0, 0).waitMillis());
             random.set(0.5);
-            assertEquals(600, engine.decide(get(), 4, Outcome.status(503, null), 0, 0).waitMillis());
+            assertEquals(600, decisions.decide(engine, get(), 4, Outcome.status(503, null), 0, 0).waitMillis());
         }
 
         @Test
@@ -334,14 +335,14 @@ class RetryEngineTest {
                 random.set(draw);
                 for (long previous : previousWaits) {
                     long upper = Math.min(2000, Math.max(100, (previous == 0 ? 100 : previous) * 3));
-                    long wait = engine.decide(get(), 2, Outcome.status(503, null), 0, previous).waitMillis();
+                    long wait = decisions.decide(engine, get(), 2, Outcome.status(503, null), 0, previous).waitMillis();
                     assertTrue(wait >= 100 && wait <= upper, "prev " + previous + " draw " + draw + ": " + wait);
                 }
             }
             random.set(0.5);
-            assertEquals(200, engine.decide(get(), 1, Outcome.status(503, null), 0, 0).waitMillis(),
+            assertEquals(200, decisions.decide(engine, get(), 1, Outcome.status(503, null), 0, 0).waitMillis(),
                     "the first retry draws from [base, 3 * base]");
-            assertEquals(2000, engine.decide(get(), 5, Outcome.status(503, null), 0, 1900).waitMillis(), "capped");
+            assertEquals(2000, decisions.decide(engine, get(), 5, Outcome.status(503, null), 0, 1900).waitMillis(), "capped");
         }
 
         @Test
@@ -351,7 +352,7 @@ class RetryEngineTest {
                 random.set(draw);
                 for (int attempt = 1; attempt < 12; attempt++) {
                     assertEquals(exponential(attempt),
-                            engine.decide(get(), attempt, Outcome.status(503, null), 0, 0).waitMillis());
+                            decisions.decide(engine, get(), attempt, Outcome.status(503, null), 0, 0).waitMillis());
                 }
             }
         }
@@ -468,26 +469,26 @@ class RetryEngineTest {
         @Test
         void aWaitThatWouldReachTheDeadlineIsNotTaken() {
             RetryEngine engine = engine();
-            assertRetry(engine.decide(get(), 1, Outcome.status(503, null), 9_899, 0), 2, 3);
-            assertGiveUp(engine.decide(get(), 1, Outcome.status(503, null), 9_950, 0), GiveUpReason.DEADLINE);
-            assertGiveUp(engine.decide(get(), 2, Outcome.status(503, null), 9_850, 100), GiveUpReason.DEADLINE);
+            assertRetry(decisions.decide(engine, get(), 1, Outcome.status(503, null), 9_899, 0), 2, 3);
+            assertGiveUp(decisions.decide(engine, get(), 1, Outcome.status(503, null), 9_950, 0), GiveUpReason.DEADLINE);
+            assertGiveUp(decisions.decide(engine, get(), 2, Outcome.status(503, null), 9_850, 100), GiveUpReason.DEADLINE);
             assertEquals(2, counters(engine).giveUps(GiveUpReason.DEADLINE));
         }
 
         @Test
         void aCallAlreadyPastItsDeadlineIsNotRetried() {
-            assertGiveUp(engine().decide(get(), 1, Outcome.failure(FailureKind.TIMEOUT), 25_000, 0), GiveUpReason.DEADLINE);
+            assertGiveUp(decisions.decide(engine(), get(), 1, Outcome.failure(FailureKind.TIMEOUT), 25_000, 0), GiveUpReason.DEADLINE);
         }
 
         @Test
         void aRetryAfterThatCannotFinishBeforeTheDeadlineGoesBackAtOnce() {
             RetryEngine engine = engine();
             random.set(0.0);
-            assertGiveUp(engine.decide(get(), 1, Outcome.status(503, "5"), 6_000, 0), GiveUpReason.DEADLINE);
-            assertRetry(engine.decide(get(), 1, Outcome.status(503, "5"), 4_000, 0), 2, 3);
+            assertGiveUp(decisions.decide(engine, get(), 1, Outcome.status(503, "5"), 6_000, 0), GiveUpReason.DEADLINE);
+            assertRetry(decisions.decide(engine, get(), 1, Outcome.status(503, "5"), 4_000, 0), 2, 3);
             // The spread counts too: 5 s + 0.5 * 0.9 * 5 s = 7.25 s does not fit in the 6 s left.
             random.set(0.9);
-            assertGiveUp(engine.decide(get(), 1, Outcome.status(503, "5"), 4_000, 0), GiveUpReason.DEADLINE);
+            assertGiveUp(decisions.decide(engine, get(), 1, Outcome.status(503, "5"), 4_000, 0), GiveUpReason.DEADLINE);
         }
 
         @Test
@@ -495,7 +496,7 @@ class RetryEngineTest {
             RetryEngine engine = RetryEngineTest.this.engine(defaults(b -> noJitter(b).deadlineMillis(10_000)
                     .budget(new BudgetPolicy(0.0, 1))));
             for (int i = 0; i < 50; i++) {
-                assertGiveUp(engine.decide(get(), 1, Outcome.status(503, null), 9_990, 0), GiveUpReason.DEADLINE);
+                assertGiveUp(decisions.decide(engine, get(), 1, Outcome.status(503, null), 9_990, 0), GiveUpReason.DEADLINE);
             }
             for (int i = 0; i < 10; i++) {
                 assertRetry(first(engine, get(), Outcome.status(503, null)), 2, 3);
@@ -516,7 +517,7 @@ class RetryEngineTest {
                 assertRetry(first(engine, get(), Outcome.status(503, null)), 2, 3);
             }
             assertGiveUp(first(engine, get(), Outcome.status(503, null)), GiveUpReason.BUDGET);
-            assertGiveUp(engine.decide(get(), 2, Outcome.failure(FailureKind.RESET), 10, 0), GiveUpReason.BUDGET);
+            assertGiveUp(decisions.decide(engine, get(), 2, Outcome.failure(FailureKind.RESET), 10, 0), GiveUpReason.BUDGET);
             RetryCounters c = counters(engine);
             assertEquals(2, c.budgetRefusals());
             assertEquals(2, c.giveUps(GiveUpReason.BUDGET));
@@ -533,7 +534,7 @@ class RetryEngineTest {
             assertRetry(first(engine, get(), Outcome.status(503, null)), 2, 3);
             assertGiveUp(first(engine, get(), Outcome.status(503, null)), GiveUpReason.BUDGET);
             assertRetry(first(engine, get(), Outcome.status(503, null)), 2, 3);
-            assertGiveUp(engine.decide(get(), 2, Outcome.status(503, null), 0, 0), GiveUpReason.BUDGET);
+            assertGiveUp(decisions.decide(engine, get(), 2, Outcome.status(503, null), 0, 0), GiveUpReason.BUDGET);
             assertEquals(3, counters(engine).budgetRefusals());
         }
 
@@ -575,7 +576,7 @@ class RetryEngineTest {
             RetryEngine engine = engine(0.0, 1);
             for (int i = 0; i < 30; i++) {
                 assertGiveUp(first(engine, call("POST"), Outcome.status(503, null)), GiveUpReason.NOT_IDEMPOTENT);
-                assertGiveUp(engine.decide(get(), 3, Outcome.status(503, null), 0, 0), GiveUpReason.ATTEMPTS);
+                assertGiveUp(decisions.decide(engine, get(), 3, Outcome.status(503, null), 0, 0), GiveUpReason.ATTEMPTS);
                 assertGiveUp(first(engine, get(), Outcome.status(503, "3600")), GiveUpReason.RETRY_AFTER_TOO_LONG);
             }
             for (int i = 0; i < 10; i++) {
@@ -696,13 +697,13 @@ class RetryEngineTest {
                     rule(2, host("*.internal"), defaults, b -> b.maxAttempts(7))));
             CallFacts post = facts(CLIENT, "POST", "payments.internal", "/pay", false, true, false);
             assertRetry(first(engine, post, Outcome.status(503, null)), 2, 2);
-            assertGiveUp(engine.decide(post, 2, Outcome.status(503, null), 0, 0), GiveUpReason.ATTEMPTS);
+            assertGiveUp(decisions.decide(engine, post, 2, Outcome.status(503, null), 0, 0), GiveUpReason.ATTEMPTS);
             CallFacts getPayments = at("payments.internal", "/pay");
-            assertRetry(engine.decide(getPayments, 4, Outcome.status(503, null), 0, 0), 5, 5);
-            assertRetry(engine.decide(at("PAYMENTS.Internal", "/"), 4, Outcome.status(503, null), 0, 0), 5, 5);
-            assertRetry(engine.decide(get(), 6, Outcome.status(503, null), 0, 0), 7, 7);
-            assertRetry(engine.decide(at("api.example", "/"), 2, Outcome.status(503, null), 0, 0), 3, 3);
-            assertGiveUp(engine.decide(at("api.example", "/"), 3, Outcome.status(503, null), 0, 0), GiveUpReason.ATTEMPTS);
+            assertRetry(decisions.decide(engine, getPayments, 4, Outcome.status(503, null), 0, 0), 5, 5);
+            assertRetry(decisions.decide(engine, at("PAYMENTS.Internal", "/"), 4, Outcome.status(503, null), 0, 0), 5, 5);
+            assertRetry(decisions.decide(engine, get(), 6, Outcome.status(503, null), 0, 0), 7, 7);
+            assertRetry(decisions.decide(engine, at("api.example", "/"), 2, Outcome.status(503, null), 0, 0), 3, 3);
+            assertGiveUp(decisions.decide(engine, at("api.example", "/"), 3, Outcome.status(503, null), 0, 0), GiveUpReason.ATTEMPTS);
         }
 
         @Test
@@ -710,8 +711,8 @@ class RetryEngineTest {
             RetrySettings defaults = defaults(b -> noJitter(b).retryStatuses(StatusSet.of(503)));
             RetryEngine engine = engine(policy(defaults,
                     rule(0, host("slow.internal"), defaults, b -> b.deadlineMillis(1_000))));
-            assertGiveUp(engine.decide(at("slow.internal", "/"), 1, Outcome.status(503, null), 950, 0), GiveUpReason.DEADLINE);
-            assertRetry(engine.decide(get(), 1, Outcome.status(503, null), 950, 0), 2, 3);
+            assertGiveUp(decisions.decide(engine, at("slow.internal", "/"), 1, Outcome.status(503, null), 950, 0), GiveUpReason.DEADLINE);
+            assertRetry(decisions.decide(engine, get(), 1, Outcome.status(503, null), 950, 0), 2, 3);
             // The rule keeps the defaults' statuses and backoff.
             assertDone(first(engine, at("slow.internal", "/"), Outcome.status(502, null)));
             assertEquals(100, first(engine, at("slow.internal", "/"), Outcome.status(503, null)).waitMillis());
@@ -739,20 +740,20 @@ class RetryEngineTest {
         @Test
         void aCallKeepsThePolicyItStartedWithWhileNewCallsGetTheNewOne() {
             RetryEngine engine = engine(policy(defaults, rule(0, host(HOST), defaults, b -> b.maxAttempts(2))));
-            CallFacts call = get();
+            CallFacts call = get().withPolicy(engine.policy()); // read at its start, as CallFacts.Builder does
             assertEquals(Mode.ENFORCE, engine.modeFor(call));
 
             engine.setPolicy(withMarker(policy(Mode.OBSERVE, defaults(b -> b.maxAttempts(4))), null));
             assertEquals(Mode.ENFORCE, engine.modeFor(call), "asked again, the call keeps its start");
             assertEquals("Retry-Attempt", engine.markerHeaderFor(call));
-            assertRetry(engine.decide(call, 1, Outcome.status(503, null), 0, 0), 2, 2);
-            assertGiveUp(engine.decide(call, 2, Outcome.status(503, null), 0, 0), GiveUpReason.ATTEMPTS);
+            assertRetry(decisions.decide(engine, call, 1, Outcome.status(503, null), 0, 0), 2, 2);
+            assertGiveUp(decisions.decide(engine, call, 2, Outcome.status(503, null), 0, 0), GiveUpReason.ATTEMPTS);
             assertTrue(engine.mayRetry(call, FailureKind.RESET));
 
             CallFacts next = get();
             assertEquals(Mode.OBSERVE, engine.modeFor(next));
             assertNull(engine.markerHeaderFor(next));
-            RetryDecision decision = engine.decide(next, 1, Outcome.status(503, null), 0, 0);
+            RetryDecision decision = decisions.decide(engine, next, 1, Outcome.status(503, null), 0, 0);
             assertEquals(Action.WOULD_RETRY, decision.action());
             assertEquals(4, decision.maxAttempts());
             assertFalse(engine.mayRetry(next, FailureKind.RESET));
@@ -763,14 +764,14 @@ class RetryEngineTest {
             RetryEngine engine = engine(policy(Mode.ENFORCE, defaults));
             CallFacts inFlight = get();
             assertEquals(Mode.ENFORCE, engine.modeFor(inFlight));
-            assertRetry(engine.decide(inFlight, 1, Outcome.status(503, null), 0, 0), 2, 3);
+            assertRetry(decisions.decide(engine, inFlight, 1, Outcome.status(503, null), 0, 0), 2, 3);
 
             engine.setPolicy(policy(Mode.OFF, defaults));
-            assertRetry(engine.decide(inFlight, 2, Outcome.status(503, null), 100, 50), 3, 3);
+            assertRetry(decisions.decide(engine, inFlight, 2, Outcome.status(503, null), 100, 50), 3, 3);
             CallFacts after = get();
             assertEquals(Mode.OFF, engine.modeFor(after));
             assertNull(engine.markerHeaderFor(after));
-            assertDone(engine.decide(after, 1, Outcome.status(503, null), 0, 0));
+            assertDone(decisions.decide(engine, after, 1, Outcome.status(503, null), 0, 0));
         }
 
         @Test
@@ -778,9 +779,10 @@ class RetryEngineTest {
             RetryEngine engine = engine(policy(Mode.ENFORCE, defaults));
             CallFacts call = get();
             engine.setPolicy(policy(Mode.OFF, defaults));
-            assertDone(engine.decide(call, 1, Outcome.status(503, null), 0, 0));
+            assertDone(decisions.decide(engine, call, 1, Outcome.status(503, null), 0, 0));
             engine.setPolicy(policy(Mode.ENFORCE, defaults));
-            assertEquals(Mode.OFF, engine.modeFor(call));
+            assertDone(decisions.decide(engine, call, 2, Outcome.status(503, null), 0, 0));
+            assertEquals(Mode.ENFORCE, engine.modeFor(call), "the facts keep nothing: a new run starts anew");
         }
 
         @Test
@@ -790,23 +792,23 @@ class RetryEngineTest {
             Policy third = withMarker(policy(Mode.OBSERVE, defaults), "X-Try");
             RetryEngine engine = engine(first);
             // The adapter read the key headers and the marker under the first policy, then a reload came.
-            CallFacts readBefore = get().readUnder(first);
+            CallFacts readBefore = get().withPolicy(first);
             engine.setPolicy(second);
             assertEquals(Mode.ENFORCE, engine.modeFor(readBefore));
-            assertEquals(2, engine.decide(readBefore, 1, Outcome.status(503, null), 0, 0).maxAttempts());
+            assertEquals(2, decisions.decide(engine, readBefore, 1, Outcome.status(503, null), 0, 0).maxAttempts());
 
-            CallFacts readUnderSecond = get().readUnder(second);
+            CallFacts readUnderSecond = get().withPolicy(second);
             engine.setPolicy(third);
-            CallFacts twoBack = get().readUnder(first);
-            assertEquals(5, engine.decide(readUnderSecond, 1, Outcome.status(503, null), 0, 0).maxAttempts());
-            assertEquals(2, engine.decide(twoBack, 1, Outcome.status(503, null), 0, 0).maxAttempts());
+            CallFacts twoBack = get().withPolicy(first);
+            assertEquals(5, decisions.decide(engine, readUnderSecond, 1, Outcome.status(503, null), 0, 0).maxAttempts());
+            assertEquals(2, decisions.decide(engine, twoBack, 1, Outcome.status(503, null), 0, 0).maxAttempts());
             assertEquals("Retry-Attempt", engine.markerHeaderFor(twoBack));
 
-            CallFacts current = get().readUnder(third);
+            CallFacts current = get().withPolicy(third);
             CallFacts unbound = get();
             assertEquals(Mode.OBSERVE, engine.modeFor(current));
             assertEquals(Mode.OBSERVE, engine.modeFor(unbound), "the older calls left the new policy's lookups alone");
-            assertEquals(Action.WOULD_RETRY, engine.decide(get(), 1, Outcome.status(503, null), 0, 0).action());
+            assertEquals(Action.WOULD_RETRY, decisions.decide(engine, get(), 1, Outcome.status(503, null), 0, 0).action());
         }
 
         @Test
@@ -816,7 +818,7 @@ class RetryEngineTest {
             RetryEngine engine = engine(first);
             engine.setPolicy(second);
             engine.setPolicy(second);
-            assertEquals(Mode.ENFORCE, engine.modeFor(get().readUnder(first)), "the one before is still the first");
+            assertEquals(Mode.ENFORCE, engine.modeFor(get().withPolicy(first)), "the one before is still the first");
         }
 
         @Test
@@ -840,7 +842,7 @@ class RetryEngineTest {
                             calls[i].path(), false, true, false);
                     for (CallFacts call : new CallFacts[] {fresh, calls[i]}) {
                         engine.modeFor(call);
-                        RetryDecision decision = engine.decide(call, 2, Outcome.failure(FailureKind.RESET), 0, 0);
+                        RetryDecision decision = decisions.decide(engine, call, 2, Outcome.failure(FailureKind.RESET), 0, 0);
                         assertEquals(max[i], decision.maxAttempts(), "round " + round + ": " + call);
                     }
                 }
@@ -855,12 +857,12 @@ class RetryEngineTest {
             CallFacts p443 = get();
             CallFacts p8443 = new CallFacts(CLIENT, "GET", "https", HOST, 8443, "/items", false, true, false);
             for (int i = 0; i < 100; i++) {
-                assertEquals(3, engine.decide(p443, 2, Outcome.status(503, null), 0, 0).maxAttempts());
-                assertEquals(2, engine.decide(p8443, 1, Outcome.status(503, null), 0, 0).maxAttempts());
+                assertEquals(3, decisions.decide(engine, p443, 2, Outcome.status(503, null), 0, 0).maxAttempts());
+                assertEquals(2, decisions.decide(engine, p8443, 1, Outcome.status(503, null), 0, 0).maxAttempts());
             }
             RetryEngine caseRules = engine(policy(defaults, rule(0, host("API.internal"), defaults, b -> b.maxAttempts(6))));
-            assertEquals(6, caseRules.decide(at("api.INTERNAL", "/"), 1, Outcome.status(503, null), 0, 0).maxAttempts());
-            assertEquals(6, caseRules.decide(at(HOST, "/"), 1, Outcome.status(503, null), 0, 0).maxAttempts());
+            assertEquals(6, decisions.decide(caseRules, at("api.INTERNAL", "/"), 1, Outcome.status(503, null), 0, 0).maxAttempts());
+            assertEquals(6, decisions.decide(caseRules, at(HOST, "/"), 1, Outcome.status(503, null), 0, 0).maxAttempts());
         }
 
         @Test
@@ -872,8 +874,8 @@ class RetryEngineTest {
             CallFacts special = at("special.example", "/");
             CallFacts plain = at("plain.example", "/");
             for (int i = 0; i < 100; i++) {
-                assertEquals(2, engine.decide(special, 1, Outcome.status(503, null), 0, 0).maxAttempts());
-                assertEquals(3, engine.decide(plain, 1, Outcome.status(503, null), 0, 0).maxAttempts());
+                assertEquals(2, decisions.decide(engine, special, 1, Outcome.status(503, null), 0, 0).maxAttempts());
+                assertEquals(3, decisions.decide(engine, plain, 1, Outcome.status(503, null), 0, 0).maxAttempts());
             }
             assertNotNull(engine.counters(CLIENT, "*", "(other hosts)", 0), "both went to the overflow destination");
         }
@@ -911,7 +913,7 @@ class RetryEngineTest {
             RetryEngine engine = engine(policy(Mode.OFF, defaults));
             engine.modeFor(get());
             engine.markerHeaderFor(get());
-            engine.decide(get(), 1, Outcome.status(503, null), 0, 0);
+            decisions.decide(engine, get(), 1, Outcome.status(503, null), 0, 0);
             assertTrue(engine.destinations().isEmpty());
         }
     }
@@ -921,9 +923,9 @@ class RetryEngineTest {
         @Test
         void aCallThatSucceedsAfterTwoRetries() {
             RetryEngine engine = builtIn();
-            assertRetry(engine.decide(get(), 1, Outcome.status(503, null), 0, 0), 2, 3);
-            assertRetry(engine.decide(get(), 2, Outcome.failure(FailureKind.RESET), 60, 50), 3, 3);
-            assertDone(engine.decide(get(), 3, Outcome.status(200, null), 200, 100));
+            assertRetry(decisions.decide(engine, get(), 1, Outcome.status(503, null), 0, 0), 2, 3);
+            assertRetry(decisions.decide(engine, get(), 2, Outcome.failure(FailureKind.RESET), 60, 50), 3, 3);
+            assertDone(decisions.decide(engine, get(), 3, Outcome.status(200, null), 200, 100));
             RetryCounters c = counters(engine);
             assertEquals(1, c.calls());
             assertEquals(3, c.attempts());
@@ -937,7 +939,7 @@ class RetryEngineTest {
             RetryEngine engine = builtIn();
             assertDone(first(engine, get(), Outcome.status(200, null)));
             assertRetry(first(engine, get(), Outcome.status(503, null)), 2, 3);
-            assertDone(engine.decide(get(), 2, Outcome.status(404, null), 0, 0));
+            assertDone(decisions.decide(engine, get(), 2, Outcome.status(404, null), 0, 0));
             RetryCounters c = counters(engine);
             assertEquals(2, c.calls());
             assertEquals(3, c.attempts());
@@ -951,8 +953,8 @@ class RetryEngineTest {
             first(engine, call("PATCH"), Outcome.status(503, null));
             first(engine, facts(CLIENT, "GET", HOST, "/", false, false, false), Outcome.status(503, null));
             first(engine, facts(CLIENT, "GET", HOST, "/", false, true, true), Outcome.status(503, null));
-            engine.decide(get(), 3, Outcome.status(503, null), 0, 0);
-            engine.decide(get(), 1, Outcome.status(503, null), 20_000, 0);
+            decisions.decide(engine, get(), 3, Outcome.status(503, null), 0, 0);
+            decisions.decide(engine, get(), 1, Outcome.status(503, null), 20_000, 0);
             first(engine, get(), Outcome.status(503, "3600"));
             first(engine, get(), Outcome.status(503, null));
             RetryCounters c = counters(engine);

@@ -27,6 +27,7 @@ import org.junit.jupiter.api.Test;
  * engine does inside a layer. */
 class UpperLayerTest {
     private final FakeClock clock = new FakeClock();
+    private final Decisions decisions = new Decisions(clock);
     private final FakeRandom random = new FakeRandom(0.5);
 
     @AfterEach
@@ -184,7 +185,7 @@ class UpperLayerTest {
             assertFalse(engine.mayRetry(call, FailureKind.RESET), "nor does a client's hidden resend");
             assertNull(engine.markerHeaderFor(call), "unmarked: the layer below may still retry it");
 
-            RetryDecision decision = engine.decide(call, 1, Outcome.status(503, null), 0, 0);
+            RetryDecision decision = decisions.decide(engine, call, 1, Outcome.status(503, null), 0, 0);
             assertEquals(Action.GIVE_UP, decision.action());
             assertEquals(GiveUpReason.UPPER_LAYER, decision.reason());
             RetryCounters counters = engine.counters(CLIENT, "https", HOST, 443);
@@ -194,7 +195,7 @@ class UpperLayerTest {
             assertEquals(0, counters.retries());
             assertEquals("retry-agent give up client=okhttp method=GET host=api.internal path=/items attempt=1/3"
                     + " cause=status:503 reason=upper-layer layer=aws-sdk-v2",
-                    RetryLog.line(call, Outcome.status(503, null), decision));
+                    RetryLog.line(call, engine.modeFor(call), Outcome.status(503, null), decision));
         }
 
         @Test
@@ -202,7 +203,7 @@ class UpperLayerTest {
             UpperLayer.enter("feign");
             CallFacts call = read(engine, "GET", headers());
             UpperLayer.exit();
-            assertEquals(Action.DONE, engine.decide(call, 1, Outcome.status(200, null), 0, 0).action());
+            assertEquals(Action.DONE, decisions.decide(engine, call, 1, Outcome.status(200, null), 0, 0).action());
             RetryCounters counters = engine.counters(CLIENT, "https", HOST, 443);
             assertEquals(1, counters.upperLayerCalls());
             assertEquals(0, counters.giveUps(GiveUpReason.UPPER_LAYER));
@@ -213,7 +214,7 @@ class UpperLayerTest {
             CallFacts call = read(engine, "GET", headers());
             assertNull(call.upperLayer());
             assertTrue(engine.mayRetry(call));
-            assertEquals(Action.RETRY, engine.decide(call, 1, Outcome.status(503, null), 0, 0).action());
+            assertEquals(Action.RETRY, decisions.decide(engine, call, 1, Outcome.status(503, null), 0, 0).action());
             assertEquals(0, engine.counters(CLIENT, "https", HOST, 443).upperLayerCalls());
         }
 
@@ -245,7 +246,7 @@ class UpperLayerTest {
             UpperLayer.exit();
             assertNull(call.upperLayer(), "the rule does not defer: the layer is not looked for");
             assertTrue(engine.mayRetry(call));
-            assertEquals(Action.RETRY, engine.decide(call, 1, Outcome.status(503, null), 0, 0).action());
+            assertEquals(Action.RETRY, decisions.decide(engine, call, 1, Outcome.status(503, null), 0, 0).action());
             assertEquals(0, engine.counters(CLIENT, "https", HOST, 443).upperLayerCalls());
         }
 
@@ -271,10 +272,10 @@ class UpperLayerTest {
             CallFacts call = read(engine, "GET", headers());
             UpperLayer.exit();
             assertNull(engine.markerHeaderFor(call));
-            RetryDecision decision = engine.decide(call, 1, Outcome.status(503, null), 0, 0);
+            RetryDecision decision = decisions.decide(engine, call, 1, Outcome.status(503, null), 0, 0);
             assertEquals(GiveUpReason.UPPER_LAYER, decision.reason());
             assertEquals(0, engine.counters(CLIENT, "https", HOST, 443).wouldRetry());
-            assertTrue(RetryLog.line(call, Outcome.status(503, null), decision)
+            assertTrue(RetryLog.line(call, engine.modeFor(call), Outcome.status(503, null), decision)
                     .startsWith("retry-agent would defer client=okhttp"), "observe says what enforce would do");
         }
 

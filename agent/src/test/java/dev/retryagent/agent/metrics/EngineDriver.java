@@ -2,14 +2,17 @@ package dev.retryagent.agent.metrics;
 
 import dev.retryagent.engine.CallFacts;
 import dev.retryagent.engine.Clock;
+import dev.retryagent.engine.Exchange;
 import dev.retryagent.engine.Outcome;
-import dev.retryagent.engine.RetryDecision;
 import dev.retryagent.engine.RetryEngine;
+import dev.retryagent.engine.RetryLoop;
+import dev.retryagent.policy.FailureKind;
 import dev.retryagent.policy.PolicyException;
 import dev.retryagent.policy.PolicyLoader;
+import java.io.IOException;
 import java.util.concurrent.TimeUnit;
 
-/** A real engine on a clock the test moves, and calls decided the way the retry loop asks. */
+/** A real engine on a clock the test moves, and calls run through the retry loop (its waits take no time). */
 final class EngineDriver implements Clock {
     static final String POLICY = """
             version: 1
@@ -25,6 +28,7 @@ final class EngineDriver implements Clock {
     private long nanos = TimeUnit.SECONDS.toNanos(100);
     private long wallMillis = 1_768_478_400_000L;
     final RetryEngine engine;
+    private final RetryLoop loop;
 
     EngineDriver() {
         try {
@@ -32,6 +36,7 @@ final class EngineDriver implements Clock {
         } catch (PolicyException e) {
             throw new IllegalStateException(e);
         }
+        loop = new RetryLoop(engine, this, millis -> { });
     }
 
     @Override
@@ -57,15 +62,31 @@ final class EngineDriver implements Clock {
         return new CallFacts(client, "POST", "http", host, port, "/", false, true, false);
     }
 
-    /** One call whose attempts end with {@code statuses} in turn, asked as the loop asks; returns the last decision. */
-    RetryDecision call(CallFacts call, int... statuses) {
-        RetryDecision d = null;
-        for (int i = 0; i < statuses.length; i++) {
-            d = engine.decide(call, i + 1, Outcome.status(statuses[i], null), 0, 0);
-            if (!d.shouldRetry()) {
-                return d;
-            }
+    /** One call whose attempts answer {@code statuses} in turn (the loop makes as many as it decides to). */
+    void call(CallFacts call, int... statuses) {
+        try {
+            loop.execute(call, new Exchange<Integer>() {
+                @Override
+                public Integer send(int attempt, String marker) {
+                    return statuses[attempt - 1];
+                }
+
+                @Override
+                public void discard(Integer response) {
+                }
+
+                @Override
+                public Outcome outcome(Integer status) {
+                    return Outcome.status(status, null);
+                }
+
+                @Override
+                public FailureKind classify(IOException failure) {
+                    return FailureKind.OTHER;
+                }
+            });
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
         }
-        return d;
     }
 }
