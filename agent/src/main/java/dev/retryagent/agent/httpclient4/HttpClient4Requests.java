@@ -24,12 +24,15 @@ import org.apache.http.HttpEntityEnclosingRequest;
 import org.apache.http.HttpHost;
 import org.apache.http.HttpRequest;
 import org.apache.http.HttpResponse;
+import org.apache.http.NoHttpResponseException;
 import org.apache.http.ProtocolException;
 import org.apache.http.client.methods.CloseableHttpResponse;
 import org.apache.http.client.methods.HttpEntityEnclosingRequestBase;
+import org.apache.http.client.methods.HttpExecutionAware;
 import org.apache.http.client.methods.HttpRequestBase;
 import org.apache.http.client.methods.HttpRequestWrapper;
 import org.apache.http.client.methods.HttpUriRequest;
+import org.apache.http.conn.routing.HttpRoute;
 import org.apache.http.impl.execchain.ClientExecChain;
 import org.apache.http.message.BasicHttpEntityEnclosingRequest;
 import org.apache.http.message.BasicHttpRequest;
@@ -381,6 +384,21 @@ final class HttpClient4Requests {
             return FailureKind.RESET; // closed before a complete response
         }
         return FailureKind.OTHER;
+    }
+
+    /**
+     * The failure a call {@code RetryExec} gave up on ends with: it names the target in a
+     * {@code NoHttpResponseException} ("HOST:PORT failed to respond") unless the call was aborted, so a caller sees
+     * the same when the agent skips it.
+     */
+    static IOException asRetryExecEnds(NoHttpResponseException failure, HttpRoute route, HttpExecutionAware execAware) {
+        if (route == null || (execAware != null && execAware.isAborted())) {
+            return failure;
+        }
+        NoHttpResponseException named = new NoHttpResponseException(
+                route.getTargetHost().toHostString() + " failed to respond");
+        named.setStackTrace(failure.getStackTrace());
+        return named;
     }
 
     /**

@@ -14,12 +14,14 @@ import java.io.IOException;
 import org.apache.http.Header;
 import org.apache.http.HttpHost;
 import org.apache.http.HttpException;
+import org.apache.http.NoHttpResponseException;
 import org.apache.http.client.methods.CloseableHttpResponse;
 import org.apache.http.client.methods.HttpExecutionAware;
 import org.apache.http.client.methods.HttpRequestWrapper;
 import org.apache.http.client.protocol.HttpClientContext;
 import org.apache.http.conn.routing.HttpRoute;
 import org.apache.http.impl.execchain.ClientExecChain;
+import org.apache.http.impl.execchain.RetryExec;
 
 /**
  * One classic HttpClient 4 call as the retry loop sees it, and the entry points that run it. A call runs in the
@@ -137,6 +139,9 @@ final class HttpClient4SyncExchange implements Exchange<CloseableHttpResponse> {
         }
         try {
             return next.execute(route, request, context, execAware);
+        } catch (NoHttpResponseException e) {
+            throw new Hooks.Propagate(retryElement instanceof RetryExec
+                    ? HttpClient4Requests.asRetryExecEnds(e, route, execAware) : e);
         } catch (IOException e) {
             throw new Hooks.Propagate(e); // the client's or the application's own, as without the agent
         } catch (HttpException e) {

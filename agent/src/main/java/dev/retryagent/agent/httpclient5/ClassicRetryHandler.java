@@ -18,6 +18,7 @@ import org.apache.hc.core5.http.ClassicHttpResponse;
 import org.apache.hc.core5.http.HttpEntity;
 import org.apache.hc.core5.http.HttpException;
 import org.apache.hc.core5.http.HttpHost;
+import org.apache.hc.core5.http.NoHttpResponseException;
 import org.apache.hc.core5.http.protocol.HttpContext;
 
 /**
@@ -85,6 +86,8 @@ public final class ClassicRetryHandler implements ExecChainHandler {
         }
         try {
             return chain.proceed(request, scope);
+        } catch (NoHttpResponseException e) {
+            throw HttpClient5Requests.asTheRetryElementEnds(e, request, scope);
         } catch (RuntimeException e) {
             throw new Hooks.Propagate(e); // the client's or the application's own, as without the agent
         }

@@ -13,14 +13,18 @@ import dev.retryagent.policy.FailureKind;
 import java.io.IOException;
 import java.util.Locale;
 import org.apache.hc.client5.http.HttpRoute;
+import org.apache.hc.client5.http.classic.ExecChain;
+import org.apache.hc.core5.http.ClassicHttpRequest;
 import org.apache.hc.core5.http.ClassicHttpResponse;
 import org.apache.hc.core5.http.EndpointDetails;
 import org.apache.hc.core5.http.Header;
+import org.apache.hc.core5.http.HttpEntity;
 import org.apache.hc.core5.http.HttpException;
 import org.apache.hc.core5.http.HttpHost;
 import org.apache.hc.core5.http.HttpRequest;
 import org.apache.hc.core5.http.HttpResponse;
 import org.apache.hc.core5.http.MessageConstraintException;
+import org.apache.hc.core5.http.NoHttpResponseException;
 import org.apache.hc.core5.http.io.entity.EntityUtils;
 import org.apache.hc.core5.http.protocol.HttpContext;
 import org.apache.hc.core5.http.protocol.HttpCoreContext;
@@ -169,6 +173,24 @@ final class HttpClient5Requests {
             return FailureKind.RESET;
         }
         return FailureKind.OTHER;
+    }
+
+    /**
+     * The failure a call the client's retry element ({@code HttpRequestRetryExec}) gave up on ends with: that element
+     * names the target in a {@code NoHttpResponseException} ("HOST:PORT failed to respond") unless the call was
+     * aborted or its entity cannot be sent again, so a caller sees the same when the agent skips the element.
+     */
+    static IOException asTheRetryElementEnds(NoHttpResponseException failure, ClassicHttpRequest request,
+                                             ExecChain.Scope scope) {
+        HttpEntity entity = request.getEntity();
+        if (scope == null || scope.route == null || scope.execRuntime.isExecutionAborted()
+                || (entity != null && !entity.isRepeatable())) {
+            return failure;
+        }
+        NoHttpResponseException named = new NoHttpResponseException(
+                scope.route.getTargetHost().toHostString() + " failed to respond");
+        named.setStackTrace(failure.getStackTrace());
+        return named;
     }
 
     /**

@@ -60,6 +60,7 @@ import org.apache.hc.core5.http.HttpException;
 import org.apache.hc.core5.http.HttpHost;
 import org.apache.hc.core5.http.HttpRequest;
 import org.apache.hc.core5.http.HttpResponse;
+import org.apache.hc.core5.http.NoHttpResponseException;
 import org.apache.hc.core5.http.io.entity.EntityUtils;
 import org.apache.hc.core5.http.io.entity.InputStreamEntity;
 import org.apache.hc.core5.http.io.entity.StringEntity;
@@ -267,6 +268,47 @@ class HttpClient5RetryTest {
                 new Class<?>[] {type}, (proxy, method, args) -> {
                     throw new AssertionError("unexpected " + method.getName());
                 }));
+    }
+
+    /**
+     * HttpRequestRetryExec names the target in the NoHttpResponseException of a call it gives up on ("HOST:PORT failed
+     * to respond"), except for an aborted call or an entity it cannot send again: the same when the agent skips it.
+     */
+    @Test
+    void aCallThatGotNoResponseEndsWithTheRetryElementsOwnMessage() throws Exception {
+        HttpRoute route = new HttpRoute(new HttpHost("http", "127.0.0.1", 4711));
+        NoHttpResponseException core = new NoHttpResponseException("The target server failed to respond");
+        ExecChain chain = (r, scope) -> {
+            throw core;
+        };
+        for (boolean aborted : new boolean[] {false, true}) {
+            for (boolean repeatable : new boolean[] {true, false}) {
+                ClassicHttpRequest post = ClassicRequestBuilder.post(url())
+                        .setEntity(repeatable ? new StringEntity("b")
+                                : new InputStreamEntity(new ByteArrayInputStream(new byte[] {1}), 1, null))
+                        .build();
+                ExecChain.Scope scope = new ExecChain.Scope("ex-1", route, post, execRuntime(aborted), null);
+                NoHttpResponseException thrown = assertThrows(NoHttpResponseException.class,
+                        () -> ClassicRetryHandler.skipBuiltInRetries(post, scope, chain));
+                if (aborted || !repeatable) {
+                    assertSame(core, thrown, "aborted=" + aborted + " repeatable=" + repeatable);
+                } else {
+                    assertEquals("127.0.0.1:4711 failed to respond", thrown.getMessage());
+                    assertArrayEquals(core.getStackTrace(), thrown.getStackTrace());
+                }
+            }
+        }
+    }
+
+    private static org.apache.hc.client5.http.classic.ExecRuntime execRuntime(boolean aborted) {
+        return (org.apache.hc.client5.http.classic.ExecRuntime) java.lang.reflect.Proxy.newProxyInstance(
+                HttpClient5RetryTest.class.getClassLoader(),
+                new Class<?>[] {org.apache.hc.client5.http.classic.ExecRuntime.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("isExecutionAborted")) {
+                        return aborted;
+                    }
+                    throw new AssertionError("unexpected " + method.getName());
+                });
     }
 
     /** A call whose rule is in observe or off goes out as without the agent: its client's own retries run

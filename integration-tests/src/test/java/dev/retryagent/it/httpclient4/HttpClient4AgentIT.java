@@ -22,7 +22,9 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -223,6 +225,7 @@ class HttpClient4AgentIT extends ClientContract<HttpClient4AgentIT.Jvm> {
                 {18, 6, 4, 1, 12, 6}, // keep: the client's own retries around the agent's 3 attempts
         };
         List<String> modes = List.of("none", "replace", "keep");
+        Map<String, String> aloneMessages = new HashMap<>();
         for (int m = 0; m < modes.size(); m++) {
             String mode = modes.get(m);
             try (Batch calls = new Batch()) {
@@ -262,6 +265,15 @@ class HttpClient4AgentIT extends ClientContract<HttpClient4AgentIT.Jvm> {
                 for (String id : List.of("sentretry-post", "default-post", "default-get")) {
                     assertEquals("org.apache.http.NoHttpResponseException", result(run, id).get("failure"),
                             id + ": the client's own failure\n" + run.describe());
+                    // RetryExec names the target when it gives up ("127.0.0.1:PORT failed to respond"), alone
+                    // as when the agent skips it
+                    String message = result(run, id).get("message");
+                    if (mode.equals("none")) {
+                        aloneMessages.put(id, message.replace(":" + calls.server(id).port(), ":PORT"));
+                    } else {
+                        assertEquals(aloneMessages.get(id), message.replace(":" + calls.server(id).port(), ":PORT"),
+                                mode + " " + id + ": the message the client alone gives\n" + run.describe());
+                    }
                 }
             }
         }

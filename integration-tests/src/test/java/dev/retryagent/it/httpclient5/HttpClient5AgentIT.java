@@ -151,6 +151,9 @@ class HttpClient5AgentIT extends ClientContract<HttpClient5AgentIT.Jvm> {
                         Step.status(503), Step.status(503), Step.ok());
                 calls.add("async-producer-postKey", "/pay", List.of("api=async", "request=producer", "method=POST",
                         "body=payload", "header=Idempotency-Key: k-4"), Step.status(503), Step.status(201));
+                // read, then the connection closed without a response: a POST without key the agent sends once
+                calls.add("classic-post-dropped", "/orders", List.of("api=classic", "method=POST", "body=b"),
+                        Step.dropAfterRequest());
                 calls.add("async-io1-slow", "/limited", List.of("api=async", "client=io1"),
                         Step.status(429).retryAfterSeconds(2), Step.ok());
                 calls.add("async-io1-fast", "/fast", List.of("api=async", "client=io1", "startAfterMs=500"),
@@ -208,6 +211,14 @@ class HttpClient5AgentIT extends ClientContract<HttpClient5AgentIT.Jvm> {
             assertEquals(List.of("payload", "payload"), seen.stream().map(RecordedRequest::bodyUtf8).toList(), id);
             assertEquals(List.of("1", "2"), markers(seen), id);
         }
+
+        // the failure is the client's own, message included: HttpRequestRetryExec, which the agent skips, names the
+        // target of a call it gives up on
+        ReportLine dropped = result(run, "classic-post-dropped");
+        assertEquals("org.apache.hc.core5.http.NoHttpResponseException", dropped.get("failure"), run.describe());
+        assertEquals("127.0.0.1:" + calls.server("classic-post-dropped").port() + " failed to respond",
+                dropped.get("message"), run.describe());
+        assertEquals(1, calls.server("classic-post-dropped").requestCount());
 
         // async: while one call waits 2 s to retry, another call on the same single I/O thread goes through
         List<RecordedRequest> slow = calls.server("async-io1-slow").awaitRequests(2, WAIT);
