@@ -1,6 +1,7 @@
 package dev.retryagent.engine;
 
 import dev.retryagent.policy.Mode;
+import dev.retryagent.policy.RetrySettings;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -59,7 +60,8 @@ final class CallRun {
             GiveUpReason refused = RetryEngine.refusal(r.settings, facts, 1);
             mayRetry = RetryEngine.mayRetry(r, refused);
             markerName = RetryEngine.markerHeaderFor(r, facts, mayRetry);
-            onTime = RetryEngine.decidesOnTime(r, facts, refused);
+            // A call whose attempts are bounded reads its start even when it cannot be retried: the bound runs from it.
+            onTime = RetryEngine.decidesOnTime(r, facts, refused) || bounded(r);
         } catch (RuntimeException e) {
             RetryLog.internalError(where, e);
             return false;
@@ -78,6 +80,26 @@ final class CallRun {
         this.timed = onTime;
         this.startNanos = onTime ? clock.nanoTime() : 0;
         return true;
+    }
+
+    private static boolean bounded(Resolution r) {
+        return r.mode == Mode.ENFORCE && r.settings.boundsAttempts();
+    }
+
+    /**
+     * The most the next attempt may take, in milliseconds: the rule's {@code attemptTimeout} and the time left before
+     * the deadline when the rule sets one or enforces the deadline, at least 1 (an attempt that starts is given a
+     * timeout the clients accept; 0 means none to them); 0 when the rule bounds no attempt, or traffic is not the
+     * agent's to change (observe).
+     */
+    long attemptLimitMillis() {
+        if (!bounded(rule)) {
+            return 0;
+        }
+        RetrySettings s = rule.settings;
+        long left = s.deadlineMillis() - (clock.nanoTime() - startNanos) / 1_000_000L;
+        long limit = s.attemptTimeoutMillis() > 0 ? Math.min(s.attemptTimeoutMillis(), left) : left;
+        return Math.max(1, limit);
     }
 
     /** Ends the run: it holds on to nothing of the call (its facts, rule, redirects), and may run the next one. */

@@ -16,6 +16,19 @@ public interface Exchange<R> extends Outcomes<R> {
      */
     R send(int attempt, String marker) throws IOException;
 
+    /**
+     * Makes attempt {@code attempt} with its connect and read timeouts at most {@code limitMillis}: the smaller of
+     * the rule's {@code attemptTimeout} and the time left before an enforced deadline (see
+     * {@link CallRun#attemptLimitMillis}), the application's own smaller timeouts kept. A client that can bound an
+     * attempt through its own per-request settings overrides this; an attempt it cuts short fails with the client's
+     * own timeout exception.
+     *
+     * @param limitMillis at least 1, or 0 when the rule bounds no attempt (the client's own timeouts alone)
+     */
+    default R send(int attempt, String marker, long limitMillis) throws IOException {
+        return send(attempt, marker);
+    }
+
     /** Releases a response the caller will never see (closes its body, returns its connection). */
     void discard(R response);
 }

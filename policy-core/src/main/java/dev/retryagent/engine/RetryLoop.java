@@ -57,7 +57,7 @@ public final class RetryLoop {
                 thread.attempt = scope; // AttemptScope.enter
             }
             try {
-                response = exchange.send(attempt, run.markerValue(attempt));
+                response = exchange.send(attempt, run.markerValue(attempt), run.attemptLimitMillis());
             } catch (IOException e) {
                 failure = e;
             } finally {

@@ -14,7 +14,7 @@ import java.util.List;
  */
 final class PolicySchema {
     static final List<String> TOP_KEYS = names("version", "mode", "builtInRetries", "marker", "defaults", "rules");
-    static final List<String> SETTINGS_KEYS = names("maxAttempts", "backoff", "deadline", "retryOn", "retryAfter",
+    static final List<String> SETTINGS_KEYS = names("maxAttempts", "backoff", "deadline", "attemptTimeout", "retryOn", "retryAfter",
             "idempotentMethods", "idempotencyKeyHeaders", "budget", "upperLayers");
     /** A rule holds its {@code match}, its {@code mode} and any of the settings. */
     static final List<String> RULE_KEYS = concat(names("match", "mode"), SETTINGS_KEYS);
@@ -22,6 +22,7 @@ final class PolicySchema {
     static final List<String> BACKOFF_KEYS = names("base", "cap", "multiplier", "jitter");
     static final List<String> RETRY_ON_KEYS = names("statuses", "failures");
     static final List<String> RETRY_AFTER_KEYS = names("honor", "max", "spread");
+    static final List<String> DEADLINE_KEYS = names("after", "enforce");
     static final List<String> BUDGET_KEYS = names("ratio", "minPerSecond");
     static final List<String> MATCH_KEYS = names("host", "port", "path", "methods", "client");
 
@@ -45,7 +46,8 @@ final class PolicySchema {
     /** Where a mapping sits in the file, and so which keys it accepts and which hints its unknown keys get. */
     enum Place {
         TOP(TOP_KEYS), MARKER(MARKER_KEYS), DEFAULTS(SETTINGS_KEYS), RULE(RULE_KEYS), MATCH(MATCH_KEYS),
-        BACKOFF(BACKOFF_KEYS), RETRY_ON(RETRY_ON_KEYS), RETRY_AFTER(RETRY_AFTER_KEYS), BUDGET(BUDGET_KEYS);
+        BACKOFF(BACKOFF_KEYS), RETRY_ON(RETRY_ON_KEYS), RETRY_AFTER(RETRY_AFTER_KEYS), BUDGET(BUDGET_KEYS),
+        DEADLINE(DEADLINE_KEYS);
 
         private final List<String> keys;
 

@@ -203,9 +203,31 @@ final class PolicyValidator {
             }
         }
         if ((v = keys.get("deadline")) != null) {
+            if (v.kind() == YamlKind.MAP) {
+                Map<String, YamlValue> m = read.mapping(v, Place.DEADLINE);
+                if (m != null) {
+                    Long ms = read.duration(m.get("after"));
+                    if (ms != null) {
+                        b.deadlineMillis(ms);
+                    }
+                    Boolean enforce = read.bool(m.get("enforce"));
+                    if (enforce != null) {
+                        b.deadlineEnforced(enforce);
+                    }
+                }
+            } else {
+                Long ms = read.duration(v);
+                if (ms != null) {
+                    b.deadlineMillis(ms);
+                }
+            }
+        }
+        if ((v = keys.get("attemptTimeout")) != null) {
             Long ms = read.duration(v);
-            if (ms != null) {
-                b.deadlineMillis(ms);
+            if (ms != null && ms == 0) {
+                errors.add(v, "attemptTimeout must be above 0; leave the key out for no attempt timeout");
+            } else if (ms != null) {
+                b.attemptTimeoutMillis(ms);
             }
         }
         if ((v = keys.get("retryOn")) != null) {

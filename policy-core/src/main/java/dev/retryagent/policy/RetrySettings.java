@@ -18,6 +18,8 @@ public final class RetrySettings {
     private final int maxAttempts;
     private final BackoffPolicy backoff;
     private final long deadlineMillis;
+    private final boolean deadlineEnforced;
+    private final long attemptTimeoutMillis;
     private final StatusSet retryStatuses;
     private final Set<FailureKind> retryFailures;
     private final boolean[] retryFailureByOrdinal;
@@ -35,10 +37,15 @@ public final class RetrySettings {
         if (b.deadlineMillis < 0) {
             throw new IllegalArgumentException("deadline must not be negative");
         }
+        if (b.attemptTimeoutMillis < 0) {
+            throw new IllegalArgumentException("attemptTimeout must not be negative");
+        }
         this.mode = b.mode;
         this.maxAttempts = b.maxAttempts;
         this.backoff = require(b.backoff, "backoff");
         this.deadlineMillis = b.deadlineMillis;
+        this.deadlineEnforced = b.deadlineEnforced;
+        this.attemptTimeoutMillis = b.attemptTimeoutMillis;
         this.retryStatuses = require(b.retryStatuses, "retryOn.statuses");
         EnumSet<FailureKind> failures = EnumSet.noneOf(FailureKind.class);
         failures.addAll(require(b.retryFailures, "retryOn.failures"));
@@ -98,6 +105,24 @@ public final class RetrySettings {
 
     public long deadlineMillis() {
         return deadlineMillis;
+    }
+
+    /** {@code deadline.enforce}: the deadline also cuts the last attempt short, not only the waits. */
+    public boolean deadlineEnforced() {
+        return deadlineEnforced;
+    }
+
+    /** Each attempt's connect and read timeout at most this; 0 when the rule sets none. */
+    public long attemptTimeoutMillis() {
+        return attemptTimeoutMillis;
+    }
+
+    /**
+     * Whether the agent bounds every attempt's time: with {@code attemptTimeout} set, or the deadline enforced.
+     * Then each attempt's timeouts end at the deadline at the latest.
+     */
+    public boolean boundsAttempts() {
+        return deadlineEnforced || attemptTimeoutMillis > 0;
     }
 
     public StatusSet retryStatuses() {
@@ -161,7 +186,10 @@ public final class RetrySettings {
         return "{mode: " + (mode == null ? "(policy's)" : mode.configName())
                 + ", maxAttempts: " + maxAttempts
                 + ", backoff: " + backoff
-                + ", deadline: " + Durations.format(deadlineMillis)
+                + ", deadline: " + (deadlineEnforced
+                        ? "{after: " + Durations.format(deadlineMillis) + ", enforce: true}"
+                        : Durations.format(deadlineMillis))
+                + (attemptTimeoutMillis > 0 ? ", attemptTimeout: " + Durations.format(attemptTimeoutMillis) : "")
                 + ", retryOn: {statuses: " + retryStatuses + ", failures: " + failureNames() + "}"
                 + ", retryAfter: " + retryAfter
                 + ", idempotentMethods: " + idempotentMethods
@@ -176,6 +204,8 @@ public final class RetrySettings {
         private int maxAttempts;
         private BackoffPolicy backoff;
         private long deadlineMillis;
+        private boolean deadlineEnforced;
+        private long attemptTimeoutMillis;
         private StatusSet retryStatuses;
         private Set<FailureKind> retryFailures;
         private RetryAfterPolicy retryAfter;
@@ -192,6 +222,8 @@ public final class RetrySettings {
             maxAttempts = s.maxAttempts;
             backoff = s.backoff;
             deadlineMillis = s.deadlineMillis;
+            deadlineEnforced = s.deadlineEnforced;
+            attemptTimeoutMillis = s.attemptTimeoutMillis;
             retryStatuses = s.retryStatuses;
             retryFailures = s.retryFailures;
             retryAfter = s.retryAfter;
@@ -218,6 +250,17 @@ public final class RetrySettings {
 
         public Builder deadlineMillis(long value) {
             deadlineMillis = value;
+            return this;
+        }
+
+        public Builder deadlineEnforced(boolean value) {
+            deadlineEnforced = value;
+            return this;
+        }
+
+        /** 0 for none. */
+        public Builder attemptTimeoutMillis(long value) {
+            attemptTimeoutMillis = value;
             return this;
         }
 

@@ -98,6 +98,14 @@ class RetryLoopTest {
             return this;
         }
 
+        final List<Long> limits = new ArrayList<>();
+
+        @Override
+        public FakeResponse send(int attempt, String marker, long limitMillis) throws IOException {
+            limits.add(limitMillis);
+            return send(attempt, marker);
+        }
+
         @Override
         public FakeResponse send(int attempt, String marker) throws IOException {
             attempts.add(attempt);
@@ -294,6 +302,46 @@ class RetryLoopTest {
         assertEquals(Arrays.asList(100L, 200L), sleeper.sleeps());
         assertEquals(3, exchange.attempts.size());
         assertSame(exchange.sent.get(2), response);
+    }
+
+    @Test
+    void withoutAttemptTimeoutNoAttemptIsBounded() throws IOException {
+        FakeExchange exchange = new FakeExchange(Script.of().status(503).status(200)).taking(clock, 150);
+        loop(exact()).execute(get(), exchange);
+        assertEquals(Arrays.asList(0L, 0L), exchange.limits);
+    }
+
+    @Test
+    void eachAttemptIsBoundedByTheAttemptTimeoutAndTheTimeLeftBeforeTheDeadline() throws IOException {
+        Policy bounded = policy(defaults(b -> noJitter(b).maxAttempts(5).deadlineMillis(1_000)
+                .attemptTimeoutMillis(400)));
+        FakeExchange exchange = new FakeExchange(
+                Script.of().status(503).status(503).status(503).status(200)).taking(clock, 400);
+        loop(bounded).execute(get(), exchange);
+        // 400 + 100 wait = 500 ms used: 400 more; then 900 + 200 would pass the deadline: no third attempt.
+        assertEquals(Arrays.asList(400L, 400L), exchange.limits);
+        assertEquals(2, exchange.attempts.size());
+
+        Policy late = policy(defaults(b -> noJitter(b).maxAttempts(5).deadlineMillis(700).attemptTimeoutMillis(400)));
+        FakeExchange slow = new FakeExchange(Script.of().status(503).status(503).status(200)).taking(clock, 400);
+        loop(late).execute(get(), slow);
+        assertEquals(Arrays.asList(400L, 200L), slow.limits, "the last attempt ends at the deadline");
+    }
+
+    @Test
+    void anEnforcedDeadlineBoundsTheAttemptsAndACallNotRetriedIsBoundedToo() throws IOException {
+        Policy enforced = policy(defaults(b -> noJitter(b).deadlineMillis(2_000).deadlineEnforced(true)));
+        FakeExchange post = new FakeExchange(Script.of().status(503)).taking(clock, 300);
+        loop(enforced).execute(TestPolicies.call("POST"), post);
+        assertEquals(Arrays.asList(2_000L), post.limits, "a POST without key is sent once, within the deadline");
+    }
+
+    @Test
+    void observeModeBoundsNoAttempt() throws IOException {
+        Policy observed = policy(Mode.OBSERVE, defaults(b -> noJitter(b).attemptTimeoutMillis(400)));
+        FakeExchange exchange = new FakeExchange(Script.of().status(503)).taking(clock, 10);
+        loop(observed).execute(get(), exchange);
+        assertEquals(Arrays.asList(0L), exchange.limits);
     }
 
     @Test

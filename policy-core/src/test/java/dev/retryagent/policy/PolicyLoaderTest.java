@@ -219,6 +219,53 @@ class PolicyLoaderTest {
     }
 
     @Test
+    void attemptTimeoutAndTheEnforcedDeadlineAreReadPerRule() throws Exception {
+        assertEquals(0, Policy.builtIn().defaults().attemptTimeoutMillis(), "none by default");
+        assertFalse(Policy.builtIn().defaults().boundsAttempts());
+        Policy p = PolicyLoader.parse("""
+                version: 1
+                defaults:
+                  deadline: { after: 5s, enforce: true }
+                rules:
+                  - match: { host: legacy.internal }
+                    attemptTimeout: 500ms
+                    deadline: 2s
+                  - match: { host: other.internal }
+                    deadline: { enforce: false }
+                  - match: { host: plain.internal }
+                    maxAttempts: 2
+                """, "x");
+        RetrySettings d = p.defaults();
+        assertEquals(5_000, d.deadlineMillis());
+        assertTrue(d.deadlineEnforced());
+        assertTrue(d.boundsAttempts());
+        RetrySettings legacy = p.rules().get(0).settings();
+        assertEquals(500, legacy.attemptTimeoutMillis());
+        assertEquals(2_000, legacy.deadlineMillis());
+        assertTrue(legacy.deadlineEnforced(), "the plain form changes the time, not enforce");
+        RetrySettings other = p.rules().get(1).settings();
+        assertFalse(other.deadlineEnforced());
+        assertEquals(5_000, other.deadlineMillis(), "after inherited");
+        assertFalse(other.boundsAttempts());
+        assertTrue(p.rules().get(2).settings().boundsAttempts(), "inherited from the defaults");
+        assertEquals(0, p.rules().get(2).settings().attemptTimeoutMillis());
+    }
+
+    @Test
+    void attemptTimeoutAndDeadlineShapesAreChecked() {
+        PolicyException e = assertThrows(PolicyException.class, () -> PolicyLoader.parse(
+                "version: 1\ndefaults:\n  attemptTimeout: 0s\n  deadline: { after: 5s, enforced: true }\n"
+                        + "rules:\n  - match: { host: a }\n    attemptTimeout: 2\n", "f.yaml"));
+        String[] lines = e.getMessage().split("\n");
+        assertEquals(3, lines.length, e.getMessage());
+        assertTrue(lines[0].startsWith("f.yaml:3: defaults.attemptTimeout: ") && lines[0].contains("above 0"),
+                lines[0]);
+        assertTrue(lines[1].startsWith("f.yaml:4: defaults.deadline.enforced: "), lines[1]);
+        assertTrue(lines[2].startsWith("f.yaml:7: rules[0].attemptTimeout: ") && lines[2].contains("unit"),
+                lines[2]);
+    }
+
+    @Test
     void rulesOverrideTheResolvedDefaultsNotTheBuiltIn() throws Exception {
         Policy p = PolicyLoader.parse("""
                 version: 1
