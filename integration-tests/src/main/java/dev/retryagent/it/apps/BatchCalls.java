@@ -1,9 +1,6 @@
 package dev.retryagent.it.apps;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -169,8 +166,7 @@ public final class BatchCalls {
      */
     public static void runAll(Options options, Call call) throws IOException, InterruptedException {
         if (options.awaitGo()) {
-            Report.line("READY");
-            new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();
+            Signals.awaitGo();
         }
         List<Thread> threads = new ArrayList<>();
         for (Map<String, List<String>> spec : options.calls()) {
@@ -187,8 +183,14 @@ public final class BatchCalls {
         }
     }
 
-    /** Cancels {@code future} ({@code cancel(true)}) after the spec's {@code cancelAfterMs}, if it has one. */
+    /**
+     * Cancels {@code future} ({@code cancel(true)}) after the spec's {@code cancelAfterMs}, or when its {@code cancelOn}
+     * signal arrives ({@link Signals}), if it has one.
+     */
     public static void cancelAfter(Map<String, List<String>> spec, Future<?> future) {
+        if (spec.containsKey("cancelOn")) {
+            Signals.on(CallSpec.one(spec, "cancelOn", null), () -> future.cancel(true));
+        }
         if (spec.containsKey("cancelAfterMs")) {
             TIMERS.schedule(() -> future.cancel(true), Long.parseLong(CallSpec.one(spec, "cancelAfterMs", "0")),
                     TimeUnit.MILLISECONDS);

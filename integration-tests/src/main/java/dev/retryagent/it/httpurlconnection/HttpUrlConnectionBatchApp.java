@@ -4,10 +4,9 @@ import static dev.retryagent.it.apps.CallSpec.one;
 import static dev.retryagent.it.apps.CallSpec.parse;
 
 import dev.retryagent.it.apps.Report;
-import java.io.BufferedReader;
+import dev.retryagent.it.apps.Signals;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.net.HttpURLConnection;
 import java.net.URL;
@@ -68,8 +67,7 @@ public final class HttpUrlConnectionBatchApp {
         }
         Report.line("APP", "client", "httpurlconnection", "java", System.getProperty("java.version"));
         if (awaitGo) {
-            Report.line("READY");
-            new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();
+            Signals.awaitGo();
         }
         if (awaitThreadEnd != null) {
             awaitThreadEnd(awaitThreadEnd, 20_000);

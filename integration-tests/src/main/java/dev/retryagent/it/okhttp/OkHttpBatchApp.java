@@ -4,10 +4,9 @@ import static dev.retryagent.it.apps.CallSpec.one;
 import static dev.retryagent.it.apps.CallSpec.parse;
 
 import dev.retryagent.it.apps.Report;
+import dev.retryagent.it.apps.Signals;
 import dev.retryagent.it.clients.OkHttpBody;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -35,7 +34,7 @@ import okhttp3.Response;
  * --client builder|new|newBuilder     how the one shared client is made (default builder)
  * --await-go                          print READY, then wait for a line on stdin before calling
  * --sequential                        one call after the other (default: all at once)
- * --call "id=ID;url=URL;method=GET;mode=sync|async;body=TEXT;header=Name:value;oneShot=true;cancelAfterMs=N;
+ * --call "id=ID;url=URL;method=GET;mode=sync|async;body=TEXT;header=Name:value;oneShot=true;cancelAfterMs=N;cancelOn=SIGNAL;
  *         client=own;cancelAllAfterMs=N;interruptAfterMs=N"
  *                                     repeatable; header repeatable inside a call; client=own: a client of the
  *                                     call's own (built like the shared one), whose dispatcher cancelAll() cancels
@@ -79,8 +78,7 @@ public final class OkHttpBatchApp {
                 .filter(i -> i.getClass().getName().startsWith("dev.retryagent")).count();
         Report.line("INTERCEPTORS", "agent", agentInterceptors, "total", client.interceptors().size());
         if (awaitGo) {
-            Report.line("READY");
-            new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();
+            Signals.awaitGo();
         }
         ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "batch-timer");
@@ -151,6 +149,12 @@ public final class OkHttpBatchApp {
         Call call = client.newCall(builder.build());
         if (spec.containsKey("cancelAfterMs")) {
             timers.schedule(call::cancel, Long.parseLong(one(spec, "cancelAfterMs", "0")), TimeUnit.MILLISECONDS);
+        }
+        if (spec.containsKey("cancelOn")) {
+            Signals.on(one(spec, "cancelOn", null), call::cancel);
+        }
+        if (spec.containsKey("cancelAllOn")) {
+            Signals.on(one(spec, "cancelAllOn", null), () -> client.dispatcher().cancelAll());
         }
         if (spec.containsKey("cancelAllAfterMs")) {
             timers.schedule(() -> client.dispatcher().cancelAll(), Long.parseLong(one(spec, "cancelAllAfterMs", "0")),

@@ -4,11 +4,10 @@ import static dev.retryagent.it.apps.CallSpec.one;
 import static dev.retryagent.it.apps.CallSpec.parse;
 
 import dev.retryagent.it.apps.Report;
-import java.io.BufferedReader;
+import dev.retryagent.it.apps.Signals;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -48,7 +47,7 @@ import java.util.stream.Stream;
  *         client=default|h1|h2|exec1 (newHttpClient(), HTTP/1.1 only, HTTP/2 preferred, HTTP/1.1 on an executor
  *         of one thread named client-exec1);
  *         startAfterMs=N (wait before calling);
- *         cancelAfterMs=N (async: future.cancel(true)); interruptAfterMs=N (sync: interrupt the caller);
+ *         cancelAfterMs=N, cancelOn=SIGNAL (async: future.cancel(true)); interruptAfterMs=N (sync: interrupt the caller);
  *         repeat=N (N calls one after the other on the same client; the last one is reported)"
  * </pre>
  * Per call {@code RESULT id=.. status=.. body=.. h.Retry-After=.. version=.. elapsedMs=.. interrupted=..
@@ -101,8 +100,7 @@ public final class JdkHttpClientBatchApp {
         }
         warmUp();
         if (awaitGo) {
-            Report.line("READY");
-            new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();
+            Signals.awaitGo();
         }
         List<Thread> threads = new ArrayList<>();
         for (Map<String, List<String>> call : calls) {
@@ -222,6 +220,9 @@ public final class JdkHttpClientBatchApp {
             HttpResponse<?> response;
             if (one(spec, "mode", "sync").equals("async")) {
                 CompletableFuture<? extends HttpResponse<?>> future = client.sendAsync(request, handler);
+                if (spec.containsKey("cancelOn")) {
+                    Signals.on(one(spec, "cancelOn", null), () -> future.cancel(true));
+                }
                 if (spec.containsKey("cancelAfterMs")) {
                     TIMERS.schedule(() -> future.cancel(true), Long.parseLong(one(spec, "cancelAfterMs", "0")),
                             TimeUnit.MILLISECONDS);

@@ -1,5 +1,6 @@
 package dev.retryagent.it.contract;
 
+import dev.retryagent.it.harness.ForkedApp;
 import dev.retryagent.it.harness.LateServer;
 import dev.retryagent.it.harness.ScriptedServer;
 import dev.retryagent.it.harness.Step;
@@ -8,6 +9,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 
 /**
  * The calls of one forked run, each with the loopback server it talks to: the {@code --call} arguments of the
@@ -20,6 +23,28 @@ public final class Batch implements AutoCloseable {
     private final Map<String, LateServer> late = new LinkedHashMap<>();
     private final List<String> args = new ArrayList<>();
     private final List<AutoCloseable> closer = new ArrayList<>();
+    private final Map<String, Consumer<ForkedApp.Running>> signals = new LinkedHashMap<>();
+
+    /**
+     * Signal {@code name} (a call's {@code cancelOn=name}) goes to the application once {@code event} has returned:
+     * it waits for what the signal must follow (an attempt the server received, a line the agent logged).
+     */
+    public void signalAfter(String name, Consumer<ForkedApp.Running> event) {
+        signals.put(name, event);
+    }
+
+    /**
+     * Sends every signal once its event has happened, each waited for on a thread of its own, after {@code go};
+     * the returned future fails with the first event that did not happen.
+     */
+    public CompletableFuture<Void> sendSignals(ForkedApp.Running app) {
+        List<CompletableFuture<Void>> sent = new ArrayList<>();
+        signals.forEach((name, event) -> sent.add(CompletableFuture.runAsync(() -> {
+            event.accept(app);
+            app.writeLine("signal " + name);
+        })));
+        return CompletableFuture.allOf(sent.toArray(new CompletableFuture<?>[0]));
+    }
 
     /** A call to a server of its own at {@code path}, answering {@code steps}. */
     public ScriptedServer add(String id, String path, List<String> parts, Step... steps) {

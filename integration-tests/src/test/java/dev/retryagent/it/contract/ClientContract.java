@@ -18,6 +18,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
@@ -56,11 +58,11 @@ public abstract class ClientContract<T extends ClientContract.Target> {
         public static final long DEADLINE_MS = 1000 + 400;
         /** The 500 ms deadline of {@code /deadline-short/**} plus a margin smaller than its 2 s backoff. */
         public static final long SHORT_DEADLINE_MS = 500 + 1000;
-        /** Cancelled at 300 ms into the 1 s waits of {@code /slow/**}: before the retries' 4 s. */
+        /** Cancelled in the first 1 s wait of {@code /slow/**}, once the agent logged its retry: before the retries' 4 s. */
         public static final long CANCEL_MS = 2500;
         /**
-         * Cancelled at 3 s, 2 s after the second attempt went out (a busy machine may delay it), while that attempt's
-         * answer is held 8 s: the call ends well before that answer.
+         * Cancelled once the server has received the second attempt, whose answer is held 8 s: the call ends well
+         * before that answer.
          */
         public static final long CANCEL_IN_FLIGHT_MS = 6000;
         /** Disconnected at 300 ms while the answer is held 2 s: the call ends before that answer. */
@@ -261,16 +263,19 @@ public abstract class ClientContract<T extends ClientContract.Target> {
                         "header=amz-sdk-request: attempt=1%3B max=1"), Step.status(503), Step.status(503).body("busy"),
                         Step.status(200).body("fine"));
                 if (cancels(m)) {
-                    b.add(m + "-cancel", "/slow/wait/" + m, parts(m, c, "cancel", "cancelAfterMs=300"),
+                    b.add(m + "-cancel", "/slow/wait/" + m, parts(m, c, "cancel", "cancelOn=" + m + "-cancel"),
                             Step.status(503));
+                    b.signalAfter(m + "-cancel", waitingToRetry("/slow/wait/" + m));
                 }
                 if (interrupts(m)) {
                     b.add(m + "-interrupt", "/interrupt/" + m, parts(m, c, "interrupt",
                             "interruptAfterMs=" + Bounds.INTERRUPT_AFTER_MS), Step.status(503).body("busy"));
                 }
                 if (cancelsInFlight(m)) {
-                    b.add(m + "-cancelInFlight", "/slow/flight/" + m, parts(m, c, "cancelInFlight",
-                            "cancelAfterMs=3000"), Step.status(503), Step.ok().delay(Duration.ofSeconds(8)));
+                    ScriptedServer inFlight = b.add(m + "-cancelInFlight", "/slow/flight/" + m, parts(m, c,
+                            "cancelInFlight", "cancelOn=" + m + "-cancelInFlight"), Step.status(503),
+                            Step.ok().delay(Duration.ofSeconds(8)));
+                    b.signalAfter(m + "-cancelInFlight", app -> inFlight.awaitRequests(2, WAIT));
                 }
             }
             addOwnCalls(target, c, b);
@@ -289,12 +294,14 @@ public abstract class ClientContract<T extends ClientContract.Target> {
                     b.server(m + "-raDate").script(Step.status(429).retryAfterDate(raDateUntil), Step.ok());
                 }
                 app.writeLine("go");
+                CompletableFuture<Void> signalled = b.sendSignals(app);
                 // Connection refused until the agent has logged a retry of it; then the port opens.
                 for (String m : target.modes()) {
                     app.awaitStderrLine(l -> l.contains("path=/refused/" + m + " ") && l.contains("cause=failure:connect"),
                             Duration.ofSeconds(20));
                     b.openLate(m + "-refused");
                 }
+                signalled.join(); // before await(), which closes the application's stdin
                 run = app.await();
             }
             run.assertExitCode(0);
@@ -307,6 +314,14 @@ public abstract class ClientContract<T extends ClientContract.Target> {
             }
             checkOwn(target, c, b, run);
         }
+    }
+
+    /**
+     * The event a cancel between attempts follows: the agent logged its retry of the call at {@code path}, so the
+     * call is in its wait (1 s under {@code /slow/**}), whatever time its first attempt took on a busy machine.
+     */
+    protected static Consumer<ForkedApp.Running> waitingToRetry(String path) {
+        return app -> app.awaitStderrLine(l -> l.contains(" retry ") && l.contains("path=" + path + " "), WAIT);
     }
 
     private void assertContract(String m, Batch b, ForkedApp.Result run, Instant raDateUntil) {

@@ -388,7 +388,7 @@ public final class ForkedApp {
         }
 
         /** Writes a line to the application's stdin. */
-        public void writeLine(String line) {
+        public synchronized void writeLine(String line) {
             try {
                 stdin.write((line + "\n").getBytes(StandardCharsets.UTF_8));
                 stdin.flush();
