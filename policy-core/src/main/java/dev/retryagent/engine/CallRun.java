@@ -1,5 +1,6 @@
 package dev.retryagent.engine;
 
+import dev.retryagent.policy.FailureKind;
 import dev.retryagent.policy.Mode;
 import dev.retryagent.policy.RetrySettings;
 import java.io.IOException;
@@ -161,6 +162,12 @@ final class CallRun {
         return true;
     }
 
+    private static <R> Outcome failureOutcome(Outcomes<R> outcomes, IOException failure) {
+        FailureKind kind = outcomes.classify(failure);
+        return kind == FailureKind.TIMEOUT && outcomes.cutShort(failure) ? Outcome.attemptTimeout()
+                : Outcome.failure(kind);
+    }
+
     /**
      * What follows attempt {@code attempt}, which ended with {@code response} or {@code failure}: the engine's decision,
      * logged; done, when the call was cancelled or the engine failed (fail open, logged once under {@code where}).
@@ -168,7 +175,7 @@ final class CallRun {
     <R> RetryDecision decide(Outcomes<R> outcomes, int attempt, R response, IOException failure,
                              long previousWaitMillis, boolean cancelled, String where) {
         try {
-            Outcome outcome = failure != null ? Outcome.failure(outcomes.classify(failure)) : outcomes.outcome(response);
+            Outcome outcome = failure != null ? failureOutcome(outcomes, failure) : outcomes.outcome(response);
             CallFacts at = response == null ? call : outcomes.decidedUnder(call, response);
             if (at == null) {
                 at = call;

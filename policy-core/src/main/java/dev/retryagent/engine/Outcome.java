@@ -6,24 +6,28 @@ import dev.retryagent.policy.FailureKind;
 public final class Outcome {
     private static final Outcome[] STATUSES = new Outcome[600];
     private static final Outcome[] FAILURES = new Outcome[FailureKind.values().length];
+    /** A {@code timeout} of the agent's own making: the attempt ran into the limit the policy set for it. */
+    private static final Outcome ATTEMPT_TIMEOUT = new Outcome(0, null, FailureKind.TIMEOUT, true);
 
     static {
         for (int code = 0; code < STATUSES.length; code++) {
-            STATUSES[code] = new Outcome(code, null, null);
+            STATUSES[code] = new Outcome(code, null, null, false);
         }
         for (FailureKind kind : FailureKind.values()) {
-            FAILURES[kind.ordinal()] = new Outcome(0, null, kind);
+            FAILURES[kind.ordinal()] = new Outcome(0, null, kind, false);
         }
     }
 
     private final int status;
     private final String retryAfter;
     private final FailureKind failure;
+    private final boolean attemptTimeout;
 
-    private Outcome(int status, String retryAfter, FailureKind failure) {
+    private Outcome(int status, String retryAfter, FailureKind failure, boolean attemptTimeout) {
         this.status = status;
         this.retryAfter = retryAfter;
         this.failure = failure;
+        this.attemptTimeout = attemptTimeout;
     }
 
     /** A response; {@code retryAfter} is the raw header value or null. Shared instances when it is null. */
@@ -31,11 +35,24 @@ public final class Outcome {
         if (retryAfter == null && status >= 0 && status < STATUSES.length) {
             return STATUSES[status];
         }
-        return new Outcome(status, retryAfter, null);
+        return new Outcome(status, retryAfter, null, false);
     }
 
     public static Outcome failure(FailureKind kind) {
         return FAILURES[kind.ordinal()];
+    }
+
+    /**
+     * A {@code timeout} failure that the attempt's limit from the policy ({@code attemptTimeout}, or the deadline)
+     * caused, not a timeout of the application's own: decided as any {@code timeout}, told apart in logs and metrics.
+     */
+    public static Outcome attemptTimeout() {
+        return ATTEMPT_TIMEOUT;
+    }
+
+    /** Whether this is {@link #attemptTimeout()}. */
+    public boolean isAttemptTimeout() {
+        return attemptTimeout;
     }
 
     public boolean isFailure() {
@@ -57,8 +74,11 @@ public final class Outcome {
         return failure;
     }
 
-    /** {@code status:503} or {@code failure:reset}, as log lines write the cause. */
+    /** {@code status:503}, {@code failure:reset} or {@code attempt-timeout}, as log lines write the cause. */
     public String cause() {
+        if (attemptTimeout) {
+            return "attempt-timeout";
+        }
         return failure != null ? "failure:" + failure.configName() : "status:" + status;
     }
 

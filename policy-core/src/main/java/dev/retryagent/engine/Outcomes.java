@@ -17,6 +17,14 @@ public interface Outcomes<R> {
     FailureKind classify(IOException failure);
 
     /**
+     * Whether {@code failure}, a {@code timeout}, came from the limit the agent gave the attempt (see
+     * {@link Exchange#send(int, String, long)}) rather than from the application's own timeouts.
+     */
+    default boolean cutShort(IOException failure) {
+        return false;
+    }
+
+    /**
      * The facts {@code response} is decided under: {@code call}'s, unless the client followed a redirect inside the
      * attempt to another address; then {@link CallFacts#redirectedTo} that address, so that the rule and the
      * counters are those of where the request went. Clients that follow redirects outside the agent's attempt (each

@@ -12,6 +12,8 @@ public final class RetryCounters {
     final LongAdder wouldRetry = new LongAdder();
     /** Calls made inside a retry layer above the client that the agent sent once, deferring to it. */
     final LongAdder upperLayerCalls = new LongAdder();
+    /** Attempts that ran into the limit the policy gave them ({@code attemptTimeout} or the deadline). */
+    final LongAdder attemptTimeouts = new LongAdder();
     final LongAdder[] giveUps = new LongAdder[GiveUpReason.values().length];
 
     RetryCounters(String client) {
@@ -47,6 +49,10 @@ public final class RetryCounters {
 
     public long upperLayerCalls() {
         return upperLayerCalls.sum();
+    }
+
+    public long attemptTimeouts() {
+        return attemptTimeouts.sum();
     }
 
     public long giveUps(GiveUpReason reason) {

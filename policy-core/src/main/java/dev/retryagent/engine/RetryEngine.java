@@ -313,6 +313,9 @@ public final class RetryEngine {
             countFirst(counters, call);
             recordFirstAttempt(destination, timed, timed && attempt > 1 ? loopClock.nanoTime() : startNanos);
         }
+        if (outcome.isAttemptTimeout()) {
+            counters.attemptTimeouts.increment();
+        }
         RetryDecision settled = withoutTime(r.settings, counters, call, attempt, outcome);
         if (settled != null) {
             return settled;

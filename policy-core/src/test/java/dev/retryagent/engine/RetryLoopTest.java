@@ -30,6 +30,7 @@ import java.io.InterruptedIOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.Consumer;
 import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
@@ -86,6 +87,8 @@ class RetryLoopTest {
         RuntimeException classifyFailure;
         RuntimeException discardFailure;
         Runnable duringSend;
+        /** What {@link #cutShort} answers: the attempts' limits were the agent's. */
+        boolean limitsCutShort;
 
         FakeExchange(Script script) {
             this.script = script;
@@ -140,6 +143,11 @@ class RetryLoopTest {
                 throw classifyFailure;
             }
             return script.kindOf(failure);
+        }
+
+        @Override
+        public boolean cutShort(IOException failure) {
+            return limitsCutShort;
         }
 
         @Override
@@ -259,13 +267,20 @@ class RetryLoopTest {
 
     private static Handler captureWaits(List<Long> waits) {
         Pattern retryLine = Pattern.compile("^retry-agent retry .* wait=(\\d+)ms$");
+        return capture(Level.INFO, line -> {
+            Matcher m = retryLine.matcher(line);
+            if (m.matches()) {
+                waits.add(Long.parseLong(m.group(1)));
+            }
+        });
+    }
+
+    /** Hands every line the agent's logger writes at {@code level} and above to {@code lines}. */
+    private static Handler capture(Level level, Consumer<String> lines) {
         Handler handler = new Handler() {
             @Override
             public void publish(LogRecord record) {
-                Matcher m = retryLine.matcher(record.getMessage());
-                if (m.matches()) {
-                    waits.add(Long.parseLong(m.group(1)));
-                }
+                lines.accept(record.getMessage());
             }
 
             @Override
@@ -277,7 +292,7 @@ class RetryLoopTest {
             }
         };
         Logger logger = RetryLog.logger();
-        logger.setLevel(Level.INFO);
+        logger.setLevel(level);
         logger.addHandler(handler);
         return handler;
     }
@@ -334,6 +349,39 @@ class RetryLoopTest {
         FakeExchange post = new FakeExchange(Script.of().status(503)).taking(clock, 300);
         loop(enforced).execute(TestPolicies.call("POST"), post);
         assertEquals(Arrays.asList(2_000L), post.limits, "a POST without key is sent once, within the deadline");
+    }
+
+    @Test
+    void anAttemptCutShortIsATimeoutToTheDecisionCountedAndLoggedAsTheAgents() throws IOException {
+        RetryEngine engine = engine(policy(defaults(b -> noJitter(b).attemptTimeoutMillis(400))));
+        RetryLoop loop = loop(engine);
+        FakeExchange exchange = new FakeExchange(Script.of().fail(FailureKind.TIMEOUT).fail(FailureKind.TIMEOUT)
+                .fail(FailureKind.TIMEOUT)).taking(clock, 400);
+        exchange.limitsCutShort = true;
+        List<String> lines = new ArrayList<>();
+        Handler handler = capture(Level.ALL, lines::add);
+        try {
+            assertThrows(IOException.class, () -> loop.execute(get(), exchange));
+        } finally {
+            RetryLog.logger().removeHandler(handler);
+        }
+        assertEquals(3, exchange.attempts.size(), "retried as any timeout");
+        assertEquals(3, engine.counters(CLIENT, "https", HOST, 443).attemptTimeouts());
+        assertTrue(lines.stream().anyMatch(l -> l.startsWith("retry-agent retry ") && l.contains(" attempt=2/3 ")
+                && l.contains(" cause=attempt-timeout ")), lines.toString());
+        assertTrue(lines.stream().anyMatch(l -> l.startsWith("retry-agent give up ")
+                && l.contains(" cause=attempt-timeout ")), lines.toString());
+
+        FakeExchange own = new FakeExchange(Script.of().fail(FailureKind.TIMEOUT).status(200)).taking(clock, 400);
+        lines.clear();
+        handler = capture(Level.ALL, lines::add);
+        try {
+            loop.execute(get(), own);
+        } finally {
+            RetryLog.logger().removeHandler(handler);
+        }
+        assertTrue(lines.stream().anyMatch(l -> l.contains(" cause=failure:timeout ")), "the application's own: " + lines);
+        assertEquals(3, engine.counters(CLIENT, "https", HOST, 443).attemptTimeouts(), "not counted as the agent's");
     }
 
     @Test

@@ -46,6 +46,7 @@ final class CountersMBean extends ReadOnlyMBean {
     static final String BUDGET_REFUSALS = "budget_refusals";
     static final String WOULD_RETRY = "would_retry";
     static final String UPPER_LAYER_CALLS = "upper_layer_calls";
+    static final String ATTEMPT_TIMEOUTS = "attempt_timeouts";
 
     static final CompositeType GIVE_UP_ROW;
     static final TabularType GIVE_UPS_TABLE;
@@ -75,6 +76,8 @@ final class CountersMBean extends ReadOnlyMBean {
                         counter(WOULD_RETRY, "Retries mode observe would have made"),
                         counter(UPPER_LAYER_CALLS, "Calls made inside a retry loop above the client (an SDK's),"
                                 + " sent once: the agent deferred to that layer"),
+                        counter(ATTEMPT_TIMEOUTS, "Attempts cut short at the limit the policy gave them"
+                                + " (attemptTimeout, or the time left before the deadline)"),
                     },
                     new OpenMBeanConstructorInfoSupport[0], new OpenMBeanOperationInfoSupport[0],
                     new MBeanNotificationInfo[0]);
@@ -130,6 +133,8 @@ final class CountersMBean extends ReadOnlyMBean {
             return c.wouldRetry;
         } else if (UPPER_LAYER_CALLS.equals(attribute)) {
             return c.upperLayerCalls;
+        } else if (ATTEMPT_TIMEOUTS.equals(attribute)) {
+            return c.attemptTimeouts;
         }
         throw new AttributeNotFoundException(attribute);
     }

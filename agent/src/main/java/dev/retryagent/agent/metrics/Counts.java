@@ -13,6 +13,7 @@ final class Counts {
     long successesAfterRetry;
     long wouldRetry;
     long upperLayerCalls;
+    long attemptTimeouts;
     final long[] giveUps = new long[REASONS.length];
 
     void add(RetryCounters c) {
@@ -21,6 +22,7 @@ final class Counts {
         successesAfterRetry += c.successesAfterRetry();
         wouldRetry += c.wouldRetry();
         upperLayerCalls += c.upperLayerCalls();
+        attemptTimeouts += c.attemptTimeouts();
         for (GiveUpReason reason : REASONS) {
             giveUps[reason.ordinal()] += c.giveUps(reason);
         }
@@ -32,6 +34,7 @@ final class Counts {
         successesAfterRetry += c.successesAfterRetry;
         wouldRetry += c.wouldRetry;
         upperLayerCalls += c.upperLayerCalls;
+        attemptTimeouts += c.attemptTimeouts;
         for (int i = 0; i < giveUps.length; i++) {
             giveUps[i] += c.giveUps[i];
         }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.retryagent.it.harness.ClientLibs;
 import dev.retryagent.it.harness.ForkedApp;
+import dev.retryagent.it.harness.RawServer;
 import dev.retryagent.it.harness.ReportLine;
 import dev.retryagent.it.harness.Runs;
 import dev.retryagent.it.harness.ScriptedServer;

@@ -5,11 +5,13 @@ import dev.retryagent.agent.bootstrap.NotIoFailure;
 import dev.retryagent.engine.CallFacts;
 import dev.retryagent.engine.Exchange;
 import dev.retryagent.engine.Outcome;
+import dev.retryagent.engine.RetryLog;
 import dev.retryagent.policy.ClientNames;
 import dev.retryagent.policy.FailureKind;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.HttpURLConnection;
+import java.net.SocketTimeoutException;
 import java.net.URL;
 
 /**
@@ -37,6 +39,8 @@ final class HttpUrlConnectionSyncExchange implements Exchange<HttpUrlConnectionS
     private IOException lastFailure;
     /** The last attempt failed on a connection from the keep-alive cache (known with {@link #soleLayer} only). */
     private boolean lastOnCachedConnection;
+    /** The last attempt's read timeout was the limit the policy gave it, below the application's own. */
+    private boolean lastReadBounded;
 
     HttpUrlConnectionSyncExchange(HttpURLConnection conn, ConnectionState state, String markerHeader,
                                   boolean soleLayer, boolean checkStale) {
@@ -63,8 +67,41 @@ final class HttpUrlConnectionSyncExchange implements Exchange<HttpUrlConnectionS
         }
     }
 
+    /**
+     * Attempt {@code attempt} with the connection's connect and read timeouts at most {@code limitMillis}, the
+     * application's own put back afterwards ({@link AttemptTimeouts}): the body it reads next is read with its own.
+     */
+    @Override
+    public AttemptResponse send(int attempt, String marker, long limitMillis) throws IOException {
+        AttemptTimeouts timeouts = limitMillis > 0 ? AttemptTimeouts.get() : null;
+        if (timeouts == null) {
+            return send(attempt, marker);
+        }
+        AttemptTimeouts.Saved saved;
+        try {
+            saved = timeouts.bound(conn, limitMillis);
+        } catch (IllegalAccessException e) {
+            throw new IllegalStateException(e); // accessible since AttemptTimeouts.get(): the loop fails open
+        }
+        try {
+            AttemptResponse response = send(attempt, marker);
+            lastReadBounded = false;
+            return response;
+        } catch (IOException e) {
+            lastReadBounded = saved.readBounded;
+            throw e;
+        } finally {
+            try {
+                timeouts.restore(conn, saved);
+            } catch (IllegalAccessException e) {
+                RetryLog.internalError(ClientNames.HTTP_URL_CONNECTION + ".restore-timeouts", e);
+            }
+        }
+    }
+
     @Override
     public AttemptResponse send(int attempt, String marker) throws IOException {
+        lastReadBounded = false;
         lastFailure = null;
         lastOnCachedConnection = false;
         if (attempt > 1) {
@@ -132,6 +169,12 @@ final class HttpUrlConnectionSyncExchange implements Exchange<HttpUrlConnectionS
             return FailureKind.OTHER;
         }
         return HttpUrlConnectionRequests.classify(failure, failure == lastFailure && lastOnCachedConnection);
+    }
+
+    /** A read timeout of the last attempt, whose read timeout was the agent's limit: the policy cut it short. */
+    @Override
+    public boolean cutShort(IOException failure) {
+        return lastReadBounded && failure == lastFailure && failure instanceof SocketTimeoutException;
     }
 
     @Override

@@ -1,4 +1,4 @@
-package dev.retryagent.it.faults;
+package dev.retryagent.it.harness;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -12,19 +12,22 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * A loopback server for the faults a {@code ScriptedServer} step cannot script: it reads each request head, counts
  * it, and answers with half a status line and a close ({@link Fault#PARTIAL_STATUS}), or with a body that trickles
- * in one byte at a time ({@link Fault#TRICKLE}).
+ * in one byte at a time ({@link Fault#TRICKLE}), or whose whole body comes long after the head
+ * ({@link Fault#LATE_BODY}).
  */
-final class RawServer implements AutoCloseable {
-    enum Fault { PARTIAL_STATUS, TRICKLE }
+public final class RawServer implements AutoCloseable {
+    public enum Fault { PARTIAL_STATUS, TRICKLE, LATE_BODY }
 
-    static final int TRICKLE_BYTES = 20;
-    static final long TRICKLE_GAP_MS = 40;
+    public static final int TRICKLE_BYTES = 20;
+    public static final long TRICKLE_GAP_MS = 40;
+    /** {@link Fault#LATE_BODY}: the time between the response head and its body. */
+    public static final long LATE_BODY_GAP_MS = 1200;
 
     private final ServerSocket socket;
     private final Fault fault;
     private final AtomicInteger requests = new AtomicInteger();
 
-    RawServer(Fault fault) throws IOException {
+    public RawServer(Fault fault) throws IOException {
         this.fault = fault;
         this.socket = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         Thread acceptor = new Thread(this::accept, "raw-server-" + fault);
@@ -32,11 +35,11 @@ final class RawServer implements AutoCloseable {
         acceptor.start();
     }
 
-    String url(String path) {
+    public String url(String path) {
         return "http://127.0.0.1:" + socket.getLocalPort() + path;
     }
 
-    int requests() {
+    public int requests() {
         return requests.get();
     }
 
@@ -67,6 +70,12 @@ final class RawServer implements AutoCloseable {
             out.write(("HTTP/1.1 200 OK\r\nContent-Length: " + TRICKLE_BYTES + "\r\nConnection: close\r\n\r\n")
                     .getBytes(StandardCharsets.US_ASCII));
             out.flush();
+            if (fault == Fault.LATE_BODY) {
+                Thread.sleep(LATE_BODY_GAP_MS);
+                out.write("x".repeat(TRICKLE_BYTES).getBytes(StandardCharsets.US_ASCII));
+                out.flush();
+                return;
+            }
             for (int i = 0; i < TRICKLE_BYTES; i++) {
                 Thread.sleep(TRICKLE_GAP_MS);
                 out.write('x');

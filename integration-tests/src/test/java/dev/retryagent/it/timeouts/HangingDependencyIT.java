@@ -1,0 +1,192 @@
+package dev.retryagent.it.timeouts;
+
+import static dev.retryagent.it.harness.Runs.logged;
+import static dev.retryagent.it.harness.Runs.markers;
+import static dev.retryagent.it.harness.Runs.result;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.retryagent.it.harness.ForkedApp;
+import dev.retryagent.it.harness.Jdks;
+import dev.retryagent.it.harness.RawServer;
+import dev.retryagent.it.harness.RecordedRequest;
+import dev.retryagent.it.harness.ReportLine;
+import dev.retryagent.it.harness.ScriptedServer;
+import dev.retryagent.it.harness.Step;
+import dev.retryagent.it.httpurlconnection.HttpUrlConnectionBatchApp;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * A dependency that accepts the connection and never answers, against a legacy HttpURLConnection call that sets no
+ * timeout (the JDK's default: wait forever). Without the agent the call hangs; with {@code attemptTimeout} each
+ * attempt is cut at its limit through the connection's own timeouts, retried when the request may be retried, and the
+ * deadline ends the call. The servers hold a hanging answer for 60 s: a call that was not cut would take that long.
+ */
+@Timeout(180)
+class HangingDependencyIT {
+    private static final Duration WAIT = Duration.ofSeconds(10);
+    private static final Duration HANG = Duration.ofSeconds(60);
+    /** What a loaded 2-core machine may add to a call's time beyond what the policy allows it. */
+    private static final long MARGIN_MS = 1000;
+
+    static final String POLICY = """
+            version: 1
+            defaults:
+              maxAttempts: 3
+              backoff: { base: 20ms, cap: 50ms }
+              attemptTimeout: 500ms
+              deadline: 2s
+            rules:
+              - match: { path: "/long/**" }
+                attemptTimeout: 1500ms
+            """;
+
+    static Stream<Jdks.Jdk> jdks() {
+        return Jdks.of(Jdks.ALL).stream();
+    }
+
+    private static ForkedApp app(Jdks.Jdk jdk, String name) {
+        return ForkedApp.of(HttpUrlConnectionBatchApp.class).name("hang-" + name + "-" + jdk).java(jdk.java());
+    }
+
+    private static String call(String id, ScriptedServer server, String path, String... more) {
+        return call(id, server.url(path), more);
+    }
+
+    private static String call(String id, String url, String... more) {
+        StringBuilder spec = new StringBuilder("id=" + id + ";url=" + url + ";read=code");
+        for (String part : more) {
+            spec.append(';').append(part);
+        }
+        return spec.toString();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jdks")
+    void attemptsAreCutAndTheDeadlineEndsTheCall(Jdks.Jdk jdk) throws Exception {
+        List<AutoCloseable> closer = new ArrayList<>();
+        try {
+            ScriptedServer recovers = open(closer, Step.ok().body("late").delay(HANG), Step.ok().body("fine"));
+            ScriptedServer hangs = open(closer, hanging(), hanging(), hanging(), hanging());
+            ScriptedServer post = open(closer, hanging(), Step.ok());
+            ScriptedServer own = open(closer, hanging(), Step.ok().body("fine"));
+            ScriptedServer longer = open(closer, hanging(), hanging(), hanging());
+            RawServer lateBody = new RawServer(RawServer.Fault.LATE_BODY);
+            closer.add(lateBody);
+            ForkedApp.Result run = app(jdk, "agent").policy(POLICY).agentArg("log", "debug")
+                    .args("--call", call("recovers", recovers, "/items/recovers"))
+                    .args("--call", call("hangs", hangs, "/items/hangs"))
+                    .args("--call", call("post", post, "/orders", "method=POST", "body=pay"))
+                    .args("--call", call("own", own, "/items/own", "readTimeoutMs=200"))
+                    .args("--call", call("long", longer, "/long/items"))
+                    .args("--call", call("body", lateBody.url("/items/body"), "read=stream"))
+                    .run().assertExitCode(0);
+
+            // The first attempt hangs, is cut at 500 ms, and the second is answered at once.
+            ReportLine r = result(run, "recovers");
+            assertEquals(200, r.getInt("status"), run.describe());
+            assertEquals("fine", r.get("body"));
+            assertEquals(List.of("1", "2"), markers(recovers.awaitRequests(2, WAIT)));
+            assertTrue(r.getLong("elapsedMs") < 2000, "cut at 500 ms, not held 60 s: " + r);
+            assertTrue(logged(run, "retry ", "path=/items/recovers ", "attempt=2/3", "cause=attempt-timeout"),
+                    run.describe());
+
+            // Always hanging: three attempts of 500 ms, then the client's own timeout exception.
+            r = result(run, "hangs");
+            assertEquals("java.net.SocketTimeoutException", r.get("failure"), r.toString());
+            assertTrue(r.getLong("elapsedMs") >= 3 * 500, r.toString());
+            assertTrue(r.getLong("elapsedMs") < 2000 + MARGIN_MS, r.toString());
+            assertEquals(List.of("1", "2", "3"), markers(hangs.awaitRequests(3, WAIT)));
+            assertTrue(logged(run, "give up ", "path=/items/hangs ", "cause=attempt-timeout", "reason=attempts"),
+                    run.describe());
+
+            // A POST without a key: sent once, unmarked, cut at 500 ms; the caller gets the timeout.
+            r = result(run, "post");
+            assertEquals("java.net.SocketTimeoutException", r.get("failure"), r.toString());
+            assertTrue(r.getLong("elapsedMs") >= 500, r.toString());
+            assertTrue(r.getLong("elapsedMs") < 500 + MARGIN_MS, r.toString());
+            assertEquals(1, post.requestCount());
+            assertNull(post.requests().get(0).header("Retry-Attempt"));
+            assertTrue(logged(run, "give up ", "path=/orders ", "cause=attempt-timeout", "reason=not-idempotent"),
+                    run.describe());
+
+            // The application's own read timeout (200 ms) is below the limit: it applies, and it is its timeout.
+            r = result(run, "own");
+            assertEquals(200, r.getInt("status"), run.describe());
+            assertTrue(logged(run, "retry ", "path=/items/own ", "cause=failure:timeout"), run.describe());
+            assertFalse(logged(run, "path=/items/own ", "cause=attempt-timeout"), run.describe());
+
+            // attemptTimeout 1.5 s under a 2 s deadline: the second attempt gets what is left, and the call ends by 2 s.
+            r = result(run, "long");
+            assertEquals("java.net.SocketTimeoutException", r.get("failure"), r.toString());
+            assertTrue(r.getLong("elapsedMs") >= 2000 - 100, r.toString());
+            assertTrue(r.getLong("elapsedMs") < 2000 + MARGIN_MS, r.toString());
+            List<RecordedRequest> seen = longer.awaitRequests(2, WAIT);
+            assertEquals(2, seen.size(), seen.toString());
+            assertTrue(logged(run, "give up ", "path=/long/items ", "reason=deadline"), run.describe());
+
+            // A response head within the limit is the application's: its body, 1.2 s later, is read with its own
+            // timeouts (none), not cut at the attempt's 500 ms.
+            r = result(run, "body");
+            assertEquals(200, r.getInt("status"), run.describe());
+            assertEquals("x".repeat(RawServer.TRICKLE_BYTES), r.get("body"), r.toString());
+            assertEquals(1, lateBody.requests());
+            System.out.printf("HANGING client=httpurlconnection java=%s recovers=%sms hangs=%sms post=%sms long=%sms%n",
+                    jdk.version(), result(run, "recovers").get("elapsedMs"), result(run, "hangs").get("elapsedMs"),
+                    result(run, "post").get("elapsedMs"), result(run, "long").get("elapsedMs"));
+        } finally {
+            closeAll(closer);
+        }
+    }
+
+    /**
+     * Without the agent the same call waits for the answer: after the request arrived, it still has no result when
+     * the agent's deadline (2 s) and a margin have passed. The test ends it.
+     */
+    @Test
+    void withoutTheAgentTheCallHangs() throws Exception {
+        try (ScriptedServer hangs = ScriptedServer.start(hanging());
+             ForkedApp.Running app = app(Jdks.testJdk(), "alone").args("--await-go")
+                     .args("--call", call("hangs", hangs, "/items/hangs")).start()) {
+            app.awaitStdoutLine(l -> l.equals("READY"), WAIT);
+            app.writeLine("go");
+            hangs.awaitRequests(1, WAIT);
+            long since = System.nanoTime();
+            // A bound of the test, not of the product: the call would go on for the server's 60 s.
+            while (System.nanoTime() - since < Duration.ofMillis(2000 + MARGIN_MS).toNanos()) {
+                assertFalse(app.stdoutSoFar().contains("RESULT"), app.stdoutSoFar());
+                Thread.sleep(100);
+            }
+            assertTrue(app.isAlive());
+        }
+    }
+
+    private static Step hanging() {
+        return Step.ok().body("too late").delay(HANG);
+    }
+
+    private static ScriptedServer open(List<AutoCloseable> closer, Step... steps) {
+        ScriptedServer server = ScriptedServer.start(steps);
+        closer.add(server);
+        return server;
+    }
+
+    private static void closeAll(List<AutoCloseable> closer) {
+        for (AutoCloseable c : closer) {
+            try {
+                c.close();
+            } catch (Exception ignored) {
+                // closing what is left
+            }
+        }
+    }
+}
