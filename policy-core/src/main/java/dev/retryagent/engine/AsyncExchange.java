@@ -21,6 +21,17 @@ public interface AsyncExchange<R> extends Outcomes<R> {
      */
     void send(int attempt, int scope, String marker, AsyncAttempt<R> handle);
 
+    /**
+     * Starts attempt {@code attempt} with its connect and read timeouts at most {@code limitMillis}, as
+     * {@link Exchange#send(int, String, long)} says. A client that can bound an attempt through its own per-request
+     * settings overrides this.
+     *
+     * @param limitMillis at least 1, or 0 when the rule bounds no attempt (the client's own timeouts alone)
+     */
+    default void send(int attempt, int scope, String marker, long limitMillis, AsyncAttempt<R> handle) {
+        send(attempt, scope, marker, handle);
+    }
+
     void discard(R response);
 
     /** True once the application cancelled the call: no further attempt is made. */

@@ -44,7 +44,8 @@ public final class AsyncRetryLoop {
     private <R> RuntimeException send(AsyncAttempt<R> attempt) {
         int n = attempt.number;
         try {
-            attempt.exchange.send(n, attempt.run.scope(n), attempt.run.markerValue(n), attempt);
+            attempt.exchange.send(n, attempt.run.scope(n), attempt.run.markerValue(n), attempt.run.attemptLimitMillis(),
+                    attempt);
         } catch (RuntimeException e) {
             // Thrown after the attempt was reported inline, it came from the application's own callback.
             if (n == 1 || attempt.reported()) {

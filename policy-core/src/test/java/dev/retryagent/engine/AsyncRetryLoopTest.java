@@ -100,6 +100,15 @@ class AsyncRetryLoopTest {
         }
 
         @Override
+        public void send(int attempt, int scope, String marker, long limitMillis,
+                         AsyncAttempt<FakeResponse> callback) {
+            limits.add(limitMillis);
+            send(attempt, scope, marker, callback);
+        }
+
+        final List<Long> limits = new ArrayList<>();
+
+        @Override
         public void send(int attempt, int scope, String marker, AsyncAttempt<FakeResponse> callback) {
             if (attempt >= 2 && sendFailureFromAttempt2 != null) {
                 throw sendFailureFromAttempt2;
@@ -214,6 +223,23 @@ class AsyncRetryLoopTest {
         assertEquals(1, c.calls());
         assertEquals(3, c.attempts());
         assertEquals(1, c.successesAfterRetry());
+    }
+
+    @Test
+    void eachAttemptIsBoundedByTheAttemptTimeoutAndTheTimeLeftBeforeTheDeadline() {
+        Policy bounded = policy(defaults(b -> noJitter(b).deadlineMillis(1_000).attemptTimeoutMillis(800)));
+        FakeAsyncExchange exchange = new FakeAsyncExchange(Script.of().status(503).status(503).status(200), true);
+        Caller caller = new Caller();
+        loop(bounded).execute(get(), exchange, caller);
+        assertEquals(2, scheduler.runAll());
+        assertEquals(200, ((FakeResponse) caller.only()).status);
+        // waits of 100 and 200 ms: 900 ms left for the second attempt (800 of them), 700 for the third
+        assertEquals(Arrays.asList(800L, 800L, 700L), exchange.limits);
+
+        FakeAsyncExchange unbounded = new FakeAsyncExchange(Script.of().status(503).status(200), true);
+        loop(exact()).execute(get(), unbounded, new Caller());
+        scheduler.runAll();
+        assertEquals(Arrays.asList(0L, 0L), unbounded.limits, "no attemptTimeout: the client's own timeouts");
     }
 
     @Test

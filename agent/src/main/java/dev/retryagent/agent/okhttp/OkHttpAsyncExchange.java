@@ -18,6 +18,7 @@ import java.util.WeakHashMap;
 import okhttp3.Call;
 import okhttp3.Callback;
 import okhttp3.Dispatcher;
+import okhttp3.Interceptor;
 import okhttp3.Request;
 import okhttp3.Response;
 
@@ -47,6 +48,8 @@ final class OkHttpAsyncExchange implements AsyncExchange<Response> {
     private final Dispatcher dispatcher;
     /** The attempt in flight: the application's call, then each clone. */
     private volatile Call inFlight;
+    /** What the interceptor ran the attempt in flight with. */
+    private volatile AttemptMarker inFlightMarker;
 
     OkHttpAsyncExchange(Call call, String markerHeader, Dispatcher dispatcher) {
         this.call = call;
@@ -60,8 +63,15 @@ final class OkHttpAsyncExchange implements AsyncExchange<Response> {
 
     @Override
     public void send(int attempt, int scope, String marker, AsyncAttempt<Response> handle) {
+        send(attempt, scope, marker, 0, handle);
+    }
+
+    @Override
+    public void send(int attempt, int scope, String marker, long limitMillis, AsyncAttempt<Response> handle) {
         Call attemptCall = attempt == 1 ? call : call.clone();
-        markAttempt(attemptCall, new AttemptMarker(markerHeader, marker, scope));
+        AttemptMarker attemptMarker = new AttemptMarker(markerHeader, marker, scope, limitMillis);
+        markAttempt(attemptCall, attemptMarker);
+        inFlightMarker = attemptMarker;
         inFlight = attemptCall;
         AttemptListener listener = new AttemptListener(handle);
         if (attempt == 1) {
@@ -97,6 +107,12 @@ final class OkHttpAsyncExchange implements AsyncExchange<Response> {
     public FailureKind classify(IOException failure) {
         InjectedFaults.at(ClientNames.OKHTTP + ".classify");
         return OkHttpRequests.classify(failure, inFlight);
+    }
+
+    @Override
+    public boolean cutShort(IOException failure) {
+        AttemptMarker marker = inFlightMarker;
+        return marker != null && OkHttpRequests.cutShort(failure, marker.shortened);
     }
 
     @Override
@@ -180,21 +196,32 @@ final class OkHttpAsyncExchange implements AsyncExchange<Response> {
      * the thread that runs it is marked with ({@code AttemptScope}), so that calls made inside it are nested.
      */
     static final class AttemptMarker {
-        static final AttemptMarker UNMARKED = new AttemptMarker(null, null, 0);
+        static final AttemptMarker UNMARKED = new AttemptMarker(null, null, 0, 0);
 
         final String header;
         final String value;
         /** The attempt's number for {@code AttemptScope}, or 0 when it opens no scope (a call in mode off). */
         final int scope;
+        /** The most the attempt may take (the policy's limit), or 0 for the client's own timeouts alone. */
+        final long limitMillis;
+        /** Set by the interceptor: the attempt ran with timeouts shortened to {@link #limitMillis}. */
+        volatile boolean shortened;
 
-        AttemptMarker(String header, String value, int scope) {
+        AttemptMarker(String header, String value, int scope, long limitMillis) {
             this.header = header;
             this.value = value;
             this.scope = scope;
+            this.limitMillis = limitMillis;
         }
 
         Request apply(Request request) {
             return OkHttpRequests.marked(request, header, value);
+        }
+
+        /** {@code chain} with this attempt's limit on its timeouts. */
+        Interceptor.Chain bound(Interceptor.Chain chain) {
+            shortened = OkHttpRequests.shortensRead(chain, limitMillis);
+            return OkHttpRequests.bounded(chain, limitMillis);
         }
     }
 

@@ -12,11 +12,14 @@ import java.io.IOException;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.net.ProtocolException;
+import java.net.SocketTimeoutException;
 import java.util.Collections;
 import java.util.Map;
 import java.util.WeakHashMap;
+import java.util.concurrent.TimeUnit;
 import okhttp3.Call;
 import okhttp3.HttpUrl;
+import okhttp3.Interceptor;
 import okhttp3.Request;
 import okhttp3.RequestBody;
 import okhttp3.Response;
@@ -179,6 +182,47 @@ final class OkHttpRequests {
             return FailureKind.RESET; // HTTP/1: the connection closed before a complete response
         }
         return FailureKind.OTHER; // "Canceled", protocol errors, ...
+    }
+
+    /**
+     * {@code chain} with its connect, read and write timeouts each at most {@code limitMillis}, the attempt's limit
+     * from the policy; {@code chain} itself when the limit is 0 (none) or its own timeouts are all shorter. OkHttp
+     * applies a chain's timeouts from here down: to this attempt's connect, request and response, body included.
+     */
+    static Interceptor.Chain bounded(Interceptor.Chain chain, long limitMillis) {
+        if (limitMillis <= 0) {
+            return chain;
+        }
+        int limit = (int) Math.min(Integer.MAX_VALUE, limitMillis);
+        Interceptor.Chain bounded = chain;
+        if (exceeds(chain.connectTimeoutMillis(), limit)) {
+            bounded = bounded.withConnectTimeout(limit, TimeUnit.MILLISECONDS);
+        }
+        if (exceeds(chain.readTimeoutMillis(), limit)) {
+            bounded = bounded.withReadTimeout(limit, TimeUnit.MILLISECONDS);
+        }
+        if (exceeds(chain.writeTimeoutMillis(), limit)) {
+            bounded = bounded.withWriteTimeout(limit, TimeUnit.MILLISECONDS);
+        }
+        return bounded;
+    }
+
+    /**
+     * Whether {@link #bounded} shortens the read timeout, what a dependency that does not answer runs into. OkHttp
+     * says "timeout" for a read and a write alike; a write shortened alone is told as the application's.
+     */
+    static boolean shortensRead(Interceptor.Chain chain, long limitMillis) {
+        return limitMillis > 0 && exceeds(chain.readTimeoutMillis(), limitMillis);
+    }
+
+    /** OkHttp's timeout {@code own} (0: none) is longer than {@code limit}. */
+    private static boolean exceeds(int own, long limit) {
+        return own == 0 || own > limit;
+    }
+
+    /** A read or write timeout of an attempt whose timeouts the agent shortened: the policy's limit cut it short. */
+    static boolean cutShort(IOException failure, boolean shortened) {
+        return shortened && failure instanceof SocketTimeoutException;
     }
 
     /** Releases a response the caller will never see: closing its body returns or closes the connection. */

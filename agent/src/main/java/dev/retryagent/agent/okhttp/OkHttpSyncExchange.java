@@ -16,6 +16,8 @@ final class OkHttpSyncExchange implements Exchange<Response> {
     private final Interceptor.Chain chain;
     private final Request request;
     private final String markerHeader;
+    /** The last attempt ran with timeouts the agent shortened to its limit. */
+    private boolean shortened;
 
     OkHttpSyncExchange(Interceptor.Chain chain, Request request, String markerHeader) {
         this.chain = chain;
@@ -24,7 +26,18 @@ final class OkHttpSyncExchange implements Exchange<Response> {
     }
 
     @Override
+    public Response send(int attempt, String marker, long limitMillis) throws IOException {
+        shortened = OkHttpRequests.shortensRead(chain, limitMillis);
+        return send(OkHttpRequests.bounded(chain, limitMillis), marker);
+    }
+
+    @Override
     public Response send(int attempt, String marker) throws IOException {
+        shortened = false;
+        return send(chain, marker);
+    }
+
+    private Response send(Interceptor.Chain chain, String marker) throws IOException {
         try {
             return chain.proceed(OkHttpRequests.marked(request, markerHeader, marker));
         } catch (IOException e) {
@@ -48,6 +61,11 @@ final class OkHttpSyncExchange implements Exchange<Response> {
     public FailureKind classify(IOException failure) {
         InjectedFaults.at(ClientNames.OKHTTP + ".classify");
         return OkHttpRequests.classify(failure, chain.call());
+    }
+
+    @Override
+    public boolean cutShort(IOException failure) {
+        return OkHttpRequests.cutShort(failure, shortened);
     }
 
     @Override

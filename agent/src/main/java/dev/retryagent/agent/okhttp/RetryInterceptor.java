@@ -31,6 +31,7 @@ public final class RetryInterceptor implements Interceptor {
         Call call = chain.call();
         OkHttpAsyncExchange.AttemptMarker attempt = OkHttpAsyncExchange.attemptOf(call);
         if (attempt != null) {
+            chain = attempt.bound(chain);
             if (attempt.scope <= 0) {
                 return chain.proceed(attempt.apply(request));
             }

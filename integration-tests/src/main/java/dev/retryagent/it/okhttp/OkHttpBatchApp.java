@@ -34,8 +34,8 @@ import okhttp3.Response;
  * --client builder|new|newBuilder     how the one shared client is made (default builder)
  * --await-go                          print READY, then wait for a line on stdin before calling
  * --sequential                        one call after the other (default: all at once)
- * --call "id=ID;url=URL;method=GET;mode=sync|async;body=TEXT;header=Name:value;oneShot=true;cancelAfterMs=N;cancelOn=SIGNAL;
- *         client=own;cancelAllAfterMs=N;interruptAfterMs=N"
+ * --call "id=ID;url=URL;method=GET;mode=sync|async;body=TEXT;header=Name:value;oneShot=true;cancelAfterMs=N;
+ *         cancelOn=SIGNAL;client=own;cancelAllAfterMs=N;cancelAllOn=SIGNAL;interruptAfterMs=N;readTimeoutMs=N"
  *                                     repeatable; header repeatable inside a call; client=own: a client of the
  *                                     call's own (built like the shared one), whose dispatcher cancelAll() cancels
  *                                     nothing else; interruptAfterMs: the calling thread (sync) is interrupted
@@ -91,7 +91,9 @@ public final class OkHttpBatchApp {
             String id = one(call, "id", "call" + threads.size());
             AtomicInteger count = new AtomicInteger();
             callbacks.put(id, count);
-            OkHttpClient callClient = "own".equals(one(call, "client", "shared")) ? build(clientKind) : client;
+            OkHttpClient shared = "own".equals(one(call, "client", "shared")) ? build(clientKind) : client;
+            OkHttpClient callClient = call.containsKey("readTimeoutMs") ? shared.newBuilder()
+                    .readTimeout(Long.parseLong(one(call, "readTimeoutMs", "0")), TimeUnit.MILLISECONDS).build() : shared;
             Thread t = new Thread(() -> run(callClient, call, id, count, timers), "call-" + id);
             threads.add(t);
             t.start();

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.retryagent.it.harness.ClientLibs;
 import dev.retryagent.it.harness.ForkedApp;
 import dev.retryagent.it.harness.Jdks;
 import dev.retryagent.it.harness.RawServer;
@@ -16,6 +17,7 @@ import dev.retryagent.it.harness.ReportLine;
 import dev.retryagent.it.harness.ScriptedServer;
 import dev.retryagent.it.harness.Step;
 import dev.retryagent.it.httpurlconnection.HttpUrlConnectionBatchApp;
+import dev.retryagent.it.okhttp.OkHttpBatchApp;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -50,20 +52,41 @@ class HangingDependencyIT {
                 attemptTimeout: 1500ms
             """;
 
-    static Stream<Jdks.Jdk> jdks() {
-        return Jdks.of(Jdks.ALL).stream();
+    /**
+     * One client in one mode on one JDK: its batch application, with the parts that spell the mode. Whether the body
+     * of a response is read with the application's own timeouts afterwards ({@code ownBodyTimeouts}) is the
+     * client's: HttpURLConnection gets them back; OkHttp reads the whole exchange with the attempt's.
+     */
+    record Target(String client, Class<?> main, ClientLibs libs, Jdks.Jdk jdk, List<String> parts,
+                  boolean ownBodyTimeouts) {
+        ForkedApp app(String name) {
+            return ForkedApp.of(main).name("hang-" + client + "-" + name + "-" + jdk).clientLibs(libs).java(jdk.java());
+        }
+
+        @Override
+        public String toString() {
+            return client + " " + libs + " " + parts + " on " + jdk;
+        }
     }
 
-    private static ForkedApp app(Jdks.Jdk jdk, String name) {
-        return ForkedApp.of(HttpUrlConnectionBatchApp.class).name("hang-" + name + "-" + jdk).java(jdk.java());
+    static Stream<Target> targets() {
+        Stream<Target> huc = Jdks.of(Jdks.ALL).stream().map(jdk -> new Target("httpurlconnection",
+                HttpUrlConnectionBatchApp.class, ClientLibs.NONE, jdk, List.of(), true));
+        Stream<Target> okhttp = Stream.of(ClientLibs.OKHTTP_4, ClientLibs.OKHTTP_5).flatMap(libs -> Stream.of("sync",
+                "async").map(mode -> new Target("okhttp", OkHttpBatchApp.class, libs, Jdks.testJdk(),
+                List.of("mode=" + mode), false)));
+        return Stream.concat(huc, okhttp);
     }
 
-    private static String call(String id, ScriptedServer server, String path, String... more) {
-        return call(id, server.url(path), more);
+    private static String call(Target target, String id, ScriptedServer server, String path, String... more) {
+        return call(target, id, server.url(path), more);
     }
 
-    private static String call(String id, String url, String... more) {
+    private static String call(Target target, String id, String url, String... more) {
         StringBuilder spec = new StringBuilder("id=" + id + ";url=" + url + ";read=code");
+        for (String part : target == null ? List.<String>of() : target.parts()) {
+            spec.append(';').append(part);
+        }
         for (String part : more) {
             spec.append(';').append(part);
         }
@@ -71,8 +94,8 @@ class HangingDependencyIT {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("jdks")
-    void attemptsAreCutAndTheDeadlineEndsTheCall(Jdks.Jdk jdk) throws Exception {
+    @MethodSource("targets")
+    void attemptsAreCutAndTheDeadlineEndsTheCall(Target t) throws Exception {
         List<AutoCloseable> closer = new ArrayList<>();
         try {
             ScriptedServer recovers = open(closer, Step.ok().body("late").delay(HANG), Step.ok().body("fine"));
@@ -82,14 +105,16 @@ class HangingDependencyIT {
             ScriptedServer longer = open(closer, hanging(), hanging(), hanging());
             RawServer lateBody = new RawServer(RawServer.Fault.LATE_BODY);
             closer.add(lateBody);
-            ForkedApp.Result run = app(jdk, "agent").policy(POLICY).agentArg("log", "debug")
-                    .args("--call", call("recovers", recovers, "/items/recovers"))
-                    .args("--call", call("hangs", hangs, "/items/hangs"))
-                    .args("--call", call("post", post, "/orders", "method=POST", "body=pay"))
-                    .args("--call", call("own", own, "/items/own", "readTimeoutMs=200"))
-                    .args("--call", call("long", longer, "/long/items"))
-                    .args("--call", call("body", lateBody.url("/items/body"), "read=stream"))
-                    .run().assertExitCode(0);
+            ForkedApp app = t.app("agent").policy(POLICY).agentArg("log", "debug")
+                    .args("--call", call(t, "recovers", recovers, "/items/recovers"))
+                    .args("--call", call(t, "hangs", hangs, "/items/hangs"))
+                    .args("--call", call(t, "post", post, "/orders", "method=POST", "body=pay"))
+                    .args("--call", call(t, "own", own, "/items/own", "readTimeoutMs=200"))
+                    .args("--call", call(t, "long", longer, "/long/items"));
+            if (t.ownBodyTimeouts()) {
+                app.args("--call", call(t, "body", lateBody.url("/items/body"), "read=stream"));
+            }
+            ForkedApp.Result run = app.run().assertExitCode(0);
 
             // The first attempt hangs, is cut at 500 ms, and the second is answered at once.
             ReportLine r = result(run, "recovers");
@@ -134,15 +159,18 @@ class HangingDependencyIT {
             assertEquals(2, seen.size(), seen.toString());
             assertTrue(logged(run, "give up ", "path=/long/items ", "reason=deadline"), run.describe());
 
-            // A response head within the limit is the application's: its body, 1.2 s later, is read with its own
-            // timeouts (none), not cut at the attempt's 500 ms.
-            r = result(run, "body");
-            assertEquals(200, r.getInt("status"), run.describe());
-            assertEquals("x".repeat(RawServer.TRICKLE_BYTES), r.get("body"), r.toString());
-            assertEquals(1, lateBody.requests());
-            System.out.printf("HANGING client=httpurlconnection java=%s recovers=%sms hangs=%sms post=%sms long=%sms%n",
-                    jdk.version(), result(run, "recovers").get("elapsedMs"), result(run, "hangs").get("elapsedMs"),
-                    result(run, "post").get("elapsedMs"), result(run, "long").get("elapsedMs"));
+            if (t.ownBodyTimeouts()) {
+                // A response head within the limit is the application's: its body, 1.2 s later, is read with its own
+                // timeouts (none), not cut at the attempt's 500 ms.
+                r = result(run, "body");
+                assertEquals(200, r.getInt("status"), run.describe());
+                assertEquals("x".repeat(RawServer.TRICKLE_BYTES), r.get("body"), r.toString());
+                assertEquals(1, lateBody.requests());
+            }
+            System.out.printf("HANGING client=%s libs=%s parts=%s java=%s recovers=%sms hangs=%sms post=%sms long=%sms%n",
+                    t.client(), t.libs(), t.parts(), t.jdk().version(), result(run, "recovers").get("elapsedMs"),
+                    result(run, "hangs").get("elapsedMs"), result(run, "post").get("elapsedMs"),
+                    result(run, "long").get("elapsedMs"));
         } finally {
             closeAll(closer);
         }
@@ -155,8 +183,8 @@ class HangingDependencyIT {
     @Test
     void withoutTheAgentTheCallHangs() throws Exception {
         try (ScriptedServer hangs = ScriptedServer.start(hanging());
-             ForkedApp.Running app = app(Jdks.testJdk(), "alone").args("--await-go")
-                     .args("--call", call("hangs", hangs, "/items/hangs")).start()) {
+             ForkedApp.Running app = ForkedApp.of(HttpUrlConnectionBatchApp.class).name("hang-alone")
+                     .args("--await-go").args("--call", call(null, "hangs", hangs, "/items/hangs")).start()) {
             app.awaitStdoutLine(l -> l.equals("READY"), WAIT);
             app.writeLine("go");
             hangs.awaitRequests(1, WAIT);
