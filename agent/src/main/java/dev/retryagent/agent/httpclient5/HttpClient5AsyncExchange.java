@@ -5,10 +5,14 @@ import dev.retryagent.engine.AsyncAttempt;
 import dev.retryagent.engine.AsyncExchange;
 import dev.retryagent.engine.AttemptCallback;
 import dev.retryagent.engine.Outcome;
+import dev.retryagent.engine.RetryLog;
+import dev.retryagent.policy.ClientNames;
 import dev.retryagent.policy.FailureKind;
 import java.io.IOException;
 import org.apache.hc.client5.http.async.AsyncExecCallback;
 import org.apache.hc.client5.http.async.AsyncExecChain;
+import org.apache.hc.client5.http.config.RequestConfig;
+import org.apache.hc.client5.http.protocol.HttpClientContext;
 import org.apache.hc.core5.concurrent.CancellableDependency;
 import org.apache.hc.core5.http.EntityDetails;
 import org.apache.hc.core5.http.HttpException;
@@ -54,6 +58,47 @@ final class HttpClient5AsyncExchange implements AsyncExchange<HttpClient5AsyncEx
     /** The loop's caller: the next element of the chain (towards the application). */
     Delivery delivery() {
         return new Delivery();
+    }
+
+    /**
+     * The call's own {@code RequestConfig} while an attempt runs with a bounded one on the context (the exec chain
+     * reads it when it connects and sends, after a lease that may come later), put back when the attempt ends.
+     */
+    private volatile RequestConfig ownConfig;
+    /** The context holds a config of the agent's, to be replaced by {@link #ownConfig} (null included) at the end. */
+    private volatile boolean bounding;
+    /** The attempt in flight runs with a response timeout the agent shortened to its limit. */
+    private volatile boolean shortened;
+
+    @Override
+    public void send(int attempt, int scope, String marker, long limitMillis, AsyncAttempt<Head> handle) {
+        shortened = false;
+        if (limitMillis > 0) {
+            try {
+                HttpClientContext context = this.scope.clientContext;
+                RequestConfig own = attempt == 1 ? context.getRequestConfig() : ownConfig;
+                ownConfig = own;
+                bounding = true;
+                context.setRequestConfig(HttpClient5Requests.bounded(own, limitMillis));
+                shortened = HttpClient5Requests.shortensResponse(own, limitMillis);
+            } catch (RuntimeException e) {
+                RetryLog.internalError(ClientNames.APACHE_HTTPCLIENT5 + ".attempt-timeout", e); // the client's own
+            }
+        }
+        send(attempt, scope, marker, handle);
+    }
+
+    /** The attempt in flight ended (its head arrived, or it failed): the context has the call's own config again. */
+    private void restoreConfig() {
+        if (bounding) {
+            bounding = false;
+            scope.clientContext.setRequestConfig(ownConfig);
+        }
+    }
+
+    @Override
+    public boolean cutShort(IOException failure) {
+        return HttpClient5Requests.cutShort(failure, shortened);
     }
 
     @Override
@@ -139,6 +184,7 @@ final class HttpClient5AsyncExchange implements AsyncExchange<HttpClient5AsyncEx
         @Override
         public AsyncDataConsumer handleResponse(HttpResponse response, EntityDetails details)
                 throws HttpException, IOException {
+            restoreConfig();
             if (!attempt.arrived(new Head(response, details))) { // the loop delivers the head or retries
                 return details == null ? null : new DiscardingEntityConsumer<Object>();
             }
@@ -168,6 +214,7 @@ final class HttpClient5AsyncExchange implements AsyncExchange<HttpClient5AsyncEx
                 application.failed(cause);
                 return;
             }
+            restoreConfig();
             scope.execRuntime.discardEndpoint();
             // Before the head, the attempt's end; after a discarded head, the end of its body.
             attempt.failed(cause instanceof IOException ? (IOException) cause : new NotIoFailure(cause));

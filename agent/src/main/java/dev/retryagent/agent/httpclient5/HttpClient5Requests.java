@@ -11,9 +11,11 @@ import dev.retryagent.engine.RetryEngine;
 import dev.retryagent.policy.ClientNames;
 import dev.retryagent.policy.FailureKind;
 import java.io.IOException;
+import java.net.SocketTimeoutException;
 import java.util.Locale;
 import org.apache.hc.client5.http.HttpRoute;
 import org.apache.hc.client5.http.classic.ExecChain;
+import org.apache.hc.client5.http.config.RequestConfig;
 import org.apache.hc.core5.http.ClassicHttpRequest;
 import org.apache.hc.core5.http.ClassicHttpResponse;
 import org.apache.hc.core5.http.EndpointDetails;
@@ -28,6 +30,7 @@ import org.apache.hc.core5.http.NoHttpResponseException;
 import org.apache.hc.core5.http.io.entity.EntityUtils;
 import org.apache.hc.core5.http.protocol.HttpContext;
 import org.apache.hc.core5.http.protocol.HttpCoreContext;
+import org.apache.hc.core5.util.Timeout;
 
 /**
  * HttpClient 5 requests, responses and failures in the engine's terms. Shared by the classic and the async
@@ -109,6 +112,48 @@ final class HttpClient5Requests {
      * call's context: a protocol error on a connection the pool handed out again is a stale connection ({@link
      * Failures#staleConnection}).
      */
+    /**
+     * {@code own} with its connect and response timeouts each at most {@code limitMillis}, the attempt's limit from
+     * the policy; {@code own} itself when both are shorter. A timeout the request does not set (null) or disables
+     * counts as longer: the client would wait as long as the connection's own socket timeout.
+     */
+    @SuppressWarnings("deprecation") // the connect timeout of RequestConfig, still read per request through 5.6
+    static RequestConfig bounded(RequestConfig own, long limitMillis) {
+        if (own == null) {
+            own = RequestConfig.DEFAULT; // what the client reads when the call set none
+        }
+        boolean connect = exceeds(own.getConnectTimeout(), limitMillis);
+        boolean response = exceeds(own.getResponseTimeout(), limitMillis);
+        if (!connect && !response) {
+            return own;
+        }
+        RequestConfig.Builder bounded = RequestConfig.copy(own);
+        if (connect) {
+            bounded.setConnectTimeout(Timeout.ofMilliseconds(limitMillis));
+        }
+        if (response) {
+            bounded.setResponseTimeout(Timeout.ofMilliseconds(limitMillis));
+        }
+        return bounded.build();
+    }
+
+    /** Whether {@link #bounded} shortens the response timeout, what a dependency that does not answer runs into. */
+    static boolean shortensResponse(RequestConfig own, long limitMillis) {
+        return limitMillis > 0 && (own == null || exceeds(own.getResponseTimeout(), limitMillis));
+    }
+
+    private static boolean exceeds(Timeout own, long limitMillis) {
+        return own == null || own.isDisabled() || own.toMilliseconds() > limitMillis;
+    }
+
+    /**
+     * A timeout of an attempt whose response timeout the agent shortened: the policy's limit cut it short (a connect
+     * timeout is HttpClient's {@code ConnectTimeoutException}, no {@code SocketTimeoutException}).
+     */
+    static boolean cutShort(IOException failure, boolean shortened) {
+        return shortened && failure instanceof SocketTimeoutException;
+    }
+
     static FailureKind classify(IOException failure, HttpContext context) {
         FailureKind kind = classify(failure);
         if (kind != FailureKind.OTHER) {

@@ -3,10 +3,14 @@ package dev.retryagent.agent.httpclient5;
 import dev.retryagent.agent.bootstrap.NotIoFailure;
 import dev.retryagent.engine.Exchange;
 import dev.retryagent.engine.Outcome;
+import dev.retryagent.engine.RetryLog;
+import dev.retryagent.policy.ClientNames;
 import dev.retryagent.policy.FailureKind;
 import java.io.IOException;
 import org.apache.hc.client5.http.classic.ExecChain;
+import org.apache.hc.client5.http.config.RequestConfig;
 import org.apache.hc.client5.http.impl.classic.MinimalHttpClient;
+import org.apache.hc.client5.http.protocol.HttpClientContext;
 import org.apache.hc.core5.concurrent.CancellableDependency;
 import org.apache.hc.core5.http.ClassicHttpRequest;
 import org.apache.hc.core5.http.ClassicHttpResponse;
@@ -40,8 +44,47 @@ abstract class HttpClient5SyncExchange implements Exchange<ClassicHttpResponse> 
     /** True once the application aborted the call: no further attempt. */
     abstract boolean isAborted();
 
+    /** The last attempt ran with a response timeout the agent shortened to its limit. */
+    private boolean shortened;
+
+    /**
+     * Attempt {@code attempt} with the call's {@code RequestConfig} bounded by {@code limitMillis} on its context,
+     * where the exec chain reads it, and put back afterwards.
+     */
+    @Override
+    public final ClassicHttpResponse send(int attempt, String marker, long limitMillis) throws IOException {
+        HttpContext context = limitMillis > 0 ? context() : null;
+        if (context == null) {
+            return send(attempt, marker);
+        }
+        HttpClientContext clientContext;
+        RequestConfig own;
+        try {
+            clientContext = HttpClientContext.adapt(context);
+            own = clientContext.getRequestConfig();
+            clientContext.setRequestConfig(HttpClient5Requests.bounded(own, limitMillis));
+        } catch (RuntimeException e) {
+            RetryLog.internalError(ClientNames.APACHE_HTTPCLIENT5 + ".attempt-timeout", e); // the client's own alone
+            return send(attempt, marker);
+        }
+        try {
+            return send(attempt, marker);
+        } catch (IOException e) {
+            shortened = HttpClient5Requests.shortensResponse(own, limitMillis);
+            throw e;
+        } finally {
+            clientContext.setRequestConfig(own);
+        }
+    }
+
+    @Override
+    public final boolean cutShort(IOException failure) {
+        return HttpClient5Requests.cutShort(failure, shortened);
+    }
+
     @Override
     public final ClassicHttpResponse send(int attempt, String marker) throws IOException {
+        shortened = false;
         ClassicHttpRequest copy = ClassicRequestBuilder.copy(request).build();
         if (markerHeader != null && marker != null) {
             copy.setHeader(markerHeader, marker);

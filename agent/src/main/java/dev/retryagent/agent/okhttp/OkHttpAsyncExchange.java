@@ -7,6 +7,7 @@ import dev.retryagent.engine.AsyncExchange;
 import dev.retryagent.engine.AttemptCallback;
 import dev.retryagent.engine.CallFacts;
 import dev.retryagent.engine.Outcome;
+import dev.retryagent.engine.RetryLog;
 import dev.retryagent.policy.ClientNames;
 import dev.retryagent.policy.FailureKind;
 import java.io.IOException;
@@ -220,8 +221,14 @@ final class OkHttpAsyncExchange implements AsyncExchange<Response> {
 
         /** {@code chain} with this attempt's limit on its timeouts. */
         Interceptor.Chain bound(Interceptor.Chain chain) {
-            shortened = OkHttpRequests.shortensRead(chain, limitMillis);
-            return OkHttpRequests.bounded(chain, limitMillis);
+            try {
+                Interceptor.Chain bounded = OkHttpRequests.bounded(chain, limitMillis);
+                shortened = OkHttpRequests.shortensRead(chain, limitMillis);
+                return bounded;
+            } catch (RuntimeException e) {
+                RetryLog.internalError(ClientNames.OKHTTP + ".attempt-timeout", e); // the client's own timeouts alone
+                return chain;
+            }
         }
     }
 

@@ -4,6 +4,7 @@ import dev.retryagent.agent.bootstrap.InjectedFaults;
 import dev.retryagent.engine.Exchange;
 import dev.retryagent.engine.CallFacts;
 import dev.retryagent.engine.Outcome;
+import dev.retryagent.engine.RetryLog;
 import dev.retryagent.policy.ClientNames;
 import dev.retryagent.policy.FailureKind;
 import java.io.IOException;
@@ -27,8 +28,15 @@ final class OkHttpSyncExchange implements Exchange<Response> {
 
     @Override
     public Response send(int attempt, String marker, long limitMillis) throws IOException {
-        shortened = OkHttpRequests.shortensRead(chain, limitMillis);
-        return send(OkHttpRequests.bounded(chain, limitMillis), marker);
+        Interceptor.Chain bounded = chain;
+        shortened = false;
+        try {
+            bounded = OkHttpRequests.bounded(chain, limitMillis);
+            shortened = OkHttpRequests.shortensRead(chain, limitMillis);
+        } catch (RuntimeException e) {
+            RetryLog.internalError(ClientNames.OKHTTP + ".attempt-timeout", e); // the client's own timeouts alone
+        }
+        return send(bounded, marker);
     }
 
     @Override

@@ -77,6 +77,7 @@ import org.apache.hc.core5.util.VersionInfo;
  *   request=simple|producer                      async: SimpleHttpRequest (default) or producer and consumer
  *   startAfterMs=N, cancelAfterMs=N              cancel: the async future (cancel(true))
  *   interruptAfterMs=N                           classic, fluent: interrupt the calling thread
+ *   readTimeoutMs=N                              the request's own response timeout (not with request=producer)
  *   repeat=N                                     N calls one after the other, summed up in one RESULT line
  * </pre>
  * Prints {@code APP ...}, per call {@code RESULT id=.. status=.. body=.. retryAfter=.. elapsedMs=.. thread=..} or
@@ -248,6 +249,7 @@ public final class HttpClient5Scenario {
         CloseableHttpClient client = classic(one(spec, "client", "default"));
         URI uri = URI.create(one(spec, "url", null));
         HttpUriRequestBase request = new HttpUriRequestBase(one(spec, "method", "GET"), uri);
+        request.setConfig(ownConfig(spec));
         headers(spec, request);
         byte[] body = bodyBytes(spec);
         if (body != null) {
@@ -291,9 +293,19 @@ public final class HttpClient5Scenario {
         }
     }
 
+    /** The request's own {@code RequestConfig}: a response timeout of {@code readTimeoutMs}, or none (null). */
+    private static RequestConfig ownConfig(Map<String, List<String>> spec) {
+        return spec.containsKey("readTimeoutMs") ? RequestConfig.custom()
+                .setResponseTimeout(Timeout.ofMilliseconds(Long.parseLong(one(spec, "readTimeoutMs", "0")))).build()
+                : null;
+    }
+
     private static Seen fluentCall(Map<String, List<String>> spec) throws IOException {
         org.apache.hc.client5.http.fluent.Request request =
                 org.apache.hc.client5.http.fluent.Request.create(one(spec, "method", "GET"), one(spec, "url", null));
+        if (spec.containsKey("readTimeoutMs")) {
+            request.responseTimeout(Timeout.ofMilliseconds(Long.parseLong(one(spec, "readTimeoutMs", "0"))));
+        }
         for (String header : spec.getOrDefault("header", Collections.<String>emptyList())) {
             int colon = header.indexOf(':');
             request.addHeader(header.substring(0, colon).trim(), header.substring(colon + 1).trim());
@@ -345,6 +357,7 @@ public final class HttpClient5Scenario {
                 builder.setBody(body, ContentType.TEXT_PLAIN);
             }
             SimpleHttpRequest request = builder.build();
+            request.setConfig(ownConfig(spec));
             headers(spec, request);
             future = client.execute(request, callback);
         }

@@ -80,8 +80,9 @@ final class HttpUrlConnectionSyncExchange implements Exchange<HttpUrlConnectionS
         AttemptTimeouts.Saved saved;
         try {
             saved = timeouts.bound(conn, limitMillis);
-        } catch (IllegalAccessException e) {
-            throw new IllegalStateException(e); // accessible since AttemptTimeouts.get(): the loop fails open
+        } catch (IllegalAccessException | RuntimeException e) {
+            RetryLog.internalError(ClientNames.HTTP_URL_CONNECTION + ".attempt-timeout", e); // the JDK's own alone
+            return send(attempt, marker);
         }
         try {
             AttemptResponse response = send(attempt, marker);
