@@ -32,9 +32,11 @@ public final class Failures {
         }
         if (failure instanceof SocketTimeoutException) {
             String message = failure.getMessage();
-            return message != null && message.toLowerCase(Locale.ROOT).contains("connect")
-                    ? FailureKind.CONNECT   // "Connect timed out"
-                    : FailureKind.TIMEOUT;  // "Read timed out", "timeout" (okio), HttpClient 5's response timeout
+            // Not any message naming a connection: HttpAsyncClient 4's read timeout says "500 milliseconds timeout on
+            // connection http-outgoing-3 [ACTIVE]".
+            return message != null && message.toLowerCase(Locale.ROOT).contains("connect timed out")
+                    ? FailureKind.CONNECT   // "Connect timed out" (the JDK's socket, under every client)
+                    : FailureKind.TIMEOUT;  // "Read timed out", "timeout" (okio), the Apache clients' socket timeouts
         }
         if (failure instanceof UnknownHostException || failure instanceof SSLHandshakeException) {
             return FailureKind.OTHER;

@@ -46,6 +46,7 @@ final class HttpClient4AsyncAttempt<T> implements HttpAsyncResponseConsumer<T> {
 
     @Override
     public void responseReceived(HttpResponse response) throws IOException, HttpException {
+        call.restoreConfig();
         // The client follows redirects inside one attempt, and notes the hop it sends in the context.
         Object target = call.context.getAttribute(HttpCoreContext.HTTP_TARGET_HOST);
         Object sent = call.context.getAttribute(HttpCoreContext.HTTP_REQUEST);
@@ -154,6 +155,7 @@ final class HttpClient4AsyncAttempt<T> implements HttpAsyncResponseConsumer<T> {
 
     /** This attempt failed: before its response head, that is its end; after a discarded head, its body's. */
     void ended(Exception cause) {
+        call.restoreConfig();
         handle.failed(cause instanceof IOException ? (IOException) cause : new NotIoFailure(cause));
     }
 

@@ -11,6 +11,7 @@ import dev.retryagent.engine.CallFacts;
 import dev.retryagent.engine.Outcome;
 import dev.retryagent.engine.RetryEngine;
 import dev.retryagent.engine.RetryLog;
+import dev.retryagent.policy.ClientNames;
 import dev.retryagent.policy.FailureKind;
 import java.io.IOException;
 import java.util.concurrent.Future;
@@ -19,6 +20,7 @@ import org.apache.http.HttpHost;
 import org.apache.http.HttpRequest;
 import org.apache.http.HttpResponse;
 import org.apache.http.client.methods.Configurable;
+import org.apache.http.client.config.RequestConfig;
 import org.apache.http.client.protocol.HttpClientContext;
 import org.apache.http.concurrent.BasicFuture;
 import org.apache.http.concurrent.FutureCallback;
@@ -65,6 +67,53 @@ final class HttpClient4AsyncExchange<T> implements AsyncExchange<HttpClient4Asyn
 
     Delivery delivery() {
         return new Delivery();
+    }
+
+    /** The context's own {@code RequestConfig} attribute (null included) while an attempt runs with a bounded one. */
+    private volatile Object ownConfig;
+    /** The context holds a config of the agent's, to be replaced by {@link #ownConfig} when the attempt ends. */
+    private volatile boolean bounding;
+    /** The attempt in flight runs with a socket timeout the agent shortened to its limit. */
+    private volatile boolean shortened;
+
+    /**
+     * Attempt {@code attempt} with the call's {@code RequestConfig} bounded by {@code limitMillis} on the call's
+     * context, where the client reads it when it prepares the attempt: the request's own, else the context's, else
+     * the client's default, as the client itself would choose.
+     */
+    @Override
+    public void send(int attempt, int scope, String marker, long limitMillis, AsyncAttempt<Head> handle) {
+        shortened = false;
+        if (limitMillis > 0) {
+            try {
+                if (attempt == 1) {
+                    ownConfig = context.getAttribute(HttpClientContext.REQUEST_CONFIG);
+                }
+                RequestConfig own = ownConfig instanceof RequestConfig ? (RequestConfig) ownConfig
+                        : HttpClient4Requests.defaultConfigOf(client);
+                if (own != null) {
+                    bounding = true;
+                    context.setAttribute(HttpClientContext.REQUEST_CONFIG, HttpClient4Requests.bounded(own, limitMillis));
+                    shortened = HttpClient4Requests.shortensSocket(own, limitMillis);
+                }
+            } catch (RuntimeException e) {
+                RetryLog.internalError(ClientNames.APACHE_HTTPCLIENT4 + ".attempt-timeout", e); // the client's own
+            }
+        }
+        send(attempt, scope, marker, handle);
+    }
+
+    /** The attempt in flight ended (its head arrived, or it failed): the context has the call's own config again. */
+    void restoreConfig() {
+        if (bounding) {
+            bounding = false;
+            context.setAttribute(HttpClientContext.REQUEST_CONFIG, ownConfig);
+        }
+    }
+
+    @Override
+    public boolean cutShort(IOException failure) {
+        return HttpClient4Requests.cutShort(failure, shortened);
     }
 
     @Override

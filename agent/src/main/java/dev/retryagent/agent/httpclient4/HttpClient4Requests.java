@@ -12,6 +12,7 @@ import dev.retryagent.policy.ClientNames;
 import dev.retryagent.policy.FailureKind;
 import java.io.IOException;
 import java.lang.reflect.Field;
+import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.util.Locale;
 import java.util.concurrent.ConcurrentHashMap;
@@ -26,6 +27,7 @@ import org.apache.http.HttpRequest;
 import org.apache.http.HttpResponse;
 import org.apache.http.NoHttpResponseException;
 import org.apache.http.ProtocolException;
+import org.apache.http.client.config.RequestConfig;
 import org.apache.http.client.methods.CloseableHttpResponse;
 import org.apache.http.client.methods.HttpEntityEnclosingRequestBase;
 import org.apache.http.client.methods.HttpExecutionAware;
@@ -346,6 +348,59 @@ final class HttpClient4Requests {
      * it was sent on a connection that had carried a request before: a protocol error there is a stale connection
      * ({@link Failures#staleConnection}).
      */
+    /**
+     * {@code own} with its connect and socket timeouts each at most {@code limitMillis}, the attempt's limit from the
+     * policy; {@code own} itself when both are shorter. A timeout of 0 (none) or -1 (the system's) counts as longer.
+     */
+    static RequestConfig bounded(RequestConfig own, long limitMillis) {
+        int limit = (int) Math.max(1, Math.min(Integer.MAX_VALUE, limitMillis));
+        boolean connect = exceeds(own.getConnectTimeout(), limit);
+        boolean socket = exceeds(own.getSocketTimeout(), limit);
+        if (!connect && !socket) {
+            return own;
+        }
+        RequestConfig.Builder bounded = RequestConfig.copy(own);
+        if (connect) {
+            bounded.setConnectTimeout(limit);
+        }
+        if (socket) {
+            bounded.setSocketTimeout(limit);
+        }
+        return bounded.build();
+    }
+
+    /** Whether {@link #bounded} shortens the socket timeout, what a dependency that does not answer runs into. */
+    static boolean shortensSocket(RequestConfig own, long limitMillis) {
+        return limitMillis > 0 && exceeds(own.getSocketTimeout(), limitMillis);
+    }
+
+    private static boolean exceeds(int own, long limitMillis) {
+        return own <= 0 || own > limitMillis;
+    }
+
+    /**
+     * A timeout of an attempt whose socket timeout the agent shortened: the policy's limit cut it short (a connect
+     * timeout is HttpClient's {@code ConnectTimeoutException}, no {@code SocketTimeoutException}).
+     */
+    static boolean cutShort(IOException failure, boolean shortened) {
+        return shortened && failure instanceof SocketTimeoutException;
+    }
+
+    /**
+     * The {@code RequestConfig} an async client puts into a context that has none ({@code defaultConfig} of
+     * HttpAsyncClient 4.1's {@code InternalHttpAsyncClient}), or null when it cannot be read.
+     */
+    static RequestConfig defaultConfigOf(Object asyncClient) {
+        try {
+            Field field = asyncClient.getClass().getDeclaredField("defaultConfig");
+            field.setAccessible(true);
+            Object config = field.get(asyncClient);
+            return config instanceof RequestConfig ? (RequestConfig) config : null;
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return null;
+        }
+    }
+
     static FailureKind classify(IOException failure, boolean reused) {
         FailureKind kind = classify(failure);
         if (kind != FailureKind.OTHER) {

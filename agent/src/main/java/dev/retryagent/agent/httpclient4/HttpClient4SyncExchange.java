@@ -8,6 +8,7 @@ import dev.retryagent.engine.Exchange;
 import dev.retryagent.engine.Outcome;
 import dev.retryagent.engine.RetryEngine;
 import dev.retryagent.engine.RetryLog;
+import dev.retryagent.policy.ClientNames;
 import dev.retryagent.engine.RetryLoop;
 import dev.retryagent.policy.FailureKind;
 import java.io.IOException;
@@ -18,6 +19,7 @@ import org.apache.http.NoHttpResponseException;
 import org.apache.http.client.methods.CloseableHttpResponse;
 import org.apache.http.client.methods.HttpExecutionAware;
 import org.apache.http.client.methods.HttpRequestWrapper;
+import org.apache.http.client.config.RequestConfig;
 import org.apache.http.client.protocol.HttpClientContext;
 import org.apache.http.conn.routing.HttpRoute;
 import org.apache.http.impl.execchain.ClientExecChain;
@@ -50,8 +52,46 @@ final class HttpClient4SyncExchange implements Exchange<CloseableHttpResponse> {
         this.headers = request.getAllHeaders();
     }
 
+    /** The last attempt ran with a socket timeout the agent shortened to its limit. */
+    private boolean shortened;
+
+    /**
+     * Attempt {@code attempt} with the call's {@code RequestConfig} bounded by {@code limitMillis} on its context,
+     * where the exec chain reads it, and put back afterwards.
+     */
+    @Override
+    public CloseableHttpResponse send(int attempt, String marker, long limitMillis) throws IOException {
+        if (limitMillis <= 0) {
+            return send(attempt, marker);
+        }
+        Object raw;
+        RequestConfig own;
+        try {
+            raw = context.getAttribute(HttpClientContext.REQUEST_CONFIG);
+            own = context.getRequestConfig();
+            context.setRequestConfig(HttpClient4Requests.bounded(own, limitMillis));
+        } catch (RuntimeException e) {
+            RetryLog.internalError(ClientNames.APACHE_HTTPCLIENT4 + ".attempt-timeout", e); // the client's own alone
+            return send(attempt, marker);
+        }
+        try {
+            return send(attempt, marker);
+        } catch (IOException e) {
+            shortened = HttpClient4Requests.shortensSocket(own, limitMillis);
+            throw e;
+        } finally {
+            context.setAttribute(HttpClientContext.REQUEST_CONFIG, raw);
+        }
+    }
+
+    @Override
+    public boolean cutShort(IOException failure) {
+        return HttpClient4Requests.cutShort(failure, shortened);
+    }
+
     @Override
     public CloseableHttpResponse send(int attempt, String marker) throws IOException {
+        shortened = false;
         if (attempt > 1) {
             request.setHeaders(headers); // the first goes out with them as they are
         }

@@ -34,6 +34,8 @@ class FailuresTest {
         assertEquals(FailureKind.TIMEOUT, Failures.byJdkType(new SocketTimeoutException("Read timed out")));
         assertEquals(FailureKind.TIMEOUT, Failures.byJdkType(new SocketTimeoutException("timeout")));
         assertEquals(FailureKind.TIMEOUT, Failures.byJdkType(new SocketTimeoutException()));
+        assertEquals(FailureKind.TIMEOUT, Failures.byJdkType(
+                new SocketTimeoutException("500 milliseconds timeout on connection http-outgoing-3 [ACTIVE]")));
     }
 
     @Test

@@ -67,6 +67,7 @@ import org.apache.http.util.VersionInfo;
  *                                                HttpRequest, ..), or HttpAsyncMethods' producer and consumer
  *   startAfterMs=N, cancelAfterMs=N              cancel: the async future (cancel(true))
  *   interruptAfterMs=N                           classic: interrupt the calling thread
+ *   readTimeoutMs=N                              the request's own socket timeout (not with request=producer)
  *   repeat=N                                     N calls one after the other, summed up in one RESULT line
  * </pre>
  * Prints {@code APP ...}, per call {@code RESULT id=.. status=.. body=.. retryAfter=.. elapsedMs=.. thread=..} or
@@ -219,6 +220,10 @@ public final class HttpClient4Scenario {
     private static HttpUriRequest request(Map<String, List<String>> spec) {
         String method = one(spec, "method", "GET");
         RequestBuilder builder = RequestBuilder.create(method).setUri(URI.create(one(spec, "url", null)));
+        if (spec.containsKey("readTimeoutMs")) {
+            builder.setConfig(RequestConfig.custom()
+                    .setSocketTimeout(Integer.parseInt(one(spec, "readTimeoutMs", "0"))).build());
+        }
         for (String header : spec.getOrDefault("header", Collections.<String>emptyList())) {
             int colon = header.indexOf(':');
             builder.addHeader(header.substring(0, colon).trim(), header.substring(colon + 1).trim());

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.retryagent.it.apps.HttpClient4Scenario;
 import dev.retryagent.it.apps.HttpClient5Scenario;
 import dev.retryagent.it.harness.ClientLibs;
 import dev.retryagent.it.harness.ForkedApp;
@@ -40,7 +41,7 @@ class HangingDependencyIT {
     private static final Duration HANG = Duration.ofSeconds(60);
     /** What a loaded 2-core machine may add to a call's time beyond what the policy allows it. */
     private static final long MARGIN_MS = 1000;
-    /** HttpCore 5's {@code IOReactorConfig} select interval: how often its reactor looks at timeouts. */
+    /** HttpCore's {@code IOReactorConfig} select interval (4 and 5): how often a reactor looks at timeouts. */
     private static final long REACTOR_SELECT_MS = 1000;
 
     static final String POLICY = """
@@ -59,8 +60,8 @@ class HangingDependencyIT {
      * One client in one mode on one JDK: its batch application, with the parts that spell the mode. Whether the body
      * of a response is read with the application's own timeouts afterwards ({@code ownBodyTimeouts}) is the
      * client's: HttpURLConnection gets them back; OkHttp reads the whole exchange with the attempt's. How late a
-     * timeout may fire ({@code granularityMs}) is the client's too: HttpClient 5's async I/O reactor looks at its
-     * timeouts once per select interval (1 s), the others' sockets at once.
+     * timeout may fire ({@code granularityMs}) is the client's too: the async I/O reactors of HttpClient 5 and
+     * HttpAsyncClient 4 look at their timeouts once per select interval (1 s), the others' sockets at once.
      */
     record Target(String client, Class<?> main, ClientLibs libs, Jdks.Jdk jdk, List<String> parts,
                   boolean ownBodyTimeouts, long granularityMs) {
@@ -96,7 +97,13 @@ class HangingDependencyIT {
                         Jdks.testJdk(), List.of("api=classic"), false),
                 new Target("apache-httpclient5", HttpClient5Scenario.class, ClientLibs.HTTPCLIENT5_OLDEST,
                         Jdks.testJdk(), List.of("api=async"), false, REACTOR_SELECT_MS));
-        return Stream.of(huc, okhttp, httpClient5).flatMap(t -> t);
+        Stream<Target> httpClient4 = Stream.of(ClientLibs.HTTPCLIENT4_OLDEST, ClientLibs.HTTPCLIENT4_NEWEST)
+                .flatMap(libs -> Stream.of(
+                        new Target("apache-httpclient4", HttpClient4Scenario.class, libs, Jdks.testJdk(),
+                                List.of("api=classic"), false),
+                        new Target("apache-httpclient4", HttpClient4Scenario.class, libs, Jdks.testJdk(),
+                                List.of("api=async"), false, REACTOR_SELECT_MS)));
+        return Stream.of(huc, okhttp, httpClient5, httpClient4).flatMap(t -> t);
     }
 
     private static String call(Target target, String id, ScriptedServer server, String path, String... more) {
