@@ -9,6 +9,7 @@ import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.net.URI;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -373,20 +374,38 @@ final class JdkHttpApi {
      * spelled out.
      */
     Object withHeader(Object request, String name, String value) {
+        return copy(request, name, value, null);
+    }
+
+    /**
+     * A copy of {@code request} with {@code name: value} added when {@code name} is not null, and its timeout
+     * {@code timeout} when that is not null (else the request's own). As {@link #withHeader} makes it.
+     */
+    Object copy(Object request, String name, String value, Duration timeout) {
         if (Handles.NEW_BUILDER_COPY != null && !"HEAD".equals(method(request))) {
             try {
                 Object b = (Object) Handles.NEW_BUILDER_COPY.invokeExact(request, ALL_HEADERS);
-                b = (Object) Handles.BUILDER_HEADER.invokeExact(b, name, value);
+                if (name != null) {
+                    b = (Object) Handles.BUILDER_HEADER.invokeExact(b, name, value);
+                }
+                if (timeout != null) {
+                    b = (Object) Handles.BUILDER_TIMEOUT.invokeExact(b, (Object) timeout);
+                }
                 return (Object) Handles.BUILD.invokeExact(b);
             } catch (Throwable t) {
                 throw new Thrown(t);
             }
         }
-        return copyWithHeader(request, name, value);
+        return copyWithHeader(request, name, value, timeout);
     }
 
     /** {@link #withHeader} through the request's accessors and a new builder: Java 11+. */
     Object copyWithHeader(Object request, String name, String value) {
+        return copyWithHeader(request, name, value, null);
+    }
+
+    /** {@link #copy} through the request's accessors and a new builder: Java 11+. */
+    Object copyWithHeader(Object request, String name, String value, Duration timeout) {
         try {
             Object b = (Object) Handles.NEW_BUILDER.invokeExact();
             b = (Object) Handles.BUILDER_URI.invokeExact(b, uri(request));
@@ -397,14 +416,17 @@ final class JdkHttpApi {
                     b = (Object) Handles.BUILDER_HEADER.invokeExact(b, header.getKey(), v);
                 }
             }
-            b = (Object) Handles.BUILDER_HEADER.invokeExact(b, name, value);
+            if (name != null) {
+                b = (Object) Handles.BUILDER_HEADER.invokeExact(b, name, value);
+            }
             Object version = ((Optional<?>) Handles.REQUEST_VERSION.invokeExact(request)).orElse(null);
             if (version != null) {
                 b = (Object) Handles.BUILDER_VERSION.invokeExact(b, version);
             }
-            Object timeout = ((Optional<?>) Handles.REQUEST_TIMEOUT.invokeExact(request)).orElse(null);
-            if (timeout != null) {
-                b = (Object) Handles.BUILDER_TIMEOUT.invokeExact(b, timeout);
+            Object own = timeout != null ? timeout
+                    : ((Optional<?>) Handles.REQUEST_TIMEOUT.invokeExact(request)).orElse(null);
+            if (own != null) {
+                b = (Object) Handles.BUILDER_TIMEOUT.invokeExact(b, own);
             }
             String method = method(request);
             Object publisher = bodyPublisher(request);
@@ -425,6 +447,21 @@ final class JdkHttpApi {
         } catch (Throwable t) {
             throw new Thrown(t);
         }
+    }
+
+    /**
+     * The timeout an attempt of {@code request} is to have under the limit {@code limitMillis}: the limit when the
+     * request's own timeout is longer or absent; null when its own is as short (it stays as it is).
+     */
+    Duration boundedTimeout(Object request, long limitMillis) {
+        Object own;
+        try {
+            own = ((Optional<?>) Handles.REQUEST_TIMEOUT.invokeExact(request)).orElse(null);
+        } catch (Throwable t) {
+            throw new Thrown(t);
+        }
+        Duration limit = Duration.ofMillis(limitMillis);
+        return own instanceof Duration && ((Duration) own).compareTo(limit) <= 0 ? null : limit;
     }
 
     /** A {@code BodyHandler} whose {@code apply} is {@code handler}'s. */

@@ -13,6 +13,7 @@ import dev.retryagent.policy.FailureKind;
 import java.io.IOException;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Method;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -64,6 +65,28 @@ final class JdkHttpAsyncExchange implements AsyncExchange<JdkHttpAsyncExchange.H
         return new Delivery();
     }
 
+    /** The limit of the attempt being started (0: none), for {@link #start}. */
+    private long limitMillis;
+    /** The attempt in flight runs with a request timeout the agent shortened to its limit. */
+    private volatile boolean shortened;
+
+    /** Attempt {@code attempt}: a copy of the request whose timeout is at most {@code limitMillis}. */
+    @Override
+    public void send(int attempt, int scope, String marker, long limitMillis, AsyncAttempt<Head> handle) {
+        this.limitMillis = limitMillis;
+        send(attempt, scope, marker, handle);
+    }
+
+    /**
+     * A request timeout of an attempt whose timeout the agent shortened: the policy's limit cut it short (a connect
+     * timeout is {@code HttpConnectTimeoutException}, a connect failure).
+     */
+    @Override
+    public boolean cutShort(IOException failure) {
+        return shortened && JdkHttpRequests.isA(failure, "java.net.http.HttpTimeoutException")
+                && !JdkHttpRequests.isA(failure, "java.net.http.HttpConnectTimeoutException");
+    }
+
     @Override
     public void send(int attempt, int scope, String marker, AsyncAttempt<Head> handle) {
         Attempt current = new Attempt(handle);
@@ -85,13 +108,18 @@ final class JdkHttpAsyncExchange implements AsyncExchange<JdkHttpAsyncExchange.H
 
     private void start(Attempt current, int scope, String marker) {
         Object sent = request;
-        if (markerHeader != null && marker != null) {
-            try {
-                sent = api.withHeader(request, markerHeader, marker);
-            } catch (RuntimeException e) {
-                // Fail open: the request goes out as the application made it.
-                RetryLog.internalError(ClientNames.JDK_HTTPCLIENT + ".marker", e);
+        boolean marked = markerHeader != null && marker != null;
+        Duration timeout = null;
+        shortened = false;
+        try {
+            timeout = limitMillis > 0 ? api.boundedTimeout(request, limitMillis) : null;
+            if (marked || timeout != null) {
+                sent = api.copy(request, marked ? markerHeader : null, marker, timeout);
+                shortened = timeout != null;
             }
+        } catch (RuntimeException e) {
+            // Fail open: the request goes out as the application made it.
+            RetryLog.internalError(ClientNames.JDK_HTTPCLIENT + ".marker", e);
         }
         Object handler = api.bodyHandler(current);
         if (async) {

@@ -108,7 +108,7 @@ final class JdkHttpRequests {
     }
 
     /** Whether {@code t}'s class is {@code className} or a subclass of it (the adapter names no java.net.http type). */
-    private static boolean isA(Throwable t, String className) {
+    static boolean isA(Throwable t, String className) {
         for (Class<?> c = t.getClass(); c != null; c = c.getSuperclass()) {
             if (c.getName().equals(className)) {
                 return true;

@@ -46,7 +46,7 @@ import java.util.stream.Stream;
  *         handler=string|bytes|stream|lines|discarding|file (the BodyHandler; default string);
  *         client=default|h1|h2|exec1 (newHttpClient(), HTTP/1.1 only, HTTP/2 preferred, HTTP/1.1 on an executor
  *         of one thread named client-exec1);
- *         startAfterMs=N (wait before calling);
+ *         startAfterMs=N (wait before calling); readTimeoutMs=N (the request's timeout; default 30 s);
  *         cancelAfterMs=N, cancelOn=SIGNAL (async: future.cancel(true)); interruptAfterMs=N (sync: interrupt the caller);
  *         repeat=N (N calls one after the other on the same client; the last one is reported)"
  * </pre>
@@ -261,7 +261,7 @@ public final class JdkHttpClientBatchApp {
 
     private static HttpRequest request(Map<String, List<String>> spec) throws IOException {
         HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create(one(spec, "url", null)))
-                .timeout(Duration.ofSeconds(30));
+                .timeout(Duration.ofMillis(Long.parseLong(one(spec, "readTimeoutMs", "30000"))));
         for (String header : spec.getOrDefault("header", List.of())) {
             int colon = header.indexOf(':');
             builder.header(header.substring(0, colon).trim(), header.substring(colon + 1).trim());

@@ -19,6 +19,7 @@ import dev.retryagent.it.harness.ReportLine;
 import dev.retryagent.it.harness.ScriptedServer;
 import dev.retryagent.it.harness.Step;
 import dev.retryagent.it.httpurlconnection.HttpUrlConnectionBatchApp;
+import dev.retryagent.it.jdkhttp.JdkHttpClientBatchApp;
 import dev.retryagent.it.okhttp.OkHttpBatchApp;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -64,10 +65,15 @@ class HangingDependencyIT {
      * HttpAsyncClient 4 look at their timeouts once per select interval (1 s), the others' sockets at once.
      */
     record Target(String client, Class<?> main, ClientLibs libs, Jdks.Jdk jdk, List<String> parts,
-                  boolean ownBodyTimeouts, long granularityMs) {
+                  boolean ownBodyTimeouts, long granularityMs, String timeoutException) {
         Target(String client, Class<?> main, ClientLibs libs, Jdks.Jdk jdk, List<String> parts,
                boolean ownBodyTimeouts) {
             this(client, main, libs, jdk, parts, ownBodyTimeouts, 0);
+        }
+
+        Target(String client, Class<?> main, ClientLibs libs, Jdks.Jdk jdk, List<String> parts,
+               boolean ownBodyTimeouts, long granularityMs) {
+            this(client, main, libs, jdk, parts, ownBodyTimeouts, granularityMs, "java.net.SocketTimeoutException");
         }
 
         ForkedApp app(String name) {
@@ -103,7 +109,11 @@ class HangingDependencyIT {
                                 List.of("api=classic"), false),
                         new Target("apache-httpclient4", HttpClient4Scenario.class, libs, Jdks.testJdk(),
                                 List.of("api=async"), false, REACTOR_SELECT_MS)));
-        return Stream.of(huc, okhttp, httpClient5, httpClient4).flatMap(t -> t);
+        // The request's own timeout (30 s) ends at the response head: the body is the application's
+        Stream<Target> jdkHttp = Jdks.of(Jdks.JAVA_11_UP).stream().flatMap(jdk -> Stream.of("sync", "async")
+                .map(mode -> new Target("jdk-httpclient", JdkHttpClientBatchApp.class, ClientLibs.NONE, jdk,
+                        List.of("mode=" + mode), true, 0, "java.net.http.HttpTimeoutException")));
+        return Stream.of(huc, okhttp, httpClient5, httpClient4, jdkHttp).flatMap(t -> t);
     }
 
     private static String call(Target target, String id, ScriptedServer server, String path, String... more) {
@@ -157,7 +167,7 @@ class HangingDependencyIT {
             // before the deadline), then the client's own timeout exception.
             r = result(run, "hangs");
             long late = t.granularityMs();
-            assertEquals("java.net.SocketTimeoutException", r.get("failure"), r.toString());
+            assertEquals(t.timeoutException(), r.get("failure"), r.toString());
             assertTrue(r.getLong("elapsedMs") >= 3 * 500, r.toString());
             assertTrue(r.getLong("elapsedMs") < 2000 + late + MARGIN_MS, r.toString());
             List<String> sent = markers(hangs.awaitRequests(late == 0 ? 3 : 2, WAIT));
@@ -167,7 +177,7 @@ class HangingDependencyIT {
 
             // A POST without a key: sent once, unmarked, cut at 500 ms; the caller gets the timeout.
             r = result(run, "post");
-            assertEquals("java.net.SocketTimeoutException", r.get("failure"), r.toString());
+            assertEquals(t.timeoutException(), r.get("failure"), r.toString());
             assertTrue(r.getLong("elapsedMs") >= 500, r.toString());
             assertTrue(r.getLong("elapsedMs") < 500 + late + MARGIN_MS, r.toString());
             assertEquals(1, post.requestCount());
@@ -183,7 +193,7 @@ class HangingDependencyIT {
 
             // attemptTimeout 1.5 s under a 2 s deadline: the second attempt gets what is left, and the call ends by 2 s.
             r = result(run, "long");
-            assertEquals("java.net.SocketTimeoutException", r.get("failure"), r.toString());
+            assertEquals(t.timeoutException(), r.get("failure"), r.toString());
             assertTrue(r.getLong("elapsedMs") >= 2000 - 100, r.toString());
             assertTrue(r.getLong("elapsedMs") < 2000 + late + MARGIN_MS, r.toString());
             List<RecordedRequest> seen = longer.awaitRequests(late == 0 ? 2 : 1, WAIT);
