@@ -112,6 +112,18 @@ public final class PolicyAnalysis {
                     + "agent, a second client in this JVM) retries again, and layers multiply (3 layers of 3 attempts: "
                     + "27 requests to the last service)", false));
         }
+        List<String> unbounded = new ArrayList<String>();
+        for (Section section : sections) {
+            if (section.mode() != Mode.OFF && !section.settings().boundsAttempts()) {
+                unbounded.add(section.rule() == null ? "the defaults" : "rule " + (section.rule().index() + 1));
+            }
+        }
+        if (!unbounded.isEmpty()) {
+            notes.add("calls may hang (" + Human.join(unbounded) + "): without attemptTimeout an attempt lasts as long "
+                    + "as the client lets it, and HttpURLConnection and java.net.http wait for ever by default (no "
+                    + "connect or read timeout); the deadline then only stops the retries. attemptTimeout bounds each "
+                    + "attempt, and the deadline then ends the call");
+        }
         if (policy.builtInRetries() == BuiltInRetries.KEEP) {
             notes.add("builtInRetries keep: the clients' own hidden retries (OkHttp's retryOnConnectionFailure, "
                     + "HttpClient 5's retry strategy, the JDK's resend) stay on top of the agent's");
@@ -132,18 +144,22 @@ public final class PolicyAnalysis {
             s.notes.add("mode observe: no retry and no marker yet; the agent logs `would retry`. The figures are what "
                     + "enforce would do");
         }
-        s.timeline = Timeline.of(settings.maxAttempts(), settings.backoff(), settings.deadlineMillis(), attemptMillis,
-                true);
+        s.attemptTimeFromPolicy = settings.attemptTimeoutMillis() > 0;
+        long attempt = s.attemptTimeFromPolicy ? settings.attemptTimeoutMillis() : attemptMillis;
+        s.attemptMillis = attempt;
+        boolean bounded = settings.boundsAttempts();
+        s.timeline = Timeline.of(settings.maxAttempts(), settings.backoff(), settings.deadlineMillis(), attempt,
+                bounded, true);
         s.mostAttempts = Timeline.mostAttempts(settings.maxAttempts(), settings.backoff(), settings.deadlineMillis());
         RetryAfterPolicy ra = settings.retryAfter();
         if (ra.honor() && settings.maxAttempts() > 1) {
             s.retryAfterTimeline = Timeline.withRetryAfter(settings.maxAttempts(), settings.backoff(),
-                    settings.deadlineMillis(), attemptMillis, ra);
+                    settings.deadlineMillis(), attempt, bounded, ra);
         }
         if (outageMillis >= 0) {
-            s.outage = Outage.of(settings, attemptMillis, outageMillis, s.timeline);
+            s.outage = Outage.of(settings, attempt, outageMillis, s.timeline);
         }
-        SectionChecks.check(s, attemptMillis, outageMillis);
+        SectionChecks.check(s, attempt, outageMillis);
         if (rule != null) {
             shadowing(s, rule);
         }

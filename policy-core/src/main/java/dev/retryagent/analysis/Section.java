@@ -18,6 +18,10 @@ public final class Section {
     Timeline retryAfterTimeline;
     Outage outage;
     int mostAttempts = 1;
+    /** What one attempt takes in its figures: the rule's {@code attemptTimeout}, else the operator's attempt time. */
+    long attemptMillis;
+    /** {@link #attemptMillis} is the rule's {@code attemptTimeout}: the figures hold for attempts that hang too. */
+    boolean attemptTimeFromPolicy;
     final List<Finding> warnings = new ArrayList<Finding>();
     final List<String> notes = new ArrayList<String>();
 
@@ -60,6 +64,19 @@ public final class Section {
     /** Null without an outage to ride out, and in mode off. */
     public Outage outage() {
         return outage;
+    }
+
+    /** What one attempt takes in this section's figures. */
+    public long attemptMillis() {
+        return attemptMillis;
+    }
+
+    /**
+     * Whether {@link #attemptMillis} is the rule's {@code attemptTimeout}: no attempt takes longer, so the figures are
+     * exact for attempts that run to their limit (a dependency that hangs), not an assumption.
+     */
+    public boolean attemptTimeFromPolicy() {
+        return attemptTimeFromPolicy;
     }
 
     /** The most attempts a destination sees for one call, attempts failing at once (0 ms each). */

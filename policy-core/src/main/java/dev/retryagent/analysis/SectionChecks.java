@@ -51,6 +51,7 @@ final class SectionChecks {
         checks.retryAfterMax();
         checks.retryAfterIgnored();
         checks.deadline();
+        checks.attemptTimeout();
         checks.budget();
         checks.idempotentMethods();
         checks.methodsNeverRetried();
@@ -156,12 +157,34 @@ final class SectionChecks {
         if (s.mostAttempts() <= 1) {
             warn("deadline", deadline + " is not longer than the shortest first wait (" + Human.duration(t.minWait[1])
                     + "): no retry can ever happen");
+        } else if (t.longestAttempts() <= 1 && s.attemptTimeFromPolicy()) {
+            warn("deadline", deadline + " is not longer than one attemptTimeout (" + Human.duration(attemptMillis)
+                    + ") plus the shortest first wait (" + Human.duration(t.minWait[1]) + "): an attempt that runs to "
+                    + "its limit (a dependency that hangs) is never retried");
         } else if (t.longestAttempts() <= 1) {
             warn("deadline", deadline + " leaves no room for a retry after one attempt of "
                     + Human.duration(attemptMillis) + " (the attempt time): no retry happens");
-        } else if (t.medianAttempts() <= 1) {
+        } else if (t.medianAttempts() <= 1 && !s.attemptTimeFromPolicy()) { // else attemptTimeout() says it
             warn("deadline", deadline + ": in the median call no retry fits before it (attempts of "
                     + Human.duration(attemptMillis) + ")");
+        }
+    }
+
+    /**
+     * After an attempt that ran to its {@code attemptTimeout} (a dependency that hangs), a retry comes only if the
+     * first wait ends before the deadline. (When no wait can, {@link #deadline} says so.)
+     */
+    private void attemptTimeout() {
+        Timeline t = s.timeline();
+        if (!s.attemptTimeFromPolicy() || t.longestAttempts() <= 1) {
+            return;
+        }
+        long room = settings.deadlineMillis() - attemptMillis;
+        if (room < t.supWait[1]) {
+            warn("attemptTimeout", "deadline " + Human.duration(settings.deadlineMillis()) + " is shorter than one "
+                    + "attemptTimeout (" + Human.duration(attemptMillis) + ") plus the first wait (up to "
+                    + Human.duration(t.supWait[1]) + "): after an attempt that runs to its limit, a retry happens only "
+                    + "when the wait drawn is under " + Human.duration(room));
         }
     }
 

@@ -44,12 +44,12 @@ public final class Suggestion {
                         continue;
                     }
                     BackoffPolicy backoff = new BackoffPolicy(base, cap, now.multiplier(), now.jitter());
-                    Timeline unbounded = Timeline.of(n, backoff, Long.MAX_VALUE / 2, attemptMillis, false);
+                    Timeline unbounded = Timeline.of(n, backoff, Long.MAX_VALUE / 2, attemptMillis, false, false);
                     long roomy = Math.max(settings.deadlineMillis(), niceCeil(unbounded.latestStartMillis() + 1));
                     long[] deadlines = settings.deadlineMillis() > outageMillis
                             ? new long[] {settings.deadlineMillis(), roomy} : new long[] {roomy};
                     for (long deadline : deadlines) {
-                        Timeline t = Timeline.of(n, backoff, deadline, attemptMillis, true);
+                        Timeline t = Timeline.of(n, backoff, deadline, attemptMillis, settings.boundsAttempts(), true);
                         if (t.medianStartMillis() < outageMillis) {
                             continue;
                         }

@@ -13,12 +13,15 @@ import java.util.Arrays;
  *
  * <p>As the engine runs a call (docs/reference.md#backoff, #deadline): attempt 1 starts at 0; after attempt k ends at
  * {@code elapsed}, the wait w before attempt k+1 is drawn, and the call gives up when {@code elapsed + w >= deadline};
- * otherwise attempt k+1 starts at {@code elapsed + w}. An attempt itself is never cut short.
+ * otherwise attempt k+1 starts at {@code elapsed + w}. An attempt is cut short only when the rule bounds attempts
+ * ({@code attemptTimeout} or an enforced deadline): then none outlasts the deadline.
  */
 public final class Timeline {
     private final int maxAttempts;
     private final long deadlineMillis;
     private final long attemptMillis;
+    /** The deadline ends the last attempt too ({@code attemptTimeout} set, or the deadline enforced). */
+    private final boolean attemptsBounded;
     /** Indexed by retry, from 1: the shortest and the longest wait the jitter can draw (the latter not drawn,
      * approached). */
     final long[] minWait;
@@ -35,19 +38,22 @@ public final class Timeline {
     /** Start of each sampled call's last attempt, sorted. */
     private long[] lastStarts;
 
-    private Timeline(int maxAttempts, long deadlineMillis, long attemptMillis, long[] minWait, long[] supWait) {
+    private Timeline(int maxAttempts, long deadlineMillis, long attemptMillis, boolean attemptsBounded, long[] minWait,
+                     long[] supWait) {
         this.maxAttempts = maxAttempts;
         this.deadlineMillis = deadlineMillis;
         this.attemptMillis = attemptMillis;
+        this.attemptsBounded = attemptsBounded;
         this.minWait = minWait;
         this.supWait = supWait;
         bounds();
     }
 
-    static Timeline of(int maxAttempts, BackoffPolicy policy, long deadlineMillis, long attemptMillis, boolean sample) {
+    static Timeline of(int maxAttempts, BackoffPolicy policy, long deadlineMillis, long attemptMillis,
+                       boolean attemptsBounded, boolean sample) {
         Backoff backoff = Backoff.of(policy);
         long[][] waits = waitBounds(maxAttempts, backoff);
-        Timeline t = new Timeline(maxAttempts, deadlineMillis, attemptMillis, waits[0], waits[1]);
+        Timeline t = new Timeline(maxAttempts, deadlineMillis, attemptMillis, attemptsBounded, waits[0], waits[1]);
         if (sample) {
             t.sample(backoff);
         }
@@ -56,14 +62,14 @@ public final class Timeline {
 
     /** Exact bounds when a server answers with Retry-After: a wait can then be anything up to max x (1 + spread). */
     static Timeline withRetryAfter(int maxAttempts, BackoffPolicy policy, long deadlineMillis, long attemptMillis,
-                                   RetryAfterPolicy ra) {
+                                   boolean attemptsBounded, RetryAfterPolicy ra) {
         long[][] waits = waitBounds(maxAttempts, Backoff.of(policy));
         long longest = longestRetryAfterWait(ra);
         for (int retry = 1; retry < maxAttempts; retry++) {
             waits[0][retry] = 0; // Retry-After: 0
             waits[1][retry] = Math.max(waits[1][retry], longest);
         }
-        return new Timeline(maxAttempts, deadlineMillis, attemptMillis, waits[0], waits[1]);
+        return new Timeline(maxAttempts, deadlineMillis, attemptMillis, attemptsBounded, waits[0], waits[1]);
     }
 
     /** The longest wait a Retry-After can ask for under {@code ra}: its max, spread out. */
@@ -73,7 +79,7 @@ public final class Timeline {
 
     /** The most attempts of one call when every attempt fails at once. */
     static int mostAttempts(int maxAttempts, BackoffPolicy policy, long deadlineMillis) {
-        return of(maxAttempts, policy, deadlineMillis, 0, false).longestAttempts;
+        return of(maxAttempts, policy, deadlineMillis, 0, false, false).longestAttempts;
     }
 
     public long deadlineMillis() {
@@ -116,7 +122,18 @@ public final class Timeline {
     }
 
     public long longestTotalMillis() {
-        return latestStartMillis + attemptMillis;
+        return ended(latestStartMillis);
+    }
+
+    /** Whether the deadline ends the last attempt too, so that no call outlasts it. */
+    public boolean attemptsBounded() {
+        return attemptsBounded;
+    }
+
+    /** When an attempt that starts at {@code startMillis} and takes its whole time ends. */
+    private long ended(long startMillis) {
+        long end = startMillis + attemptMillis;
+        return attemptsBounded ? Math.min(end, Math.max(startMillis, deadlineMillis)) : end;
     }
 
     public long longestWaitMillis() {
@@ -192,7 +209,7 @@ public final class Timeline {
         medianAttempts = attempts[samples / 2];
         medianWaitMillis = waits[samples / 2];
         medianStartMillis = starts[samples / 2];
-        medianTotalMillis = medianStartMillis + attemptMillis;
+        medianTotalMillis = ended(medianStartMillis);
     }
 
     /**

@@ -37,7 +37,7 @@ class PolicyAnalysisTest {
     void theWaitBoundsAreTheEnginesBackoffs(Jitter jitter) {
         BackoffPolicy policy = new BackoffPolicy(100, 2000, 2.0, jitter);
         Backoff backoff = Backoff.of(policy);
-        Timeline t = Timeline.of(6, policy, Long.MAX_VALUE / 2, 0, false);
+        Timeline t = Timeline.of(6, policy, Long.MAX_VALUE / 2, 0, false, false);
         double longest = 0;
         for (int retry = 1; retry < 6; retry++) {
             longest = backoff.longestWait(retry, longest);
@@ -49,7 +49,7 @@ class PolicyAnalysisTest {
     @ParameterizedTest
     @EnumSource(Jitter.class)
     void theSampledCallsStayWithinTheBounds(Jitter jitter) {
-        Timeline t = Timeline.of(5, new BackoffPolicy(100, 2000, 2.0, jitter), 10_000, 200, true);
+        Timeline t = Timeline.of(5, new BackoffPolicy(100, 2000, 2.0, jitter), 10_000, 200, false, true);
         assertTrue(t.medianStartMillis() <= t.latestStartMillis(), jitter.toString());
         assertTrue(t.medianAttempts() <= t.longestAttempts(), jitter.toString());
         assertEquals(0.0, t.shareStartingFrom(t.latestStartMillis() + 1), jitter.toString());

@@ -232,6 +232,11 @@ final class CheckCommand {
                     + "; deadline " + Human.duration(st.deadlineMillis()));
         }
         Timeline t = s.timeline();
+        row("attempt", s.attemptTimeFromPolicy()
+                ? "at most " + Human.duration(s.attemptMillis()) + " each (attemptTimeout), cut at the deadline: the "
+                        + "times below hold for a dependency that hangs too"
+                : Human.duration(s.attemptMillis()) + " each (" + (a.attemptTimeStated() ? "--attempt-time"
+                        : "assumed") + ")" + (t.attemptsBounded() ? ", cut at the deadline (deadline.enforce)" : ""));
         String attempts = max <= 1 ? "1 per call" : attempts(s);
         row("attempts", (s.mode() == Mode.OBSERVE ? "1 per call now (observe); once enforced, " : "") + attempts);
         if (max > 1) {
@@ -251,7 +256,7 @@ final class CheckCommand {
             row("budget", "per destination, retries at most " + Human.percent(st.budget().ratio())
                     + " of first attempts + " + st.budget().minPerSecond() + "/s; a call past it is not retried");
         } else {
-            row("time", Human.duration(a.attemptMillis()) + " (one attempt)");
+            row("time", Human.duration(t.longestTotalMillis()) + " (one attempt)");
         }
         if (s.mode() != Mode.OFF) {
             row("upperLayers", st.upperLayers() == UpperLayers.DEFER
@@ -448,13 +453,13 @@ final class CheckCommand {
         doc.put("notes", a.notes());
         List<Object> rules = new ArrayList<Object>();
         for (Section s : a.sections()) {
-            rules.add(section(s));
+            rules.add(sectionDocument(a, s));
         }
         doc.put("rules", rules);
         return doc;
     }
 
-    private static Map<String, Object> section(Section s) {
+    private static Map<String, Object> sectionDocument(PolicyAnalysis a, Section s) {
         RetrySettings st = s.settings();
         Map<String, Object> r = new LinkedHashMap<String, Object>();
         r.put("name", s.name());
@@ -494,6 +499,10 @@ final class CheckCommand {
         r.put("budget", budget);
         r.put("upperLayers", st.upperLayers().configName());
         r.put("mostAttempts", s.mode() == Mode.OFF ? 1 : s.mostAttempts());
+        r.put("attemptTimeoutMillis", st.attemptTimeoutMillis() > 0 ? (Object) st.attemptTimeoutMillis() : null);
+        r.put("attemptMillis", s.mode() == Mode.OFF ? null : (Object) s.attemptMillis());
+        r.put("attemptTimeFrom", s.mode() == Mode.OFF ? null : s.attemptTimeFromPolicy() ? "attemptTimeout"
+                : a.attemptTimeStated() ? "attempt-time" : "assumption");
         Timeline t = s.timeline();
         if (t == null) {
             r.put("longest", null);

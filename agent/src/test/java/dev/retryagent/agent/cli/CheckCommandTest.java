@@ -248,6 +248,62 @@ class CheckCommandTest {
         assertEquals("defer", rule(doc, 0).get("upperLayers"));
     }
 
+    // ---- the attempt time ------------------------------------------------------------------------------------
+
+    @Test
+    void aRuleWithAnAttemptTimeoutIsFiguredWithItWhateverAttemptTimeIsStated() throws IOException {
+        Path file = policy(CLEAN + "  maxAttempts: 3\n  backoff: { base: 100ms, cap: 2s, jitter: none }\n"
+                + "  deadline: 5s\nrules:\n  - match: { host: \"legacy.internal\" }\n    attemptTimeout: 500ms\n");
+        assertEquals(0, check("--attempt-time", "3s", file.toString()), err());
+        String text = out();
+        String defaults = text.substring(text.indexOf("defaults (calls"), text.indexOf("rule #1 (line"));
+        String legacy = text.substring(text.indexOf("rule #1 (line"));
+        assertTrue(defaults.contains("attempt      3s each (--attempt-time)"), defaults);
+        // without attemptTimeout a 3 s attempt leaves room for 2 in 5 s; with it, 3 x 500 ms + 100 + 200 ms of waits
+        assertTrue(legacy.contains("attempt      at most 500ms each (attemptTimeout)"), legacy);
+        assertTrue(legacy.contains("time         longest 1.8s (3 attempts x 500ms + 300ms of waits)"), legacy);
+        assertTrue(text.contains("note: calls may hang (the defaults): without attemptTimeout"), text);
+        assertFalse(text.contains("rule 1)"), "the rule sets attemptTimeout: " + text);
+
+        Map<String, Object> doc = json("--json", "--attempt-time", "3s", file.toString());
+        assertEquals("attempt-time", rule(doc, 0).get("attemptTimeFrom"));
+        assertEquals(3000L, rule(doc, 0).get("attemptMillis"));
+        assertNull(rule(doc, 0).get("attemptTimeoutMillis"));
+        assertEquals("attemptTimeout", rule(doc, 1).get("attemptTimeFrom"));
+        assertEquals(500L, rule(doc, 1).get("attemptMillis"));
+        assertEquals(1800L, object(rule(doc, 1).get("longest")).get("millis"));
+    }
+
+    @Test
+    void anEnforcedDeadlineEndsTheLastAttemptInTheFigures() throws IOException {
+        Path file = policy(CLEAN + "  maxAttempts: 3\n  backoff: { base: 100ms, cap: 2s, jitter: none }\n"
+                + "  deadline: { after: 2500ms, enforce: true }\n");
+        Map<String, Object> doc = json("--json", "--attempt-time", "1s", file.toString());
+        // attempts at 0, 1.1 s and 2.3 s; the third is cut at the deadline instead of running to 3.3 s
+        assertEquals(2500L, object(rule(doc, 0).get("longest")).get("millis"));
+        assertEquals(3L, object(rule(doc, 0).get("longest")).get("attempts"));
+        assertFalse(String.valueOf(doc.get("notes")).contains("calls may hang"), doc.toString());
+    }
+
+    @Test
+    void aDeadlineThatLeavesNoRoomAfterOneAttemptTimeoutIsAWarning() throws IOException {
+        Path never = policy(CLEAN + "  attemptTimeout: 2s\n  deadline: 2s\n");
+        assertEquals(0, check(never.toString()), err());
+        assertTrue(out().contains("[deadline] deadline 2s is not longer than one attemptTimeout (2s) plus the shortest "
+                + "first wait (0ms): an attempt that runs to its limit (a dependency that hangs) is never retried"), out());
+
+        Path tight = policy(CLEAN + "  attemptTimeout: 1950ms\n  deadline: 2s\n");
+        assertEquals(0, check(tight.toString()), err());
+        assertTrue(out().contains("[attemptTimeout] deadline 2s is shorter than one attemptTimeout (1.95s) plus the "
+                + "first wait (up to 100ms): after an attempt that runs to its limit, a retry happens only when the wait "
+                + "drawn is under 50ms"), out());
+        assertEquals(List.of("attemptTimeout"), warningKeys(rule(json("--json", tight.toString()), 0)));
+
+        Path roomy = policy(CLEAN + "  attemptTimeout: 500ms\n  deadline: 2s\n");
+        assertEquals(0, check(roomy.toString()), err());
+        assertTrue(out().contains("result: valid, no warnings"), out());
+    }
+
     // ---- warnings --------------------------------------------------------------------------------------------
 
     static Stream<Arguments> mistakes() {
