@@ -33,6 +33,7 @@ public final class AsyncRetryLoop {
             exchange.send(1, 0, null, new AsyncAttempt<R>(this, null, exchange, caller, 1, 0));
             return;
         }
+        run.limitByCaller(exchange, "async-retry-loop.caller-limit");
         send(new AsyncAttempt<R>(this, run, exchange, caller, 1, 0));
     }
 

@@ -37,6 +37,8 @@ final class CallRun {
     private boolean timed;
     /** When the call started, if {@link #timed}. */
     private long startNanos;
+    /** The application's own limit for the whole call ({@link Outcomes#callerLimitMillis}), or 0. */
+    private long callerLimitMillis;
     /** The other destinations a client's redirect took the attempts to, each counted once; null until one did. */
     private List<CallFacts> redirectsSeen;
 
@@ -80,7 +82,24 @@ final class CallRun {
         this.enclosing = enclosing;
         this.timed = onTime;
         this.startNanos = onTime ? clock.nanoTime() : 0;
+        this.callerLimitMillis = 0;
         return true;
+    }
+
+    /**
+     * The application limits the whole call to {@code outcomes}' {@link Outcomes#callerLimitMillis}: a deadline of the
+     * call besides the rule's. Only a call decided on time waits, so only its run takes it (fail open: an error
+     * reading it leaves the rule's deadline alone).
+     */
+    void limitByCaller(Outcomes<?> outcomes, String where) {
+        if (!timed) {
+            return;
+        }
+        try {
+            callerLimitMillis = Math.max(0, outcomes.callerLimitMillis());
+        } catch (RuntimeException e) {
+            RetryLog.internalError(where, e);
+        }
     }
 
     private static boolean bounded(Resolution r) {
@@ -183,7 +202,8 @@ final class CallRun {
             Resolution atRule = at == call || cancelled ? rule : engine.resolution(at, rule);
             RetryDecision decision = cancelled
                     ? RetryDecision.done()
-                    : engine.decide(at, atRule, attempt, outcome, previousWaitMillis, startNanos, timed, clock,
+                    : engine.decide(at, atRule, attempt, outcome, previousWaitMillis, startNanos, callerLimitMillis,
+                            timed, clock,
                             at == call || at.sameDestination(call) ? attempt == 1 : firstAtOther(at, attempt));
             RetryLog.decision(at, atRule.mode, outcome, decision);
             return decision;

@@ -17,6 +17,15 @@ public interface Outcomes<R> {
     FailureKind classify(IOException failure);
 
     /**
+     * The time the application gave the whole call through the client's own call-level limit (OkHttp's
+     * {@code callTimeout}, {@code java.net.http}'s request timeout), in milliseconds from the call's start; 0 when
+     * it set none. It is a deadline of the call: no wait and no retry reaches past it.
+     */
+    default long callerLimitMillis() {
+        return 0;
+    }
+
+    /**
      * Whether {@code failure}, a {@code timeout}, came from the limit the agent gave the attempt (see
      * {@link Exchange#send(int, String, long)}) rather than from the application's own timeouts.
      */

@@ -304,6 +304,18 @@ public final class RetryEngine {
      */
     RetryDecision decide(CallFacts call, Resolution r, int attempt, Outcome outcome, long previousWaitMillis,
                          long startNanos, boolean timed, Clock loopClock, boolean firstAtDestination) {
+        return decide(call, r, attempt, outcome, previousWaitMillis, startNanos, 0, timed, loopClock,
+                firstAtDestination);
+    }
+
+    /**
+     * As {@link #decide(CallFacts, Resolution, int, Outcome, long, long, boolean, Clock, boolean)}, for a call the
+     * application limited to {@code callerLimitMillis} from its start (0: not at all): a deadline besides the rule's,
+     * whichever comes first.
+     */
+    RetryDecision decide(CallFacts call, Resolution r, int attempt, Outcome outcome, long previousWaitMillis,
+                         long startNanos, long callerLimitMillis, boolean timed, Clock loopClock,
+                         boolean firstAtDestination) {
         if (r.mode == Mode.OFF) {
             return RetryDecision.done();
         }
@@ -326,7 +338,7 @@ public final class RetryEngine {
         }
         long now = loopClock.nanoTime();
         return decideOnTime(r, destination, counters, attempt, outcome, (now - startNanos) / 1_000_000L,
-                previousWaitMillis, now);
+                previousWaitMillis, now, callerLimitMillis);
     }
 
     /**
@@ -363,7 +375,8 @@ public final class RetryEngine {
      * that depend on the time, in the contract's order.
      */
     private RetryDecision decideOnTime(Resolution r, Destination destination, RetryCounters counters, int attempt,
-                                       Outcome outcome, long elapsedMillis, long previousWaitMillis, long now) {
+                                       Outcome outcome, long elapsedMillis, long previousWaitMillis, long now,
+                                       long callerLimitMillis) {
         Mode mode = r.mode;
         RetrySettings settings = r.settings;
         int max = settings.maxAttempts();
@@ -383,7 +396,9 @@ public final class RetryEngine {
         if (waitMillis < 0) {
             waitMillis = r.backoff().waitMillis(attempt, previousWaitMillis, random);
         }
-        if (elapsedMillis + waitMillis >= settings.deadlineMillis()) {
+        long deadline = callerLimitMillis > 0 ? Math.min(settings.deadlineMillis(), callerLimitMillis)
+                : settings.deadlineMillis();
+        if (elapsedMillis + waitMillis >= deadline) {
             return giveUp(counters, GiveUpReason.DEADLINE, attempt, max);
         }
 

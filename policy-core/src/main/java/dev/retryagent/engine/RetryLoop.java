@@ -37,6 +37,7 @@ public final class RetryLoop {
             thread.giveBack(run);
             return exchange.send(1, null);
         }
+        run.limitByCaller(exchange, "retry-loop.caller-limit");
         try {
             return attempts(run, thread, exchange);
         } finally {

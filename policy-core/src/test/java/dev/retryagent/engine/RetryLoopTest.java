@@ -89,6 +89,13 @@ class RetryLoopTest {
         Runnable duringSend;
         /** What {@link #cutShort} answers: the attempts' limits were the agent's. */
         boolean limitsCutShort;
+        /** What {@link #callerLimitMillis} answers: the application's own limit for the call. */
+        long callerLimit;
+
+        @Override
+        public long callerLimitMillis() {
+            return callerLimit;
+        }
 
         FakeExchange(Script script) {
             this.script = script;
@@ -382,6 +389,30 @@ class RetryLoopTest {
         }
         assertTrue(lines.stream().anyMatch(l -> l.contains(" cause=failure:timeout ")), "the application's own: " + lines);
         assertEquals(3, engine.counters(CLIENT, "https", HOST, 443).attemptTimeouts(), "not counted as the agent's");
+    }
+
+    @Test
+    void theApplicationsLimitForTheCallIsADeadlineToo() throws IOException {
+        RetryEngine engine = engine(exact());
+        // Retry-After: 1 against 500 ms the application gave the call: no wait past it, the 503 goes back at once
+        FakeExchange limited = new FakeExchange(Script.of().status(503, "1").status(200)).taking(clock, 10);
+        limited.callerLimit = 500;
+        FakeResponse response = loop(engine).execute(get(), limited);
+        assertEquals(503, response.status);
+        assertEquals(Arrays.asList(1), limited.attempts);
+        assertTrue(sleeper.sleeps().isEmpty(), "no wait: " + sleeper.sleeps());
+        assertEquals(1, engine.counters(CLIENT, "https", HOST, 443).giveUps(GiveUpReason.DEADLINE));
+
+        // 5 s given: the wait fits, the call is retried as without a limit
+        FakeExchange roomy = new FakeExchange(Script.of().status(503, "1").status(200)).taking(clock, 10);
+        roomy.callerLimit = 5_000;
+        assertEquals(200, loop(engine).execute(get(), roomy).status);
+        assertEquals(Arrays.asList(1, 2), roomy.attempts);
+
+        // a limit longer than the rule's deadline changes nothing: the rule's 10 s stays the bound
+        FakeExchange longer = new FakeExchange(Script.of().status(503).status(503).status(200)).taking(clock, 10);
+        longer.callerLimit = 60_000;
+        assertEquals(200, loop(engine).execute(get(), longer).status);
     }
 
     @Test

@@ -454,14 +454,20 @@ final class JdkHttpApi {
      * request's own timeout is longer or absent; null when its own is as short (it stays as it is).
      */
     Duration boundedTimeout(Object request, long limitMillis) {
+        Duration own = timeout(request);
+        Duration limit = Duration.ofMillis(limitMillis);
+        return own != null && own.compareTo(limit) <= 0 ? null : limit;
+    }
+
+    /** {@code request}'s own timeout, or null when it has none. */
+    Duration timeout(Object request) {
         Object own;
         try {
             own = ((Optional<?>) Handles.REQUEST_TIMEOUT.invokeExact(request)).orElse(null);
         } catch (Throwable t) {
             throw new Thrown(t);
         }
-        Duration limit = Duration.ofMillis(limitMillis);
-        return own instanceof Duration && ((Duration) own).compareTo(limit) <= 0 ? null : limit;
+        return own instanceof Duration ? (Duration) own : null;
     }
 
     /** A {@code BodyHandler} whose {@code apply} is {@code handler}'s. */

@@ -65,8 +65,11 @@ final class JdkHttpAsyncExchange implements AsyncExchange<JdkHttpAsyncExchange.H
         return new Delivery();
     }
 
-    /** The limit of the attempt being started (0: none), for {@link #start}. */
+    /** The limit of the attempt being started (0: none), and its number, for {@link #start}. */
     private long limitMillis;
+    private int attemptNumber;
+    /** When the call started: the request's own timeout times the whole call, as the client alone times it. */
+    private final long startNanos = System.nanoTime();
     /** The attempt in flight runs with a request timeout the agent shortened to its limit. */
     private volatile boolean shortened;
 
@@ -81,6 +84,16 @@ final class JdkHttpAsyncExchange implements AsyncExchange<JdkHttpAsyncExchange.H
      * A request timeout of an attempt whose timeout the agent shortened: the policy's limit cut it short (a connect
      * timeout is {@code HttpConnectTimeoutException}, a connect failure).
      */
+    /**
+     * The request's own timeout: the client alone applies it to the whole {@code send}, its own resends included, so
+     * it is a deadline of the call; each attempt gets what is left of it.
+     */
+    @Override
+    public long callerLimitMillis() {
+        Duration own = api.timeout(request);
+        return own == null ? 0 : Math.max(1, own.toMillis());
+    }
+
     @Override
     public boolean cutShort(IOException failure) {
         return shortened && JdkHttpRequests.isA(failure, "java.net.http.HttpTimeoutException")
@@ -89,6 +102,7 @@ final class JdkHttpAsyncExchange implements AsyncExchange<JdkHttpAsyncExchange.H
 
     @Override
     public void send(int attempt, int scope, String marker, AsyncAttempt<Head> handle) {
+        attemptNumber = attempt;
         Attempt current = new Attempt(handle);
         last = current;
         if (attempt == 1) {
@@ -112,10 +126,18 @@ final class JdkHttpAsyncExchange implements AsyncExchange<JdkHttpAsyncExchange.H
         Duration timeout = null;
         shortened = false;
         try {
-            timeout = limitMillis > 0 ? api.boundedTimeout(request, limitMillis) : null;
+            long limit = limitMillis;
+            Duration own = api.timeout(request);
+            long callerLeft = own == null ? 0
+                    : Math.max(1, own.toMillis() - (System.nanoTime() - startNanos) / 1_000_000L);
+            boolean policyBinds = limit > 0 && (callerLeft == 0 || limit < callerLeft);
+            if (callerLeft > 0 && !policyBinds && attemptNumber > 1) {
+                limit = callerLeft; // a retry: the rest of the request's timeout, not the whole of it again
+            }
+            timeout = limit > 0 ? api.boundedTimeout(request, limit) : null;
             if (marked || timeout != null) {
                 sent = api.copy(request, marked ? markerHeader : null, marker, timeout);
-                shortened = timeout != null;
+                shortened = timeout != null && policyBinds;
             }
         } catch (RuntimeException e) {
             // Fail open: the request goes out as the application made it.

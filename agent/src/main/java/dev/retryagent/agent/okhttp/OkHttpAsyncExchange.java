@@ -16,6 +16,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.WeakHashMap;
+import java.util.concurrent.TimeUnit;
 import okhttp3.Call;
 import okhttp3.Callback;
 import okhttp3.Dispatcher;
@@ -47,6 +48,8 @@ final class OkHttpAsyncExchange implements AsyncExchange<Response> {
     private final String markerHeader;
     /** The dispatcher of the application's call's client, whose {@code cancelAll()} cancels this call too. */
     private final Dispatcher dispatcher;
+    /** When the application's call was enqueued: its call timeout runs from about then. */
+    private final long startNanos = System.nanoTime();
     /** The attempt in flight: the application's call, then each clone. */
     private volatile Call inFlight;
     /** What the interceptor ran the attempt in flight with. */
@@ -70,6 +73,9 @@ final class OkHttpAsyncExchange implements AsyncExchange<Response> {
     @Override
     public void send(int attempt, int scope, String marker, long limitMillis, AsyncAttempt<Response> handle) {
         Call attemptCall = attempt == 1 ? call : call.clone();
+        if (attempt > 1) {
+            timeRest(attemptCall);
+        }
         AttemptMarker attemptMarker = new AttemptMarker(markerHeader, marker, scope, limitMillis);
         markAttempt(attemptCall, attemptMarker);
         inFlightMarker = attemptMarker;
@@ -108,6 +114,28 @@ final class OkHttpAsyncExchange implements AsyncExchange<Response> {
     public FailureKind classify(IOException failure) {
         InjectedFaults.at(ClientNames.OKHTTP + ".classify");
         return OkHttpRequests.classify(failure, inFlight);
+    }
+
+    /**
+     * A clone gets the client's whole call timeout anew: it gets what is left of the application's call's instead, so
+     * that the call timeout still times the call as a whole (fail open: the clone's own is left).
+     */
+    private void timeRest(Call clone) {
+        try {
+            long timeout = call.timeout().timeoutNanos();
+            if (timeout > 0) {
+                long left = timeout - (System.nanoTime() - startNanos);
+                clone.timeout().timeout(Math.max(1, left), TimeUnit.NANOSECONDS);
+            }
+        } catch (RuntimeException e) {
+            RetryLog.internalError(ClientNames.OKHTTP + ".call-timeout", e);
+        }
+    }
+
+    /** OkHttp's call timeout: a deadline of the whole call, across the clones that are its attempts. */
+    @Override
+    public long callerLimitMillis() {
+        return OkHttpRequests.callTimeoutMillis(call);
     }
 
     @Override

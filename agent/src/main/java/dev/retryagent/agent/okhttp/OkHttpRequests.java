@@ -225,6 +225,11 @@ final class OkHttpRequests {
         return shortened && failure instanceof SocketTimeoutException;
     }
 
+    /** {@code call}'s {@code callTimeout} in milliseconds (OkHttp times the whole call with it), or 0 for none. */
+    static long callTimeoutMillis(Call call) {
+        return TimeUnit.NANOSECONDS.toMillis(call.timeout().timeoutNanos());
+    }
+
     /** Releases a response the caller will never see: closing its body returns or closes the connection. */
     static void discard(Response response) {
         ResponseBody body = response.body();

@@ -71,6 +71,12 @@ final class OkHttpSyncExchange implements Exchange<Response> {
         return OkHttpRequests.classify(failure, chain.call());
     }
 
+    /** OkHttp's call timeout: it times the whole call, and the agent's attempts and waits run inside it. */
+    @Override
+    public long callerLimitMillis() {
+        return OkHttpRequests.callTimeoutMillis(chain.call());
+    }
+
     @Override
     public boolean cutShort(IOException failure) {
         return OkHttpRequests.cutShort(failure, shortened);

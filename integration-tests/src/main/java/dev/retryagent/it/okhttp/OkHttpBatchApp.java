@@ -35,7 +35,8 @@ import okhttp3.Response;
  * --await-go                          print READY, then wait for a line on stdin before calling
  * --sequential                        one call after the other (default: all at once)
  * --call "id=ID;url=URL;method=GET;mode=sync|async;body=TEXT;header=Name:value;oneShot=true;cancelAfterMs=N;
- *         cancelOn=SIGNAL;client=own;cancelAllAfterMs=N;cancelAllOn=SIGNAL;interruptAfterMs=N;readTimeoutMs=N"
+ *         cancelOn=SIGNAL;client=own;cancelAllAfterMs=N;cancelAllOn=SIGNAL;interruptAfterMs=N;readTimeoutMs=N;
+ *         callTimeoutMs=N"
  *                                     repeatable; header repeatable inside a call; client=own: a client of the
  *                                     call's own (built like the shared one), whose dispatcher cancelAll() cancels
  *                                     nothing else; interruptAfterMs: the calling thread (sync) is interrupted
@@ -92,8 +93,7 @@ public final class OkHttpBatchApp {
             AtomicInteger count = new AtomicInteger();
             callbacks.put(id, count);
             OkHttpClient shared = "own".equals(one(call, "client", "shared")) ? build(clientKind) : client;
-            OkHttpClient callClient = call.containsKey("readTimeoutMs") ? shared.newBuilder()
-                    .readTimeout(Long.parseLong(one(call, "readTimeoutMs", "0")), TimeUnit.MILLISECONDS).build() : shared;
+            OkHttpClient callClient = withTimeouts(shared, call);
             Thread t = new Thread(() -> run(callClient, call, id, count, timers), "call-" + id);
             threads.add(t);
             t.start();
@@ -119,6 +119,21 @@ public final class OkHttpBatchApp {
         Report.line("POOL", "idle", idleCount, "total", total, "inUse", total - idleCount);
         Report.line("DONE");
         System.exit(0);
+    }
+
+    /** {@code client}, or a client built from it with the call's own read and call timeouts. */
+    private static OkHttpClient withTimeouts(OkHttpClient client, Map<String, List<String>> call) {
+        if (!call.containsKey("readTimeoutMs") && !call.containsKey("callTimeoutMs")) {
+            return client;
+        }
+        OkHttpClient.Builder builder = client.newBuilder();
+        if (call.containsKey("readTimeoutMs")) {
+            builder.readTimeout(Long.parseLong(one(call, "readTimeoutMs", "0")), TimeUnit.MILLISECONDS);
+        }
+        if (call.containsKey("callTimeoutMs")) {
+            builder.callTimeout(Long.parseLong(one(call, "callTimeoutMs", "0")), TimeUnit.MILLISECONDS);
+        }
+        return builder.build();
     }
 
     private static OkHttpClient build(String kind) {
