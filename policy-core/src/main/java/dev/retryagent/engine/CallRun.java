@@ -39,6 +39,8 @@ final class CallRun {
     private long startNanos;
     /** The application's own limit for the whole call ({@link Outcomes#callerLimitMillis}), or 0. */
     private long callerLimitMillis;
+    /** The client's own resend past the deadline ({@link Outcomes#resendsAlone}) has been made. */
+    private boolean clientsResendMade;
     /** The other destinations a client's redirect took the attempts to, each counted once; null until one did. */
     private List<CallFacts> redirectsSeen;
 
@@ -83,6 +85,7 @@ final class CallRun {
         this.timed = onTime;
         this.startNanos = onTime ? clock.nanoTime() : 0;
         this.callerLimitMillis = 0;
+        this.clientsResendMade = false;
         return true;
     }
 
@@ -203,8 +206,11 @@ final class CallRun {
             RetryDecision decision = cancelled
                     ? RetryDecision.done()
                     : engine.decide(at, atRule, attempt, outcome, previousWaitMillis, startNanos, callerLimitMillis,
-                            timed, clock,
+                            failure != null && !clientsResendMade && outcomes.resendsAlone(failure), timed, clock,
                             at == call || at.sameDestination(call) ? attempt == 1 : firstAtOther(at, attempt));
+            if (decision.isClientsResend()) {
+                clientsResendMade = true; // the client resends once
+            }
             RetryLog.decision(at, atRule.mode, outcome, decision);
             return decision;
         } catch (RuntimeException e) {

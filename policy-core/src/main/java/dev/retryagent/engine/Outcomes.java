@@ -26,6 +26,16 @@ public interface Outcomes<R> {
     }
 
     /**
+     * Whether the client alone, without the agent, would resend the request at once after {@code failure}: the JDK's
+     * HttpURLConnection resends a request once when its connection fails before a response. The agent switches that
+     * resend off to be the only layer; where the deadline would end the call, it makes that one resend instead, so
+     * that nothing the client would have recovered is lost to it.
+     */
+    default boolean resendsAlone(IOException failure) {
+        return false;
+    }
+
+    /**
      * Whether {@code failure}, a {@code timeout}, came from the limit the agent gave the attempt (see
      * {@link Exchange#send(int, String, long)}) rather than from the application's own timeouts.
      */

@@ -14,20 +14,23 @@ public final class RetryDecision {
         GIVE_UP
     }
 
-    private static final RetryDecision DONE = new RetryDecision(Action.DONE, 0, null, 0, 0);
+    private static final RetryDecision DONE = new RetryDecision(Action.DONE, 0, null, 0, 0, false);
 
     private final Action action;
     private final long waitMillis;
     private final GiveUpReason reason;
     private final int nextAttempt;
     private final int maxAttempts;
+    private final boolean clientsResend;
 
-    private RetryDecision(Action action, long waitMillis, GiveUpReason reason, int nextAttempt, int maxAttempts) {
+    private RetryDecision(Action action, long waitMillis, GiveUpReason reason, int nextAttempt, int maxAttempts,
+                          boolean clientsResend) {
         this.action = action;
         this.waitMillis = waitMillis;
         this.reason = reason;
         this.nextAttempt = nextAttempt;
         this.maxAttempts = maxAttempts;
+        this.clientsResend = clientsResend;
     }
 
     public static RetryDecision done() {
@@ -35,15 +38,23 @@ public final class RetryDecision {
     }
 
     public static RetryDecision retry(long waitMillis, int nextAttempt, int maxAttempts) {
-        return new RetryDecision(Action.RETRY, waitMillis, null, nextAttempt, maxAttempts);
+        return new RetryDecision(Action.RETRY, waitMillis, null, nextAttempt, maxAttempts, false);
+    }
+
+    /**
+     * A retry at once past the deadline: the one resend the client alone would have made after this failure (the
+     * JDK's), which the agent switched off to be the only layer; nothing the client would have recovered is lost.
+     */
+    public static RetryDecision clientsResend(int nextAttempt, int maxAttempts) {
+        return new RetryDecision(Action.RETRY, 0, null, nextAttempt, maxAttempts, true);
     }
 
     public static RetryDecision wouldRetry(long waitMillis, int nextAttempt, int maxAttempts) {
-        return new RetryDecision(Action.WOULD_RETRY, waitMillis, null, nextAttempt, maxAttempts);
+        return new RetryDecision(Action.WOULD_RETRY, waitMillis, null, nextAttempt, maxAttempts, false);
     }
 
     public static RetryDecision giveUp(GiveUpReason reason, int attempt, int maxAttempts) {
-        return new RetryDecision(Action.GIVE_UP, 0, reason, attempt, maxAttempts);
+        return new RetryDecision(Action.GIVE_UP, 0, reason, attempt, maxAttempts, false);
     }
 
     public Action action() {
@@ -53,6 +64,11 @@ public final class RetryDecision {
     /** True only for {@link Action#RETRY}: the caller must wait and try again. */
     public boolean shouldRetry() {
         return action == Action.RETRY;
+    }
+
+    /** Whether this retry is {@link #clientsResend}: the client's own resend, made past the deadline. */
+    public boolean isClientsResend() {
+        return clientsResend;
     }
 
     public long waitMillis() {

@@ -304,18 +304,19 @@ public final class RetryEngine {
      */
     RetryDecision decide(CallFacts call, Resolution r, int attempt, Outcome outcome, long previousWaitMillis,
                          long startNanos, boolean timed, Clock loopClock, boolean firstAtDestination) {
-        return decide(call, r, attempt, outcome, previousWaitMillis, startNanos, 0, timed, loopClock,
+        return decide(call, r, attempt, outcome, previousWaitMillis, startNanos, 0, false, timed, loopClock,
                 firstAtDestination);
     }
 
     /**
      * As {@link #decide(CallFacts, Resolution, int, Outcome, long, long, boolean, Clock, boolean)}, for a call the
      * application limited to {@code callerLimitMillis} from its start (0: not at all): a deadline besides the rule's,
-     * whichever comes first.
+     * whichever comes first. With {@code clientsResend}, a reset past the deadline is followed by the one resend the
+     * client alone would have made ({@link RetryDecision#clientsResend}).
      */
     RetryDecision decide(CallFacts call, Resolution r, int attempt, Outcome outcome, long previousWaitMillis,
-                         long startNanos, long callerLimitMillis, boolean timed, Clock loopClock,
-                         boolean firstAtDestination) {
+                         long startNanos, long callerLimitMillis, boolean clientsResend, boolean timed,
+                         Clock loopClock, boolean firstAtDestination) {
         if (r.mode == Mode.OFF) {
             return RetryDecision.done();
         }
@@ -338,7 +339,7 @@ public final class RetryEngine {
         }
         long now = loopClock.nanoTime();
         return decideOnTime(r, destination, counters, attempt, outcome, (now - startNanos) / 1_000_000L,
-                previousWaitMillis, now, callerLimitMillis);
+                previousWaitMillis, now, callerLimitMillis, clientsResend);
     }
 
     /**
@@ -376,7 +377,7 @@ public final class RetryEngine {
      */
     private RetryDecision decideOnTime(Resolution r, Destination destination, RetryCounters counters, int attempt,
                                        Outcome outcome, long elapsedMillis, long previousWaitMillis, long now,
-                                       long callerLimitMillis) {
+                                       long callerLimitMillis, boolean clientsResend) {
         Mode mode = r.mode;
         RetrySettings settings = r.settings;
         int max = settings.maxAttempts();
@@ -399,6 +400,10 @@ public final class RetryEngine {
         long deadline = callerLimitMillis > 0 ? Math.min(settings.deadlineMillis(), callerLimitMillis)
                 : settings.deadlineMillis();
         if (elapsedMillis + waitMillis >= deadline) {
+            if (clientsResend && mode == Mode.ENFORCE && outcome.failure() == FailureKind.RESET) {
+                counters.retries.increment(); // as the client alone: at once, whatever the budget
+                return RetryDecision.clientsResend(attempt + 1, max);
+            }
             return giveUp(counters, GiveUpReason.DEADLINE, attempt, max);
         }
 

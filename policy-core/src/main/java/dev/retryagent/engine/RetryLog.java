@@ -116,7 +116,7 @@ public final class RetryLog {
         switch (decision.action()) {
             case RETRY:
                 event = "retry";
-                detail = "wait=" + decision.waitMillis() + "ms";
+                detail = "wait=" + decision.waitMillis() + "ms" + (decision.isClientsResend() ? " past=deadline" : "");
                 break;
             case WOULD_RETRY:
                 event = "would retry";

@@ -91,6 +91,13 @@ class RetryLoopTest {
         boolean limitsCutShort;
         /** What {@link #callerLimitMillis} answers: the application's own limit for the call. */
         long callerLimit;
+        /** What {@link #resendsAlone} answers: the client alone would resend after a failure. */
+        boolean clientResends;
+
+        @Override
+        public boolean resendsAlone(IOException failure) {
+            return clientResends;
+        }
 
         @Override
         public long callerLimitMillis() {
@@ -413,6 +420,42 @@ class RetryLoopTest {
         FakeExchange longer = new FakeExchange(Script.of().status(503).status(503).status(200)).taking(clock, 10);
         longer.callerLimit = 60_000;
         assertEquals(200, loop(engine).execute(get(), longer).status);
+    }
+
+    @Test
+    void aResetPastTheDeadlineGetsTheOneResendTheClientAloneWouldHaveMade() throws IOException {
+        RetryEngine engine = engine(exact());
+        // the first attempt hangs 20 s, past the 10 s deadline, then its connection drops; the resend is answered
+        FakeExchange legacy = new FakeExchange(Script.of().fail(FailureKind.RESET).status(200)).taking(clock, 20_000);
+        legacy.clientResends = true;
+        List<String> lines = new ArrayList<>();
+        Handler handler = capture(Level.ALL, lines::add);
+        try {
+            assertEquals(200, loop(engine).execute(get(), legacy).status);
+        } finally {
+            RetryLog.logger().removeHandler(handler);
+        }
+        assertEquals(Arrays.asList(1, 2), legacy.attempts);
+        assertEquals(Arrays.asList(0L), sleeper.sleeps(), "at once, as the client resends");
+        assertTrue(lines.stream().anyMatch(l -> l.contains(" attempt=2/3 cause=failure:reset wait=0ms past=deadline")),
+                lines.toString());
+
+        // once only: a second reset past the deadline goes back to the caller
+        FakeExchange twice = new FakeExchange(Script.of().fail(FailureKind.RESET).fail(FailureKind.RESET).status(200))
+                .taking(clock, 20_000);
+        twice.clientResends = true;
+        assertThrows(IOException.class, () -> loop(engine).execute(get(), twice));
+        assertEquals(Arrays.asList(1, 2), twice.attempts);
+
+        // a client that would not resend: the deadline ends the call
+        FakeExchange other = new FakeExchange(Script.of().fail(FailureKind.RESET).status(200)).taking(clock, 20_000);
+        assertThrows(IOException.class, () -> loop(engine).execute(get(), other));
+        assertEquals(Arrays.asList(1), other.attempts);
+        // nor after a timeout, which the JDK does not resend
+        FakeExchange timedOut = new FakeExchange(Script.of().fail(FailureKind.TIMEOUT).status(200)).taking(clock, 20_000);
+        timedOut.clientResends = true;
+        assertThrows(IOException.class, () -> loop(engine).execute(get(), timedOut));
+        assertEquals(Arrays.asList(1), timedOut.attempts);
     }
 
     @Test

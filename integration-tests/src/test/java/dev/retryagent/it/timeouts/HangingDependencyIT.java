@@ -239,6 +239,40 @@ class HangingDependencyIT {
         }
     }
 
+    /**
+     * A legacy call with no timeouts whose first attempt hangs past the deadline and then loses its connection
+     * without a response, while the next request is answered at once. The JDK alone resends it once and the caller
+     * gets the 200; the agent, which switched that resend off to be the only layer, makes that one resend itself
+     * rather than give up at the deadline.
+     */
+    @Test
+    void nothingTheJdkAloneRecoversIsLostToTheDeadline() {
+        String policy = "version: 1\ndefaults:\n  backoff: { base: 20ms, cap: 50ms }\n  deadline: 1s\n";
+        for (boolean agent : new boolean[] {false, true}) {
+            try (ScriptedServer dropsLate = ScriptedServer.start(Step.dropAfterRequest().delay(Duration.ofMillis(1500)),
+                    Step.ok().body("fine"))) {
+                ForkedApp app = ForkedApp.of(HttpUrlConnectionBatchApp.class).name("hang-drop-" + agent)
+                        .args("--call", call(null, "legacy", dropsLate, "/items/legacy"));
+                if (agent) {
+                    app.policy(policy).agentArg("log", "debug");
+                }
+                ForkedApp.Result run = app.run().assertExitCode(0);
+                ReportLine r = result(run, "legacy");
+                assertEquals(200, r.getInt("status"), run.describe());
+                assertEquals("fine", r.get("body"));
+                List<RecordedRequest> seen = dropsLate.awaitRequests(2, WAIT);
+                assertEquals(2, seen.size(), seen.toString());
+                if (agent) {
+                    assertEquals(List.of("1", "2"), markers(seen));
+                    assertTrue(logged(run, "retry ", "path=/items/legacy ", "attempt=2/3", "cause=failure:reset",
+                            "wait=0ms past=deadline"), run.describe());
+                } else {
+                    assertNull(seen.get(1).header("Retry-Attempt"), "the JDK's own resend");
+                }
+            }
+        }
+    }
+
     private static Step hanging() {
         return Step.ok().body("too late").delay(HANG);
     }

@@ -172,6 +172,21 @@ final class HttpUrlConnectionSyncExchange implements Exchange<HttpUrlConnectionS
         return HttpUrlConnectionRequests.classify(failure, failure == lastFailure && lastOnCachedConnection);
     }
 
+    /**
+     * The JDK alone resends a request once when its connection fails before a response
+     * ({@code sun.net.www.http.HttpClient.parseHTTP}), unless it streams its body, or is a POST under
+     * {@code -Dsun.net.http.retryPost=false}; the agent switched that resend off for this attempt ({@link #soleLayer}).
+     */
+    @Override
+    public boolean resendsAlone(IOException failure) {
+        if (!soleLayer || failure != lastFailure || state.isStreaming(conn)) {
+            return false;
+        }
+        String method = conn.getRequestMethod();
+        return !"CONNECT".equals(method)
+                && (!"POST".equals(method) || Boolean.parseBoolean(System.getProperty("sun.net.http.retryPost", "true")));
+    }
+
     /** A read timeout of the last attempt, whose read timeout was the agent's limit: the policy cut it short. */
     @Override
     public boolean cutShort(IOException failure) {
