@@ -10,6 +10,7 @@ import org.apache.http.HttpException;
 import org.apache.http.HttpHost;
 import org.apache.http.HttpRequest;
 import org.apache.http.HttpResponse;
+import org.apache.http.client.methods.HttpExecutionAware;
 import org.apache.http.concurrent.FutureCallback;
 import org.apache.http.nio.ContentDecoder;
 import org.apache.http.nio.ContentEncoder;
@@ -181,7 +182,18 @@ final class HttpClient4AsyncAttempt<T> implements HttpAsyncResponseConsumer<T> {
 
         @Override
         public HttpRequest generateRequest() throws IOException, HttpException {
-            return HttpClient4Requests.copy(producer.generateRequest(), markerHeader, marker);
+            HttpRequest original = producer.generateRequest();
+            if (original instanceof HttpExecutionAware) {
+                // The client makes the request it sends abortable; it sends the attempt's copy, so the application's
+                // own request is made to abort the whole call (the attempt in flight, and every retry), as it
+                // aborts the one exchange without the agent. Aborted already: the call is cancelled at once.
+                HttpExecutionAware abortable = (HttpExecutionAware) original;
+                abortable.setCancellable(attempt.call.future);
+                if (abortable.isAborted()) {
+                    attempt.call.future.cancel(true);
+                }
+            }
+            return HttpClient4Requests.copy(original, markerHeader, marker);
         }
 
         @Override

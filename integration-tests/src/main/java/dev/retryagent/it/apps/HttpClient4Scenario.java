@@ -20,6 +20,7 @@ import org.apache.http.client.ResponseHandler;
 import org.apache.http.client.config.RequestConfig;
 import org.apache.http.client.methods.CloseableHttpResponse;
 import org.apache.http.client.methods.RequestBuilder;
+import org.apache.http.client.methods.HttpRequestBase;
 import org.apache.http.client.methods.HttpUriRequest;
 import org.apache.http.client.protocol.HttpClientContext;
 import org.apache.http.concurrent.FutureCallback;
@@ -66,6 +67,7 @@ import org.apache.http.util.VersionInfo;
  *   request=uri|host|producer                    async: execute(HttpUriRequest, ..) (default), execute(HttpHost,
  *                                                HttpRequest, ..), or HttpAsyncMethods' producer and consumer
  *   startAfterMs=N, cancelAfterMs=N              cancel: the async future (cancel(true))
+ *   abortOn=SIGNAL                               async: abort() the application's request when SIGNAL arrives
  *   interruptAfterMs=N                           classic: interrupt the calling thread
  *   readTimeoutMs=N                              the request's own socket timeout (not with request=producer)
  *   repeat=N                                     N calls one after the other, summed up in one RESULT line
@@ -313,6 +315,9 @@ public final class HttpClient4Scenario {
                 throw new IllegalArgumentException("request " + one(spec, "request", null));
         }
         BatchCalls.cancelAfter(spec, future);
+        if (spec.containsKey("abortOn") && request instanceof HttpRequestBase) {
+            Signals.on(one(spec, "abortOn", null), ((HttpRequestBase) request)::abort);
+        }
         HttpResponse response = future.get(60, TimeUnit.SECONDS);
         // the body is buffered by the consumer: reading it here is not on the I/O thread
         return read(response);

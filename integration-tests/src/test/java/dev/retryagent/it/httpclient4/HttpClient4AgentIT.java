@@ -139,6 +139,10 @@ class HttpClient4AgentIT extends ClientContract<HttpClient4AgentIT.Jvm> {
         // retries disabled by the application: the agent retries all the same
         calls.add("classic-noretries", "/noretries", List.of("api=classic", "client=noretries"), Step.status(503),
                 Step.ok());
+        // the application aborts its own request (as the Elasticsearch client's Cancellable does) during the wait
+        calls.add("async-abort", "/slow/abort", List.of("api=async", "abortOn=async-abort"), Step.status(503),
+                Step.ok());
+        calls.signalAfter("async-abort", waitingToRetry("/slow/abort"));
     }
 
     @Override
@@ -153,6 +157,10 @@ class HttpClient4AgentIT extends ClientContract<HttpClient4AgentIT.Jvm> {
             assertTrue(seen.stream().allMatch(q -> q.header("Retry-Attempt") == null), seen.toString());
             return;
         }
+        // aborted while waiting between attempts: the call is cancelled, and no further attempt goes out
+        assertCancelled(run, "async-abort");
+        assertTrue(result(run, "async-abort").getLong("elapsedMs") < Bounds.CANCEL_MS, run.describe());
+        assertEquals(1, calls.server("async-abort").requestCount(), calls.server("async-abort").requests().toString());
         for (String overload : OVERLOADS) {
             ReportLine r = result(run, "classic-ov-" + overload);
             assertEquals(200, r.getInt("status"), overload + "\n" + run.describe());
