@@ -1,8 +1,16 @@
 package dev.retryagent.it.upperlayers;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.retryagent.it.harness.ForkedApp;
+import dev.retryagent.it.harness.ReportLine;
+import dev.retryagent.it.harness.Runs;
+import dev.retryagent.it.harness.ScriptedServer;
 import dev.retryagent.it.harness.Step;
 import dev.retryagent.it.upperlayers.LayerMatrix.App;
 import dev.retryagent.it.upperlayers.LayerMatrix.Way;
+import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -22,6 +30,32 @@ class ElasticsearchLayerIT {
                 Step.status(503).header("Content-Type", "application/json").body("{\"error\":\"unavailable\"}"),
                 Step.status(200).header("Content-Type", "application/json").body("{\"found\":true}")),
                 "elasticsearch-" + version);
+    }
+
+    /**
+     * {@code performRequestAsync}, then {@code Cancellable.cancel()} 500 ms later while the agent waits out a
+     * {@code Retry-After: 1}: the listener hears of the cancel, and no retry goes out after it (the client's cancel
+     * aborts the application's request, which cancels the agent's whole call).
+     */
+    @Test
+    void aCancelledCallSendsNothingMore() {
+        try (ScriptedServer node = ScriptedServer.start(Step.status(503).retryAfterSeconds(1)
+                        .header("Content-Type", "application/json").body("{\"error\":\"unavailable\"}"),
+                Step.status(200).header("Content-Type", "application/json").body("{\"found\":true}"))) {
+            Path dir = LayerMatrix.appsDir("sdk-apps");
+            ForkedApp fork = ForkedApp.of("dev.retryagent.it.sdkapps.ElasticsearchApp").name("elasticsearch-cancel")
+                    .classpath(dir.resolve("sdk-apps.jar")).policy("version: 1\n").agentArg("log", "debug")
+                    .args("--call", "cancelled", "GET", "async-cancel", "0", node.url("").replaceAll("/$", ""));
+            for (String libs : List.of("libs", "libs-es9")) {
+                LayerMatrix.jars(dir.resolve(libs)).forEach(fork::classpath);
+            }
+            ForkedApp.Result run = fork.run().assertExitCode(0);
+            ReportLine r = run.result();
+            // cancelled, not answered by a retry after the Retry-After (which would have been the 200)
+            assertEquals("java.util.concurrent.CancellationException", r.get("error"), run.describe());
+            assertEquals(1, node.requestCount(), node.requests().toString());
+            assertTrue(Runs.logged(run, "retry ", "path=/idx/_doc/1 ", "cause=status:503"), run.describe());
+        }
     }
 
     @Test

@@ -7,6 +7,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.http.HttpHost;
+import org.elasticsearch.client.Cancellable;
 import org.elasticsearch.client.Request;
 import org.elasticsearch.client.Response;
 import org.elasticsearch.client.ResponseListener;
@@ -14,11 +15,14 @@ import org.elasticsearch.client.RestClient;
 
 /**
  * The Elasticsearch low-level REST client (its own HttpAsyncClient 4), one client per call ({@code client} is
- * {@code sync} or {@code async}: {@code performRequest} or {@code performRequestAsync}). The call's URL is a
+ * {@code sync} or {@code async}: {@code performRequest} or {@code performRequestAsync}; {@code async-cancel}:
+ * {@code performRequestAsync}, its {@code Cancellable} cancelled {@value #CANCEL_AFTER_MS} ms later). The call's URL is a
  * comma-separated list of nodes; retries on: every node; off: the first node only. GET
  * {@code /idx/_doc/1}; the POST {@code /idx/_doc} with a JSON body.
  */
 public final class ElasticsearchApp {
+    static final long CANCEL_AFTER_MS = 500;
+
     private ElasticsearchApp() {
     }
 
@@ -39,16 +43,17 @@ public final class ElasticsearchApp {
                 } else {
                     request = new Request("GET", "/idx/_doc/1");
                 }
-                Response response = client.equals("async") ? async(rest, request) : rest.performRequest(request);
+                Response response = client.startsWith("async")
+                        ? async(rest, request, client.equals("async-cancel")) : rest.performRequest(request);
                 return response.getStatusLine().getStatusCode();
             }
         });
         System.exit(0);
     }
 
-    private static Response async(RestClient rest, Request request) throws Exception {
+    private static Response async(RestClient rest, Request request, boolean cancel) throws Exception {
         CompletableFuture<Response> done = new CompletableFuture<>();
-        rest.performRequestAsync(request, new ResponseListener() {
+        Cancellable cancellable = rest.performRequestAsync(request, new ResponseListener() {
             @Override
             public void onSuccess(Response response) {
                 done.complete(response);
@@ -59,6 +64,9 @@ public final class ElasticsearchApp {
                 done.completeExceptionally(exception);
             }
         });
+        if (cancel) {
+            CompletableFuture.delayedExecutor(CANCEL_AFTER_MS, TimeUnit.MILLISECONDS).execute(cancellable::cancel);
+        }
         try {
             return done.get(30, TimeUnit.SECONDS);
         } catch (ExecutionException e) {
