@@ -113,7 +113,14 @@ class HangingDependencyIT {
         Stream<Target> jdkHttp = Jdks.of(Jdks.JAVA_11_UP).stream().flatMap(jdk -> Stream.of("sync", "async")
                 .map(mode -> new Target("jdk-httpclient", JdkHttpClientBatchApp.class, ClientLibs.NONE, jdk,
                         List.of("mode=" + mode), true, 0, "java.net.http.HttpTimeoutException")));
-        return Stream.of(huc, okhttp, httpClient5, httpClient4, jdkHttp).flatMap(t -> t);
+        // the legacy JDKs, a mode of each library client
+        Stream<Target> legacy = Jdks.besides(8, 11).stream().flatMap(jdk -> Stream.of(
+                new Target("okhttp", OkHttpBatchApp.class, ClientLibs.OKHTTP_4, jdk, List.of("mode=sync"), false),
+                new Target("apache-httpclient5", HttpClient5Scenario.class, ClientLibs.HTTPCLIENT5_NEWEST, jdk,
+                        List.of("api=classic", "client=pool5"), false),
+                new Target("apache-httpclient4", HttpClient4Scenario.class, ClientLibs.HTTPCLIENT4_NEWEST, jdk,
+                        List.of("api=async", "client=pool5"), false, REACTOR_SELECT_MS)));
+        return Stream.of(huc, okhttp, httpClient5, httpClient4, jdkHttp, legacy).flatMap(t -> t);
     }
 
     private static String call(Target target, String id, ScriptedServer server, String path, String... more) {
