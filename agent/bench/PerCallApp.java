@@ -55,7 +55,7 @@ public final class PerCallApp {
 
     /**
      * One path a call takes: what the call sends, and where. The policy file of per-call.sh selects the rule of the
-     * {@code /once}, {@code /observe} and {@code /off} paths by their first segment.
+     * {@code /once}, {@code /observe}, {@code /off} and {@code /bounded} paths by their first segment.
      */
     enum Path {
         GET("get", "GET", "/items/42", Body.NONE),
@@ -63,6 +63,7 @@ public final class PerCallApp {
         GET_OBSERVE("get-observe", "GET", "/observe/items/42", Body.NONE),
         GET_OFF("get-off", "GET", "/off/items/42", Body.NONE),
         GET_NESTED("get-nested", "GET", "/nested/items/42", Body.NONE),
+        GET_BOUNDED("get-bounded", "GET", "/bounded/items/42", Body.NONE),
         POST("post", "POST", "/post/items", Body.BUFFERED),
         POST_KEY("post-key", "POST", "/post-key/items", Body.BUFFERED),
         PUT("put", "PUT", "/put/items/42", Body.BUFFERED),

@@ -10,6 +10,7 @@
 #   get-observe  GET /observe/items/42, under a rule mode: observe
 #   get-off      GET /off/items/42, under a rule mode: off
 #   get-nested   GET /nested/items/42 that already carries the marker (Retry-Attempt: 1): sent once, as it is
+#   get-bounded  GET /bounded/items/42, under a rule attemptTimeout: 2s (each attempt's timeouts bounded, then restored)
 #   post         POST /post/items, a small buffered body, no Idempotency-Key (the built-in policy does not retry it)
 #   post-key     POST /post-key/items with Idempotency-Key (retryable)
 #   put          PUT /put/items/42, a small buffered body
@@ -20,7 +21,7 @@
 #   redirect     GET /redirect/items/42, answered 302 Location /items/42, followed
 #
 # The agent variant runs with one policy file, written here, whose rules select by path (/once/**, /observe/**,
-# /off/**); every other path runs under the built-in defaults. The app fails on a wrong answer and when its servers
+# /off/**, /bounded/**); every other path runs under the built-in defaults. The app fails on a wrong answer and when its servers
 # did not see exactly one request per call of each path (two for a redirect), so a path that resends silently fails.
 # Prints one line per client, style and path:
 #
@@ -91,6 +92,8 @@ rules:
     mode: observe
   - match: { path: "/off/**" }
     mode: off
+  - match: { path: "/bounded/**" }
+    attemptTimeout: 2s
 EOF
 
 # the https path's key (the app's TLS server) and trust store (every client, through the JDK's default trust
