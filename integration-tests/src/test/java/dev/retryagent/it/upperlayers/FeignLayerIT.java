@@ -1,8 +1,17 @@
 package dev.retryagent.it.upperlayers;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.retryagent.it.harness.ForkedApp;
+import dev.retryagent.it.harness.ReportLine;
+import dev.retryagent.it.harness.Runs;
+import dev.retryagent.it.harness.ScriptedServer;
+import dev.retryagent.it.harness.Step;
 import dev.retryagent.it.upperlayers.LayerMatrix.App;
 import dev.retryagent.it.upperlayers.LayerMatrix.Scenario;
 import dev.retryagent.it.upperlayers.LayerMatrix.Way;
+import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -19,6 +28,27 @@ class FeignLayerIT {
         LayerMatrix.measureAndCheck(new App("feign-13.12", "retry-apps", "dev.retryagent.it.retryapps.FeignApp",
                 List.of("libs"), "feign", List.of(new Way("default", true, RETRIES + 1),
                 new Way("okhttp", true, RETRIES + 1)), RETRIES).scenarios(List.of(Scenario.values())), "feign-13.12");
+    }
+
+    /**
+     * Feign over OkHttp 5 built with {@code callTimeout(500ms)}, its own retries off, against 503 {@code Retry-After: 1}
+     * then 200: the call timeout is the call's deadline under the agent too, so the 503 comes back at once instead of
+     * the caller waiting out the second it cannot have.
+     */
+    @Test
+    void okHttpsCallTimeoutThroughFeignIsTheCallsDeadline() {
+        try (ScriptedServer server = ScriptedServer.start(Step.status(503).retryAfterSeconds(1), Step.ok())) {
+            Path dir = LayerMatrix.appsDir("retry-apps");
+            ForkedApp fork = ForkedApp.of("dev.retryagent.it.retryapps.FeignApp").name("feign-call-timeout")
+                    .classpath(dir.resolve("retry-apps.jar")).policy("version: 1\n").agentArg("log", "debug")
+                    .args("--call", "limited", "GET", "okhttp-call-timeout", "0", server.url("").replaceAll("/$", ""));
+            LayerMatrix.jars(dir.resolve("libs")).forEach(fork::classpath);
+            ForkedApp.Result run = fork.run().assertExitCode(0);
+            ReportLine r = run.result();
+            assertEquals(503, r.getInt("status"), run.describe());
+            assertEquals(1, server.requestCount(), server.requests().toString());
+            assertTrue(Runs.logged(run, "give up ", "path=/items ", "reason=deadline"), run.describe());
+        }
     }
 
     /** feign-core 13.13 (its loop in the private {@code runWithRetry}, below the hooked {@code invoke}): default client. */

@@ -12,6 +12,7 @@ import feign.codec.ErrorDecoder;
 import feign.okhttp.OkHttpClient;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Calls through a Feign interface ({@link LayerCalls} for the arguments). Ways {@code default} and {@code okhttp}:
@@ -19,7 +20,8 @@ import java.util.Map;
  * (short waits) or, with no retries, {@code Retryer.NEVER_RETRY}.
  * Feign retries I/O errors by itself; a 503 only through an {@code ErrorDecoder} that makes it a
  * {@code RetryableException}, as services commonly add (the default decoder does so only with {@code Retry-After}).
- * One Feign client per way, retries and base URL, kept for the run (connections pooled as in a service). Runs on
+ * Way {@code okhttp-call-timeout}: {@code feign-okhttp} over an OkHttp client built with {@code callTimeout}
+ * {@value #CALL_TIMEOUT_MS} ms. One Feign client per way, retries and base URL, kept for the run (connections pooled as in a service). Runs on
  * feign-core alone for the {@code default} way. A request interceptor counts the attempts (Feign applies it to
  * each).
  */
@@ -52,7 +54,11 @@ public final class FeignApp {
     /** One OkHttp client for the run, made at its first use (the 13.13 run has no feign-okhttp). */
     private static final class OkHttp {
         static final Client CLIENT = new OkHttpClient();
+        static final Client WITH_CALL_TIMEOUT = new OkHttpClient(new okhttp3.OkHttpClient.Builder()
+                .callTimeout(CALL_TIMEOUT_MS, TimeUnit.MILLISECONDS).build());
     }
+
+    static final long CALL_TIMEOUT_MS = 500;
 
     public static void main(String[] args) {
         LayerCalls.run(args, FeignApp::call);
@@ -61,7 +67,8 @@ public final class FeignApp {
 
     static int call(String method, String way, int retries, String base) {
         Items items = CLIENTS.computeIfAbsent(way + " " + retries + " " + base, k -> Feign.builder()
-                .client(way.equals("okhttp") ? OkHttp.CLIENT : new Client.Default(null, null))
+                .client(way.equals("okhttp") ? OkHttp.CLIENT : way.equals("okhttp-call-timeout")
+                        ? OkHttp.WITH_CALL_TIMEOUT : new Client.Default(null, null))
                 .retryer(retries > 0 ? new Retryer.Default(10, 50, retries + 1) : Retryer.NEVER_RETRY)
                 .requestInterceptor(template -> LayerCalls.attempt())
                 .errorDecoder(new RetryOn503())
