@@ -387,12 +387,18 @@ final class HttpClient4Requests {
     }
 
     /**
-     * The {@code RequestConfig} an async client puts into a context that has none ({@code defaultConfig} of
-     * HttpAsyncClient 4.1's {@code InternalHttpAsyncClient}), or null when it cannot be read.
+     * The {@code RequestConfig} an async client applies to a context that has none: {@code defaultConfig} of
+     * HttpAsyncClient 4.1's {@code InternalHttpAsyncClient}; {@code RequestConfig.DEFAULT} for a client without one
+     * (the minimal client); null when the client has one that cannot be read.
      */
     static RequestConfig defaultConfigOf(Object asyncClient) {
+        Field field;
         try {
-            Field field = asyncClient.getClass().getDeclaredField("defaultConfig");
+            field = asyncClient.getClass().getDeclaredField("defaultConfig");
+        } catch (NoSuchFieldException e) {
+            return RequestConfig.DEFAULT;
+        }
+        try {
             field.setAccessible(true);
             Object config = field.get(asyncClient);
             return config instanceof RequestConfig ? (RequestConfig) config : null;
