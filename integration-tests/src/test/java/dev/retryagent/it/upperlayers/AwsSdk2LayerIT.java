@@ -1,10 +1,16 @@
 package dev.retryagent.it.upperlayers;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.retryagent.it.harness.ForkedApp;
+import dev.retryagent.it.harness.ReportLine;
+import dev.retryagent.it.harness.Runs;
+import dev.retryagent.it.harness.ScriptedServer;
 import dev.retryagent.it.harness.Step;
 import dev.retryagent.it.upperlayers.LayerMatrix.App;
 import dev.retryagent.it.upperlayers.LayerMatrix.Way;
+import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -24,6 +30,28 @@ class AwsSdk2LayerIT {
 
     static Step s3Object() {
         return Step.status(200).header("Content-Type", "application/octet-stream").body("hello");
+    }
+
+    /**
+     * The SDK's {@code apiCallTimeout} (500 ms), its retries off so that the agent retries over
+     * HttpURLConnection, against 503 {@code Retry-After: 1} then 200: the SDK's own deadline still ends the call
+     * while the agent waits (it interrupts the calling thread, which ends the wait at once), and no retry follows.
+     */
+    @Test
+    void theSdksApiCallTimeoutEndsTheCallWhileTheAgentWaits() {
+        try (ScriptedServer server = ScriptedServer.start(s3Error().retryAfterSeconds(1), s3Object())) {
+            Path dir = LayerMatrix.appsDir("sdk-apps");
+            ForkedApp fork = ForkedApp.of("dev.retryagent.it.sdkapps.AwsSdk2App").name("aws-api-call-timeout")
+                    .classpath(dir.resolve("sdk-apps.jar")).policy("version: 1\n").agentArg("log", "debug")
+                    .args("--call", "timed", "GET", "urlconnection-api-call-timeout", "0",
+                            server.url("").replaceAll("/$", ""));
+            LayerMatrix.jars(dir.resolve("libs")).forEach(fork::classpath);
+            ForkedApp.Result run = fork.run().assertExitCode(0);
+            ReportLine r = run.result();
+            assertEquals("software.amazon.awssdk.core.exception.ApiCallTimeoutException", r.get("error"), run.describe());
+            assertEquals(1, server.requestCount(), server.requests().toString());
+            assertTrue(Runs.logged(run, "retry ", "cause=status:503"), run.describe());
+        }
     }
 
     @Test
