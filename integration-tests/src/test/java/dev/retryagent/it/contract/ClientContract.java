@@ -58,8 +58,13 @@ public abstract class ClientContract<T extends ClientContract.Target> {
         public static final long DEADLINE_MS = 1000 + 400;
         /** The 500 ms deadline of {@code /deadline-short/**} plus a margin smaller than its 2 s backoff. */
         public static final long SHORT_DEADLINE_MS = 500 + 1000;
-        /** Cancelled in the first 1 s wait of {@code /slow/**}, once the agent logged its retry: before the retries' 4 s. */
-        public static final long CANCEL_MS = 2500;
+        /**
+         * Cancelled in the first 5 s wait of {@code /cancel/**}, once the agent logged its retry (a wait that long,
+         * so that a busy machine passing the signal on late still cancels within it): the call ends by the end of
+         * that wait at the latest (a sync OkHttp call then; the others at the cancel), far before the 20 s of waits
+         * its remaining attempts would take.
+         */
+        public static final long CANCEL_MS = 8000;
         /**
          * Cancelled once the server has received the second attempt, whose answer is held 8 s: the call ends well
          * before that answer.
@@ -94,6 +99,9 @@ public abstract class ClientContract<T extends ClientContract.Target> {
               - match: { path: "/deadline-short/**" }
                 backoff: { base: 2s, cap: 2s, jitter: none }
                 deadline: 500ms
+              - match: { path: "/cancel/**" }
+                maxAttempts: 5
+                backoff: { base: 5s, cap: 5s, jitter: none }
               - match: { path: "/slow/**" }
                 maxAttempts: 5
                 backoff: { base: 1s, cap: 1s, jitter: none }
@@ -263,9 +271,9 @@ public abstract class ClientContract<T extends ClientContract.Target> {
                         "header=amz-sdk-request: attempt=1%3B max=1"), Step.status(503), Step.status(503).body("busy"),
                         Step.status(200).body("fine"));
                 if (cancels(m)) {
-                    b.add(m + "-cancel", "/slow/wait/" + m, parts(m, c, "cancel", "cancelOn=" + m + "-cancel"),
+                    b.add(m + "-cancel", "/cancel/wait/" + m, parts(m, c, "cancel", "cancelOn=" + m + "-cancel"),
                             Step.status(503));
-                    b.signalAfter(m + "-cancel", waitingToRetry("/slow/wait/" + m));
+                    b.signalAfter(m + "-cancel", waitingToRetry("/cancel/wait/" + m));
                 }
                 if (interrupts(m)) {
                     b.add(m + "-interrupt", "/interrupt/" + m, parts(m, c, "interrupt",
@@ -318,7 +326,7 @@ public abstract class ClientContract<T extends ClientContract.Target> {
 
     /**
      * The event a cancel between attempts follows: the agent logged its retry of the call at {@code path}, so the
-     * call is in its wait (1 s under {@code /slow/**}), whatever time its first attempt took on a busy machine.
+     * call is in its wait (5 s under {@code /cancel/**}), whatever time its first attempt took on a busy machine.
      */
     protected static Consumer<ForkedApp.Running> waitingToRetry(String path) {
         return app -> app.awaitStderrLine(l -> l.contains(" retry ") && l.contains("path=" + path + " "), WAIT);

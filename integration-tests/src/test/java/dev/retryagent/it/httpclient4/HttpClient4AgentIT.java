@@ -140,9 +140,9 @@ class HttpClient4AgentIT extends ClientContract<HttpClient4AgentIT.Jvm> {
         calls.add("classic-noretries", "/noretries", List.of("api=classic", "client=noretries"), Step.status(503),
                 Step.ok());
         // the application aborts its own request (as the Elasticsearch client's Cancellable does) during the wait
-        calls.add("async-abort", "/slow/abort", List.of("api=async", "abortOn=async-abort"), Step.status(503),
+        calls.add("async-abort", "/cancel/abort", List.of("api=async", "abortOn=async-abort"), Step.status(503),
                 Step.ok());
-        calls.signalAfter("async-abort", waitingToRetry("/slow/abort"));
+        calls.signalAfter("async-abort", waitingToRetry("/cancel/abort"));
     }
 
     @Override

@@ -120,9 +120,9 @@ class OkHttpAgentIT extends ClientContract<OkHttpAgentIT.Jvm> {
     protected void addOwnCalls(Jvm jvm, Run kind, Batch b) {
         if (kind == Run.CONTRACT) {
             String mode = jvm.modes().get(0);
-            b.add(mode + "-cancelAll", "/slow/all/" + mode, List.of("mode=" + mode, "client=own",
+            b.add(mode + "-cancelAll", "/cancel/all/" + mode, List.of("mode=" + mode, "client=own",
                     "cancelAllOn=" + mode + "-cancelAll"), Step.status(503));
-            b.signalAfter(mode + "-cancelAll", waitingToRetry("/slow/all/" + mode));
+            b.signalAfter(mode + "-cancelAll", waitingToRetry("/cancel/all/" + mode));
         }
     }
 
