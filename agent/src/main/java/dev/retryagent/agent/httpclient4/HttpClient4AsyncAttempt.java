@@ -186,7 +186,8 @@ final class HttpClient4AsyncAttempt<T> implements HttpAsyncResponseConsumer<T> {
             if (original instanceof HttpExecutionAware) {
                 // The client makes the request it sends abortable; it sends the attempt's copy, so the application's
                 // own request is made to abort the whole call (the attempt in flight, and every retry), as it
-                // aborts the one exchange without the agent. Aborted already: the call is cancelled at once.
+                // aborts the one exchange without the agent. Aborted already: the call is cancelled at once (4.5.14
+                // does that in setCancellable; 4.5.6 ignores a cancellable given to an aborted request).
                 HttpExecutionAware abortable = (HttpExecutionAware) original;
                 abortable.setCancellable(attempt.call.future);
                 if (abortable.isAborted()) {
