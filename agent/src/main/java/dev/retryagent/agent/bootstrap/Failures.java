@@ -23,6 +23,15 @@ public final class Failures {
     }
 
     /**
+     * Whether {@code failure} is the timeout of an attempt whose read (or response) timeout the agent had shortened to
+     * the limit the policy gave it ({@code shortened}): a socket timeout then comes from that limit, not from the
+     * application's own timeouts. Every client that bounds its attempts reports its read timeout so.
+     */
+    public static boolean cutShort(IOException failure, boolean shortened) {
+        return shortened && failure instanceof SocketTimeoutException;
+    }
+
+    /**
      * The kind of failure {@code failure} is by its JDK type, or null when it is none of the JDK types this knows
      * (the caller then looks at its own client's exception types and messages).
      */

@@ -12,7 +12,6 @@ import dev.retryagent.policy.ClientNames;
 import dev.retryagent.policy.FailureKind;
 import java.io.IOException;
 import java.lang.reflect.Field;
-import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.util.Locale;
 import java.util.concurrent.ConcurrentHashMap;
@@ -376,14 +375,6 @@ final class HttpClient4Requests {
 
     private static boolean exceeds(int own, long limitMillis) {
         return own <= 0 || own > limitMillis;
-    }
-
-    /**
-     * A timeout of an attempt whose socket timeout the agent shortened: the policy's limit cut it short (a connect
-     * timeout is HttpClient's {@code ConnectTimeoutException}, no {@code SocketTimeoutException}).
-     */
-    static boolean cutShort(IOException failure, boolean shortened) {
-        return shortened && failure instanceof SocketTimeoutException;
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.retryagent.agent.httpclient4;
 
+import dev.retryagent.agent.bootstrap.Failures;
 import dev.retryagent.agent.bootstrap.Hooks;
 import dev.retryagent.agent.bootstrap.NotIoFailure;
 import dev.retryagent.agent.bootstrap.RetryRuntime;
@@ -86,7 +87,7 @@ final class HttpClient4SyncExchange implements Exchange<CloseableHttpResponse> {
 
     @Override
     public boolean cutShort(IOException failure) {
-        return HttpClient4Requests.cutShort(failure, shortened);
+        return Failures.cutShort(failure, shortened);
     }
 
     @Override

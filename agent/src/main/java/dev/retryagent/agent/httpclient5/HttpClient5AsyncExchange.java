@@ -1,5 +1,6 @@
 package dev.retryagent.agent.httpclient5;
 
+import dev.retryagent.agent.bootstrap.Failures;
 import dev.retryagent.agent.bootstrap.NotIoFailure;
 import dev.retryagent.engine.AsyncAttempt;
 import dev.retryagent.engine.AsyncExchange;
@@ -98,7 +99,7 @@ final class HttpClient5AsyncExchange implements AsyncExchange<HttpClient5AsyncEx
 
     @Override
     public boolean cutShort(IOException failure) {
-        return HttpClient5Requests.cutShort(failure, shortened);
+        return Failures.cutShort(failure, shortened);
     }
 
     @Override

@@ -11,7 +11,6 @@ import dev.retryagent.engine.RetryEngine;
 import dev.retryagent.policy.ClientNames;
 import dev.retryagent.policy.FailureKind;
 import java.io.IOException;
-import java.net.SocketTimeoutException;
 import java.util.Locale;
 import org.apache.hc.client5.http.HttpRoute;
 import org.apache.hc.client5.http.classic.ExecChain;
@@ -144,14 +143,6 @@ final class HttpClient5Requests {
 
     private static boolean exceeds(Timeout own, long limitMillis) {
         return own == null || own.isDisabled() || own.toMilliseconds() > limitMillis;
-    }
-
-    /**
-     * A timeout of an attempt whose response timeout the agent shortened: the policy's limit cut it short (a connect
-     * timeout is HttpClient's {@code ConnectTimeoutException}, no {@code SocketTimeoutException}).
-     */
-    static boolean cutShort(IOException failure, boolean shortened) {
-        return shortened && failure instanceof SocketTimeoutException;
     }
 
     static FailureKind classify(IOException failure, HttpContext context) {

@@ -1,5 +1,6 @@
 package dev.retryagent.agent.httpclient5;
 
+import dev.retryagent.agent.bootstrap.Failures;
 import dev.retryagent.agent.bootstrap.NotIoFailure;
 import dev.retryagent.engine.Exchange;
 import dev.retryagent.engine.Outcome;
@@ -79,7 +80,7 @@ abstract class HttpClient5SyncExchange implements Exchange<ClassicHttpResponse> 
 
     @Override
     public final boolean cutShort(IOException failure) {
-        return HttpClient5Requests.cutShort(failure, shortened);
+        return Failures.cutShort(failure, shortened);
     }
 
     @Override

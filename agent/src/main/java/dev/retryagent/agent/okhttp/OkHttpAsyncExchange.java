@@ -1,5 +1,6 @@
 package dev.retryagent.agent.okhttp;
 
+import dev.retryagent.agent.bootstrap.Failures;
 import dev.retryagent.agent.bootstrap.InjectedFaults;
 import dev.retryagent.agent.bootstrap.Hooks;
 import dev.retryagent.engine.AsyncAttempt;
@@ -141,7 +142,7 @@ final class OkHttpAsyncExchange implements AsyncExchange<Response> {
     @Override
     public boolean cutShort(IOException failure) {
         AttemptMarker marker = inFlightMarker;
-        return marker != null && OkHttpRequests.cutShort(failure, marker.shortened);
+        return marker != null && Failures.cutShort(failure, marker.shortened);
     }
 
     @Override

@@ -12,7 +12,6 @@ import java.io.IOException;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.net.ProtocolException;
-import java.net.SocketTimeoutException;
 import java.util.Collections;
 import java.util.Map;
 import java.util.WeakHashMap;
@@ -218,11 +217,6 @@ final class OkHttpRequests {
     /** OkHttp's timeout {@code own} (0: none) is longer than {@code limit}. */
     private static boolean exceeds(int own, long limit) {
         return own == 0 || own > limit;
-    }
-
-    /** A read or write timeout of an attempt whose timeouts the agent shortened: the policy's limit cut it short. */
-    static boolean cutShort(IOException failure, boolean shortened) {
-        return shortened && failure instanceof SocketTimeoutException;
     }
 
     /** {@code call}'s {@code callTimeout} in milliseconds (OkHttp times the whole call with it), or 0 for none. */

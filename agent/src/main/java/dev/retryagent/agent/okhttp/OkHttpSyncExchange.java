@@ -1,5 +1,6 @@
 package dev.retryagent.agent.okhttp;
 
+import dev.retryagent.agent.bootstrap.Failures;
 import dev.retryagent.agent.bootstrap.InjectedFaults;
 import dev.retryagent.engine.Exchange;
 import dev.retryagent.engine.CallFacts;
@@ -79,7 +80,7 @@ final class OkHttpSyncExchange implements Exchange<Response> {
 
     @Override
     public boolean cutShort(IOException failure) {
-        return OkHttpRequests.cutShort(failure, shortened);
+        return Failures.cutShort(failure, shortened);
     }
 
     @Override

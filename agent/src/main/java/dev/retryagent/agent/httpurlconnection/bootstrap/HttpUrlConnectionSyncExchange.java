@@ -1,5 +1,6 @@
 package dev.retryagent.agent.httpurlconnection.bootstrap;
 
+import dev.retryagent.agent.bootstrap.Failures;
 import dev.retryagent.agent.bootstrap.InjectedFaults;
 import dev.retryagent.agent.bootstrap.NotIoFailure;
 import dev.retryagent.engine.CallFacts;
@@ -11,7 +12,6 @@ import dev.retryagent.policy.FailureKind;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.HttpURLConnection;
-import java.net.SocketTimeoutException;
 import java.net.URL;
 
 /**
@@ -190,7 +190,7 @@ final class HttpUrlConnectionSyncExchange implements Exchange<HttpUrlConnectionS
     /** A read timeout of the last attempt, whose read timeout was the agent's limit: the policy cut it short. */
     @Override
     public boolean cutShort(IOException failure) {
-        return lastReadBounded && failure == lastFailure && failure instanceof SocketTimeoutException;
+        return failure == lastFailure && Failures.cutShort(failure, lastReadBounded);
     }
 
     @Override
