@@ -14,11 +14,22 @@ public final class AsyncRetryLoop {
     private final RetryEngine engine;
     private final Clock clock;
     private final Scheduler scheduler;
+    private final CallTracer tracer;
 
     public AsyncRetryLoop(RetryEngine engine, Clock clock, Scheduler scheduler) {
+        this(engine, clock, scheduler, CallTracer.NONE);
+    }
+
+    public AsyncRetryLoop(RetryEngine engine, Clock clock, Scheduler scheduler, CallTracer tracer) {
         this.engine = engine;
         this.clock = clock;
         this.scheduler = scheduler;
+        this.tracer = tracer;
+    }
+
+    /** This loop with its waits on {@code waits}: the same engine, clock and tracer. */
+    public AsyncRetryLoop withScheduler(Scheduler waits) {
+        return new AsyncRetryLoop(engine, clock, waits, tracer);
     }
 
     /**
@@ -29,7 +40,7 @@ public final class AsyncRetryLoop {
      */
     public <R> void execute(CallFacts call, AsyncExchange<R> exchange, AttemptCallback<R> caller) {
         CallRun run = new CallRun();
-        if (!run.start(engine, clock, call, AttemptScope.current(), "async-retry-loop.start")) {
+        if (!run.start(engine, clock, tracer, call, AttemptScope.current(), "async-retry-loop.start")) {
             exchange.send(1, 0, null, new AsyncAttempt<R>(this, null, exchange, caller, 1, 0));
             return;
         }
@@ -44,6 +55,7 @@ public final class AsyncRetryLoop {
      */
     private <R> RuntimeException send(AsyncAttempt<R> attempt) {
         int n = attempt.number;
+        CallTrace.Scope traced = attempt.run.traceAttempt(n);
         try {
             attempt.exchange.send(n, attempt.run.scope(n), attempt.run.markerValue(n), attempt.run.attemptLimitMillis(),
                     attempt);
@@ -53,6 +65,10 @@ public final class AsyncRetryLoop {
                 throw e;
             }
             return e;
+        } finally {
+            if (traced != null) {
+                traced.close();
+            }
         }
         return null;
     }

@@ -43,6 +43,8 @@ final class CallRun {
     private boolean clientsResendMade;
     /** The other destinations a client's redirect took the attempts to, each counted once; null until one did. */
     private List<CallFacts> redirectsSeen;
+    /** The call's trace, or null when nothing traces it ({@link CallTracer}). */
+    private CallTrace trace;
 
     /**
      * Starts the run of {@code call}, started inside attempt {@code enclosing} (0: none) of another call on the
@@ -51,7 +53,7 @@ final class CallRun {
      * logged once under {@code where}). The rule is looked up once; mode, marker and "may retry" all come from it,
      * as modeFor, markerHeaderFor and mayRetry answer them.
      */
-    boolean start(RetryEngine engine, Clock clock, CallFacts call, int enclosing, String where) {
+    boolean start(RetryEngine engine, Clock clock, CallTracer tracer, CallFacts call, int enclosing, String where) {
         CallFacts facts = enclosing > 0 ? call.insideAttempt(enclosing) : call;
         Resolution r;
         String markerName;
@@ -86,7 +88,25 @@ final class CallRun {
         this.startNanos = onTime ? clock.nanoTime() : 0;
         this.callerLimitMillis = 0;
         this.clientsResendMade = false;
+        this.trace = mayRetry && enclosing == 0 ? traceOf(tracer, where) : null;
         return true;
+    }
+
+    private static CallTrace traceOf(CallTracer tracer, String where) {
+        try {
+            return tracer.callStarting();
+        } catch (RuntimeException e) {
+            RetryLog.internalError(where, e);
+            return null;
+        }
+    }
+
+    /**
+     * Opens the call's trace context on this thread for attempt {@code attempt} ({@link CallTrace#attemptStarting});
+     * null when nothing traces the call.
+     */
+    CallTrace.Scope traceAttempt(int attempt) {
+        return trace == null ? null : trace.attemptStarting(attempt);
     }
 
     /**
@@ -130,6 +150,7 @@ final class CallRun {
         call = null;
         rule = null;
         redirectsSeen = null;
+        trace = null;
     }
 
     /** The number attempt {@code attempt} goes out as: its own, or the enclosing attempt's for a nested call. */
@@ -210,6 +231,8 @@ final class CallRun {
                             at == call || at.sameDestination(call) ? attempt == 1 : firstAtOther(at, attempt));
             if (decision.isClientsResend()) {
                 clientsResendMade = true; // the client resends once
+            } else if (trace != null && decision.shouldRetry()) {
+                trace.retrying(attempt + 1, decision.waitMillis(), outcome.cause());
             }
             RetryLog.decision(at, atRule.mode, outcome, decision);
             return decision;

@@ -12,11 +12,17 @@ public final class RetryLoop {
     private final RetryEngine engine;
     private final Clock clock;
     private final Sleeper sleeper;
+    private final CallTracer tracer;
 
     public RetryLoop(RetryEngine engine, Clock clock, Sleeper sleeper) {
+        this(engine, clock, sleeper, CallTracer.NONE);
+    }
+
+    public RetryLoop(RetryEngine engine, Clock clock, Sleeper sleeper, CallTracer tracer) {
         this.engine = engine;
         this.clock = clock;
         this.sleeper = sleeper;
+        this.tracer = tracer;
     }
 
     public RetryEngine engine() {
@@ -33,7 +39,7 @@ public final class RetryLoop {
     public <R> R execute(CallFacts call, Exchange<R> exchange) throws IOException {
         AttemptScope.OfThread thread = AttemptScope.ofThisThread();
         CallRun run = thread.takeRun();
-        if (!run.start(engine, clock, call, thread.attempt, "retry-loop.start")) {
+        if (!run.start(engine, clock, tracer, call, thread.attempt, "retry-loop.start")) {
             thread.giveBack(run);
             return exchange.send(1, null);
         }
@@ -57,11 +63,15 @@ public final class RetryLoop {
             if (scope > 0) {
                 thread.attempt = scope; // AttemptScope.enter
             }
+            CallTrace.Scope traced = run.traceAttempt(attempt);
             try {
                 response = exchange.send(attempt, run.markerValue(attempt), run.attemptLimitMillis());
             } catch (IOException e) {
                 failure = e;
             } finally {
+                if (traced != null) {
+                    traced.close();
+                }
                 if (scope > 0) {
                     thread.attempt = outer; // AttemptScope.exit
                 }

@@ -49,8 +49,8 @@ public final class RetryRuntime {
             throw new NullPointerException("scheduler");
         }
         RetryEngine e = new RetryEngine(policy, Clock.SYSTEM, RandomSource.THREAD_LOCAL);
-        loop = new RetryLoop(e, Clock.SYSTEM, Sleeper.SYSTEM);
-        asyncLoop = new AsyncRetryLoop(e, Clock.SYSTEM, scheduler);
+        loop = new RetryLoop(e, Clock.SYSTEM, Sleeper.SYSTEM, OpenTelemetryTracer.INSTANCE);
+        asyncLoop = new AsyncRetryLoop(e, Clock.SYSTEM, scheduler, OpenTelemetryTracer.INSTANCE);
         // The log's summary lines read this engine's counters.
         RetryLog.install(new LogWindows(e, Clock.SYSTEM, EndLogWindows.INSTANCE));
         engine = e;

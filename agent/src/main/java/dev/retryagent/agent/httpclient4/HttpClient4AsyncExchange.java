@@ -232,6 +232,7 @@ final class HttpClient4AsyncExchange<T> implements AsyncExchange<HttpClient4Asyn
         HttpClient4AsyncExchange call;
         CallFacts facts;
         try {
+            producer = OpenTelemetryProducers.applicationProducer(producer);
             HttpHost target = producer.getTarget();
             HttpRequest request = producer.generateRequest();
             if (target == null || request == null) {

@@ -5,7 +5,6 @@ import dev.retryagent.agent.bootstrap.RetryRuntime;
 import dev.retryagent.agent.instrument.HookHandler;
 import dev.retryagent.engine.AsyncRetryLoop;
 import dev.retryagent.engine.CallFacts;
-import dev.retryagent.engine.Clock;
 import dev.retryagent.engine.RetryEngine;
 import dev.retryagent.engine.RetryLog;
 import dev.retryagent.policy.ClientNames;
@@ -144,17 +143,17 @@ public final class JdkHttpHooks extends HookHandler {
             }
             return call.result;
         }
-        return sendOnCallerThread(engine, facts, call);
+        return sendOnCallerThread(shared, facts, call);
     }
 
     /**
      * {@code send}: the same loop, with its waits and attempts on the caller's thread ({@link CallerThread}). What the
      * caller gets is exactly what the last attempt's {@code send} returned or threw.
      */
-    private static Object sendOnCallerThread(RetryEngine engine, CallFacts facts, JdkHttpAsyncExchange call) {
+    private static Object sendOnCallerThread(AsyncRetryLoop shared, CallFacts facts, JdkHttpAsyncExchange call) {
         CallerThread waits = new CallerThread();
         call.result.onDone(waits);
-        new AsyncRetryLoop(engine, Clock.SYSTEM, waits).execute(facts, call, call.delivery());
+        shared.withScheduler(waits).execute(facts, call, call.delivery());
         while (!call.result.isDone()) {
             Runnable next;
             try {

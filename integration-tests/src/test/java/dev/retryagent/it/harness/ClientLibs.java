@@ -24,7 +24,9 @@ public enum ClientLibs {
     /** HttpClient 4.5.6 with HttpAsyncClient 4.1.3 (an old release still common in fleets). */
     HTTPCLIENT4_OLDEST("httpclient4-4.5.6"),
     /** HttpClient 4.5.14 with HttpAsyncClient 4.1.5 (the last releases). */
-    HTTPCLIENT4_NEWEST("httpclient4-4.5.14");
+    HTTPCLIENT4_NEWEST("httpclient4-4.5.14"),
+    /** OpenTelemetry's API, for an application that makes spans of its own (beside the OpenTelemetry agent). */
+    OTEL_API("otel-api");
 
     private final String setName;
 

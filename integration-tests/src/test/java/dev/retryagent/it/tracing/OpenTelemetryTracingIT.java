@@ -1,0 +1,255 @@
+package dev.retryagent.it.tracing;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.retryagent.it.harness.ClientLibs;
+import dev.retryagent.it.harness.ForkedApp;
+import dev.retryagent.it.harness.RecordedRequest;
+import dev.retryagent.it.harness.ReportLine;
+import dev.retryagent.it.harness.Runs;
+import dev.retryagent.it.harness.ScriptedServer;
+import dev.retryagent.it.harness.Step;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * Beside the OpenTelemetry Java agent (fetched by the build), in either {@code -javaagent} order, with OkHttp 4 or 5
+ * on the class path: every client kind, sync and async, calls a server that answers 503, 503, then 200, inside a
+ * span of the application's. The OpenTelemetry agent's OTLP JSON logging exporter writes the spans to the app's
+ * stderr, where the test reads them and checks them against what the server received:
+ * <ul>
+ *   <li>where OpenTelemetry's instrumentation of the client makes a span per request (OkHttp, HttpURLConnection,
+ *   java.net.http, HttpClient 5's async client), one CLIENT span per request the server received, all under the
+ *   application's span, numbered by {@code http.request.resend_count} from the second on, each with the status its
+ *   request got, each request carrying its own span's {@code traceparent}; the application's span has one
+ *   {@code retry-agent.retry} event per retry;</li>
+ *   <li>where it makes one span of the whole call (HttpClient 5 classic, HttpClient 4), that span, under the
+ *   application's span, status 200, with one {@code retry-agent.retry} event per retry, and every request carries
+ *   its {@code traceparent}.</li>
+ * </ul>
+ */
+@Timeout(300)
+class OpenTelemetryTracingIT {
+    static final String POLICY = """
+            version: 1
+            defaults:
+              backoff: { base: 10ms, cap: 20ms }
+            """;
+
+    /** The client kinds, and whether OpenTelemetry's instrumentation of each makes one span per request. */
+    static final Map<String, Boolean> SPAN_PER_REQUEST = new LinkedHashMap<>();
+
+    static {
+        SPAN_PER_REQUEST.put("okhttp", true);
+        SPAN_PER_REQUEST.put("okhttp-async", true);
+        SPAN_PER_REQUEST.put("httpclient5", false);
+        SPAN_PER_REQUEST.put("httpclient5-async", true);
+        SPAN_PER_REQUEST.put("httpclient4", false);
+        SPAN_PER_REQUEST.put("httpclient4-async", false);
+        SPAN_PER_REQUEST.put("httpurlconnection", true);
+        SPAN_PER_REQUEST.put("jdk-httpclient", true);
+        SPAN_PER_REQUEST.put("jdk-httpclient-async", true);
+    }
+
+    static final int SPAN_KIND_CLIENT = 3;
+
+    @ParameterizedTest(name = "{0} first, {1}")
+    @CsvSource({"opentelemetry, OKHTTP_5", "retry-agent, OKHTTP_5", "opentelemetry, OKHTTP_4", "retry-agent, OKHTTP_4"})
+    void eachAttemptIsTraced(String first, ClientLibs okhttp) throws Exception {
+        List<AutoCloseable> closer = new ArrayList<>();
+        try {
+            Map<String, ScriptedServer> servers = new LinkedHashMap<>();
+            List<String> args = new ArrayList<>();
+            for (String kind : SPAN_PER_REQUEST.keySet()) {
+                servers.put(kind, Runs.open(closer, Step.status(503).body("busy"), Step.status(503).body("busy"),
+                        Step.ok().body("fine")));
+                args.add(kind + "=" + kind + "=" + servers.get(kind).url("/traced/" + kind));
+            }
+            Path policy = Files.writeString(Files.createTempFile(Files.createDirectories(ForkedApp.workRoot()), "otel-policy-", ".yaml"), POLICY);
+            String ours = "-javaagent:" + ForkedApp.agentJarPath() + "=policy=" + policy;
+            String otel = "-javaagent:" + Paths.get(System.getProperty("retry.agent.it.otel-agent.jar"));
+            ForkedApp app = ForkedApp.of(TracedCallsApp.class).name("otel-" + first + "-first-" + okhttp)
+                    .clientLibs(okhttp).classpath(testClasses()).timeout(Duration.ofMinutes(3))
+                    .jvmArg(first.equals("opentelemetry") ? otel : ours)
+                    .jvmArg(first.equals("opentelemetry") ? ours : otel)
+                    .sysProp("otel.traces.exporter", "logging-otlp").sysProp("otel.metrics.exporter", "none")
+                    .sysProp("otel.logs.exporter", "none").sysProp("otel.bsp.schedule.delay", "50")
+                    .args(args);
+            for (ClientLibs libs : List.of(ClientLibs.HTTPCLIENT5_NEWEST, ClientLibs.HTTPCLIENT4_NEWEST,
+                    ClientLibs.OTEL_API)) {
+                libs.jars().forEach(app::classpath);
+            }
+            ForkedApp.Result run = app.run().assertExitCode(0);
+            List<JsonNode> spans = exportedSpans(run.stderr());
+            assertTrue(run.agentLog().stream().anyMatch(l -> l.contains("OpenTelemetry agent found")), run.describe());
+
+            List<String> failures = new ArrayList<>();
+            for (Map.Entry<String, Boolean> kind : SPAN_PER_REQUEST.entrySet()) {
+                try {
+                    assertTraced(kind.getKey(), kind.getValue(), run, spans, servers.get(kind.getKey()));
+                } catch (AssertionError e) {
+                    failures.add(kind.getKey() + ": " + e.getMessage());
+                }
+            }
+            assertEquals(List.of(), failures, "every client's trace shows its attempts");
+            assertFalse(run.stderr().contains("internal-error"), run.describe());
+        } finally {
+            for (AutoCloseable c : closer) {
+                c.close();
+            }
+        }
+    }
+
+    static void assertTraced(String kind, boolean spanPerRequest, ForkedApp.Result run, List<JsonNode> spans,
+            ScriptedServer server) {
+        ReportLine result = Runs.result(run, kind);
+        assertEquals(200, result.getInt("status"), kind + ": " + result + "\n" + run.describe());
+        List<RecordedRequest> requests = server.requests();
+        assertEquals(3, requests.size(), kind);
+        String trace = result.get("trace");
+        String parent = result.get("parent");
+        List<JsonNode> inTrace = spans.stream().filter(s -> trace.equals(s.path("traceId").asText())).toList();
+        String shown = kind + ":\n" + inTrace.stream().map(OpenTelemetryTracingIT::describe)
+                .collect(Collectors.joining("\n"));
+        System.out.println("TRACE " + run.runDir().getFileName() + " " + shown);
+        List<JsonNode> clientSpans = inTrace.stream()
+                .filter(s -> s.path("kind").asInt() == SPAN_KIND_CLIENT).toList();
+        JsonNode appSpan = inTrace.stream().filter(s -> parent.equals(s.path("spanId").asText()))
+                .findFirst().orElse(null);
+        assertNotNull(appSpan, shown);
+        List<JsonNode> retries = events(appSpan, clientSpans, "retry-agent.retry");
+        assertEquals(List.of(1L, 2L), retries.stream().map(e -> attribute(e, "http.request.resend_count"))
+                .toList(), "one retry event per retry\n" + shown);
+        for (JsonNode retry : retries) {
+            assertEquals("status:503", attributeText(retry, "retry-agent.cause"), shown);
+            assertTrue(attribute(retry, "retry-agent.wait_ms") <= 20, shown);
+        }
+        List<String> sentUnder = requests.stream().map(r -> spanIdOf(r.header("traceparent"))).toList();
+        if (spanPerRequest) {
+            assertEquals(requests.size(), clientSpans.size(), "a client span per request\n" + shown);
+            List<JsonNode> ordered = clientSpans.stream()
+                    .sorted((a, b) -> Long.compare(attributeOr(a, "http.request.resend_count", 0),
+                            attributeOr(b, "http.request.resend_count", 0))).toList();
+            for (int i = 0; i < ordered.size(); i++) {
+                JsonNode span = ordered.get(i);
+                assertEquals(parent, span.path("parentSpanId").asText(), "under the app's span\n" + shown);
+                assertEquals(i, attributeOr(span, "http.request.resend_count", 0), shown);
+                assertEquals(i < 2 ? 503 : 200, attribute(span, "http.response.status_code"), shown);
+                assertEquals(span.path("spanId").asText(), sentUnder.get(i),
+                        "request " + (i + 1) + " carried its own span's traceparent\n" + shown);
+            }
+        } else {
+            assertEquals(1, clientSpans.size(), "one client span of the call\n" + shown);
+            JsonNode span = clientSpans.get(0);
+            assertEquals(parent, span.path("parentSpanId").asText(), shown);
+            assertEquals(200, attribute(span, "http.response.status_code"), shown);
+            for (String spanId : sentUnder) {
+                assertEquals(span.path("spanId").asText(), spanId, "each request carried the call's span\n"
+                        + shown);
+            }
+        }
+    }
+
+    /** The events named {@code name} of the app's span and of the client spans. */
+    static List<JsonNode> events(JsonNode appSpan, List<JsonNode> clientSpans, String name) {
+        List<JsonNode> found = new ArrayList<>();
+        List<JsonNode> all = new ArrayList<>(clientSpans);
+        all.add(0, appSpan);
+        for (JsonNode span : all) {
+            for (JsonNode event : span.path("events")) {
+                if (name.equals(event.path("name").asText())) {
+                    found.add(event);
+                }
+            }
+        }
+        return found;
+    }
+
+    /** Every span in the OTLP JSON lines the logging exporter wrote. */
+    static List<JsonNode> exportedSpans(String stderr) throws IOException {
+        ObjectMapper json = new ObjectMapper();
+        List<JsonNode> spans = new ArrayList<>();
+        for (String line : stderr.lines().toList()) {
+            int start = line.indexOf("{\"resource");
+            if (start < 0) {
+                continue;
+            }
+            JsonNode resourceSpans = json.readTree(line.substring(start));
+            for (JsonNode scopeSpans : resourceSpans.path("scopeSpans")) {
+                scopeSpans.path("spans").forEach(spans::add);
+            }
+        }
+        assertFalse(spans.isEmpty(), "the exporter wrote spans:\n" + stderr);
+        return spans;
+    }
+
+    static String spanIdOf(String traceparent) {
+        assertNotNull(traceparent, "the request carried a traceparent");
+        return traceparent.split("-")[2];
+    }
+
+    static JsonNode attributeNode(JsonNode holder, String key) {
+        for (JsonNode a : holder.path("attributes")) {
+            if (key.equals(a.path("key").asText())) {
+                return a.path("value");
+            }
+        }
+        return null;
+    }
+
+    static long attribute(JsonNode holder, String key) {
+        JsonNode value = attributeNode(holder, key);
+        assertNotNull(value, key + " in " + holder);
+        return value.path("intValue").asLong();
+    }
+
+    static long attributeOr(JsonNode holder, String key, long absent) {
+        JsonNode value = attributeNode(holder, key);
+        return value == null ? absent : value.path("intValue").asLong();
+    }
+
+    static String attributeText(JsonNode holder, String key) {
+        JsonNode value = attributeNode(holder, key);
+        assertNotNull(value, key + " in " + holder);
+        return value.path("stringValue").asText();
+    }
+
+    static String describe(JsonNode span) {
+        StringBuilder b = new StringBuilder("  span ").append(span.path("name").asText())
+                .append(" kind=").append(span.path("kind").asInt())
+                .append(" id=").append(span.path("spanId").asText())
+                .append(" parent=").append(span.path("parentSpanId").asText());
+        JsonNode resend = attributeNode(span, "http.request.resend_count");
+        JsonNode status = attributeNode(span, "http.response.status_code");
+        b.append(" resend_count=").append(resend == null ? "-" : resend.path("intValue").asText())
+                .append(" status=").append(status == null ? "-" : status.path("intValue").asText());
+        for (JsonNode event : span.path("events")) {
+            b.append("\n    event ").append(event.path("name").asText()).append(' ').append(event.path("attributes"));
+        }
+        return b.toString();
+    }
+
+    static Path testClasses() {
+        try {
+            return Paths.get(TracedCallsApp.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        } catch (java.net.URISyntaxException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
