@@ -32,17 +32,9 @@ import org.junit.jupiter.params.provider.CsvSource;
  * Beside the OpenTelemetry Java agent (fetched by the build), in either {@code -javaagent} order, with OkHttp 4 or 5
  * on the class path: every client kind, sync and async, calls a server that answers 503, 503, then 200, inside a
  * span of the application's. The OpenTelemetry agent's OTLP JSON logging exporter writes the spans to the app's
- * stderr, where the test reads them and checks them against what the server received:
- * <ul>
- *   <li>where OpenTelemetry's instrumentation of the client makes a span per request (OkHttp, HttpURLConnection,
- *   java.net.http, HttpClient 5's async client), one CLIENT span per request the server received, all under the
- *   application's span, numbered by {@code http.request.resend_count} from the second on, each with the status its
- *   request got, each request carrying its own span's {@code traceparent}; the application's span has one
- *   {@code retry-agent.retry} event per retry;</li>
- *   <li>where it makes one span of the whole call (HttpClient 5 classic, HttpClient 4), that span, under the
- *   application's span, status 200, with one {@code retry-agent.retry} event per retry, and every request carries
- *   its {@code traceparent}.</li>
- * </ul>
+ * stderr, where the test reads them and checks them against what the server received: the {@link Shape} each client
+ * has in each order (docs/reference.md, "Tracing with OpenTelemetry"), and one {@code retry-agent.retry} event per
+ * retry, with the resend count, the wait and the cause.
  */
 @Timeout(300)
 class OpenTelemetryTracingIT {
@@ -52,20 +44,45 @@ class OpenTelemetryTracingIT {
               backoff: { base: 10ms, cap: 20ms }
             """;
 
-    /** The client kinds, and whether OpenTelemetry's instrumentation of each makes one span per request. */
-    static final Map<String, Boolean> SPAN_PER_REQUEST = new LinkedHashMap<>();
-
-    static {
-        SPAN_PER_REQUEST.put("okhttp", true);
-        SPAN_PER_REQUEST.put("okhttp-async", true);
-        SPAN_PER_REQUEST.put("httpclient5", false);
-        SPAN_PER_REQUEST.put("httpclient5-async", true);
-        SPAN_PER_REQUEST.put("httpclient4", false);
-        SPAN_PER_REQUEST.put("httpclient4-async", false);
-        SPAN_PER_REQUEST.put("httpurlconnection", true);
-        SPAN_PER_REQUEST.put("jdk-httpclient", true);
-        SPAN_PER_REQUEST.put("jdk-httpclient-async", true);
+    /** What a retried call looks like in the trace. */
+    enum Shape {
+        /**
+         * A client span per request, under the application's span, numbered by {@code http.request.resend_count},
+         * each with its request's status and on the wire in its request's {@code traceparent}; the retry events on
+         * the application's span.
+         */
+        PER_REQUEST,
+        /**
+         * One client span of the whole call, status 200, on the wire in every request; the retry events on that span
+         * ({@code eventsOnCall}) or, where the client's instrumentation starts its span only once the call has
+         * started, on the application's span.
+         */
+        WHOLE_CALL,
+        /**
+         * HttpURLConnection with OpenTelemetry's advice inside the agent's: OpenTelemetry traces one request per
+         * connection object, so the first attempt's span (503) is the only client span, on the wire in every
+         * request; the retry events on the application's span tell the rest.
+         */
+        FIRST_REQUEST
     }
+
+    /** A client kind's shape when OpenTelemetry's {@code -javaagent} comes first, and when the retry agent's does. */
+    record Expected(String kind, Shape otelFirst, Shape retryAgentFirst, boolean eventsOnCall) {
+        Shape shape(String first) {
+            return first.equals("opentelemetry") ? otelFirst : retryAgentFirst;
+        }
+    }
+
+    static final List<Expected> CLIENTS = List.of(
+            new Expected("okhttp", Shape.PER_REQUEST, Shape.PER_REQUEST, false),
+            new Expected("okhttp-async", Shape.PER_REQUEST, Shape.PER_REQUEST, false),
+            new Expected("httpclient5", Shape.WHOLE_CALL, Shape.WHOLE_CALL, true),
+            new Expected("httpclient5-async", Shape.WHOLE_CALL, Shape.WHOLE_CALL, false),
+            new Expected("httpclient4", Shape.WHOLE_CALL, Shape.WHOLE_CALL, true),
+            new Expected("httpclient4-async", Shape.PER_REQUEST, Shape.PER_REQUEST, false),
+            new Expected("httpurlconnection", Shape.FIRST_REQUEST, Shape.WHOLE_CALL, true),
+            new Expected("jdk-httpclient", Shape.PER_REQUEST, Shape.WHOLE_CALL, true),
+            new Expected("jdk-httpclient-async", Shape.WHOLE_CALL, Shape.WHOLE_CALL, true));
 
     static final int SPAN_KIND_CLIENT = 3;
 
@@ -76,7 +93,8 @@ class OpenTelemetryTracingIT {
         try {
             Map<String, ScriptedServer> servers = new LinkedHashMap<>();
             List<String> args = new ArrayList<>();
-            for (String kind : SPAN_PER_REQUEST.keySet()) {
+            for (Expected client : CLIENTS) {
+                String kind = client.kind();
                 servers.put(kind, Runs.open(closer, Step.status(503).body("busy"), Step.status(503).body("busy"),
                         Step.ok().body("fine")));
                 args.add(kind + "=" + kind + "=" + servers.get(kind).url("/traced/" + kind));
@@ -100,11 +118,12 @@ class OpenTelemetryTracingIT {
             assertTrue(run.agentLog().stream().anyMatch(l -> l.contains("OpenTelemetry agent found")), run.describe());
 
             List<String> failures = new ArrayList<>();
-            for (Map.Entry<String, Boolean> kind : SPAN_PER_REQUEST.entrySet()) {
+            for (Expected client : CLIENTS) {
                 try {
-                    assertTraced(kind.getKey(), kind.getValue(), run, spans, servers.get(kind.getKey()));
+                    assertTraced(client.kind(), client.shape(first), client.eventsOnCall(), run, spans,
+                            servers.get(client.kind()));
                 } catch (AssertionError e) {
-                    failures.add(kind.getKey() + ": " + e.getMessage());
+                    failures.add(client.kind() + " (" + client.shape(first) + "): " + e.getMessage());
                 }
             }
             assertEquals(List.of(), failures, "every client's trace shows its attempts");
@@ -116,8 +135,8 @@ class OpenTelemetryTracingIT {
         }
     }
 
-    static void assertTraced(String kind, boolean spanPerRequest, ForkedApp.Result run, List<JsonNode> spans,
-            ScriptedServer server) {
+    static void assertTraced(String kind, Shape shape, boolean eventsOnCall, ForkedApp.Result run,
+            List<JsonNode> spans, ScriptedServer server) {
         ReportLine result = Runs.result(run, kind);
         assertEquals(200, result.getInt("status"), kind + ": " + result + "\n" + run.describe());
         List<RecordedRequest> requests = server.requests();
@@ -133,15 +152,9 @@ class OpenTelemetryTracingIT {
         JsonNode appSpan = inTrace.stream().filter(s -> parent.equals(s.path("spanId").asText()))
                 .findFirst().orElse(null);
         assertNotNull(appSpan, shown);
-        List<JsonNode> retries = events(appSpan, clientSpans, "retry-agent.retry");
-        assertEquals(List.of(1L, 2L), retries.stream().map(e -> attribute(e, "http.request.resend_count"))
-                .toList(), "one retry event per retry\n" + shown);
-        for (JsonNode retry : retries) {
-            assertEquals("status:503", attributeText(retry, "retry-agent.cause"), shown);
-            assertTrue(attribute(retry, "retry-agent.wait_ms") <= 20, shown);
-        }
         List<String> sentUnder = requests.stream().map(r -> spanIdOf(r.header("traceparent"))).toList();
-        if (spanPerRequest) {
+        JsonNode eventsOn = appSpan;
+        if (shape == Shape.PER_REQUEST) {
             assertEquals(requests.size(), clientSpans.size(), "a client span per request\n" + shown);
             List<JsonNode> ordered = clientSpans.stream()
                     .sorted((a, b) -> Long.compare(attributeOr(a, "http.request.resend_count", 0),
@@ -155,27 +168,34 @@ class OpenTelemetryTracingIT {
                         "request " + (i + 1) + " carried its own span's traceparent\n" + shown);
             }
         } else {
-            assertEquals(1, clientSpans.size(), "one client span of the call\n" + shown);
+            assertEquals(1, clientSpans.size(), "one client span\n" + shown);
             JsonNode span = clientSpans.get(0);
             assertEquals(parent, span.path("parentSpanId").asText(), shown);
-            assertEquals(200, attribute(span, "http.response.status_code"), shown);
+            assertEquals(shape == Shape.WHOLE_CALL ? 200 : 503, attribute(span, "http.response.status_code"), shown);
             for (String spanId : sentUnder) {
-                assertEquals(span.path("spanId").asText(), spanId, "each request carried the call's span\n"
-                        + shown);
+                assertEquals(span.path("spanId").asText(), spanId, "each request carried the span\n" + shown);
+            }
+            if (shape == Shape.WHOLE_CALL && eventsOnCall) {
+                eventsOn = span;
             }
         }
+        List<JsonNode> retries = events(eventsOn, "retry-agent.retry");
+        assertEquals(List.of(1L, 2L), retries.stream().map(e -> attribute(e, "http.request.resend_count")).toList(),
+                "one retry event per retry on " + eventsOn.path("name").asText() + "\n" + shown);
+        for (JsonNode retry : retries) {
+            assertEquals("status:503", attributeText(retry, "retry-agent.cause"), shown);
+            assertTrue(attribute(retry, "retry-agent.wait_ms") <= 20, shown);
+        }
+        long all = inTrace.stream().mapToLong(span -> events(span, "retry-agent.retry").size()).sum();
+        assertEquals(retries.size(), all, "no retry event elsewhere\n" + shown);
     }
 
-    /** The events named {@code name} of the app's span and of the client spans. */
-    static List<JsonNode> events(JsonNode appSpan, List<JsonNode> clientSpans, String name) {
+    /** The events named {@code name} of {@code span}. */
+    static List<JsonNode> events(JsonNode span, String name) {
         List<JsonNode> found = new ArrayList<>();
-        List<JsonNode> all = new ArrayList<>(clientSpans);
-        all.add(0, appSpan);
-        for (JsonNode span : all) {
-            for (JsonNode event : span.path("events")) {
-                if (name.equals(event.path("name").asText())) {
-                    found.add(event);
-                }
+        for (JsonNode event : span.path("events")) {
+            if (name.equals(event.path("name").asText())) {
+                found.add(event);
             }
         }
         return found;
