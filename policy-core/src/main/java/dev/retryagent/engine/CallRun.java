@@ -96,7 +96,7 @@ final class CallRun {
         try {
             return tracer.callStarting();
         } catch (RuntimeException e) {
-            RetryLog.internalError(where, e);
+            RetryLog.internalError(where, e, "the call is not traced");
             return null;
         }
     }

@@ -23,7 +23,9 @@ import org.junit.jupiter.api.Timeout;
  * The agent creates its {@code java.util.logging} logger only when it writes its first line: an HttpURLConnection
  * application (which does not use {@code java.util.logging} itself) run at {@code log=warn} retries as ever and never
  * initialises the {@code LogManager}; once the agent has something to say, the line is written once, in the agent's
- * format, on the logger set up as at start-up (its own handler, never the root logger's).
+ * format, on the logger set up as at start-up (its own handler, never the root logger's). Without the OpenTelemetry
+ * agent, a retried call loads no class of OpenTelemetry's (the agent's own tracing classes are defined with the rest
+ * of its bootstrap classes, and never run).
  */
 @Timeout(120)
 class LazyLoggingIT {
@@ -40,6 +42,8 @@ class LazyLoggingIT {
         Run run = run(jdk, "warn", "log=warn");
         assertTrue(run.loaded.stream().noneMatch(c -> c.name().equals(LOG_MANAGER)), run.result.describe());
         assertTrue(run.result.stderrLines().stream().noneMatch(l -> l.startsWith("retry-agent")), run.result.describe());
+        assertEquals(List.of(), run.loaded.stream().map(ClassLoadLog.Loaded::name)
+                .filter(name -> name.startsWith("io.opentelemetry.")).toList(), "nothing of OpenTelemetry's is loaded");
     }
 
     @ParameterizedTest(name = "{0}")
