@@ -41,6 +41,9 @@
 #   BASELINE_JAR=/tmp/retry-agent-old.jar bench/per-call.sh   # also runs an older agent jar in the same alternation
 #                                                             # (same policy): PER-CALL-BASELINE lines, to compare
 #                                                             # two builds fairly
+#   OTEL_AGENT=../integration-tests/target/client-libs/otel-agent/opentelemetry-javaagent-2.22.0.jar bench/per-call.sh
+#                          # every variant beside the OpenTelemetry Java agent (its -javaagent first, spans recorded
+#                          # and dropped: exporters none); the lines say beside=opentelemetry
 #
 # CLIENTS: LIBSET:STYLE words; LIBSET is a directory under LIBS (integration-tests/target/client-libs) or "huc" (the
 # JDK's HttpURLConnection) or "jdk" (the JDK's java.net.http client, styles send and async). PATHS: comma-separated
@@ -70,6 +73,14 @@ AGENT_JAR=${AGENT_JAR:-target/retry-agent.jar}
 AGENT_ARGS=${AGENT_ARGS:-}
 BASELINE_JAR=${BASELINE_JAR:-}
 LIBS=${LIBS:-../integration-tests/target/client-libs}
+OTEL_AGENT=${OTEL_AGENT:-}
+OTEL_OPTS=()
+BESIDE=""
+if [ -n "$OTEL_AGENT" ]; then
+  [ -f "$OTEL_AGENT" ] || { echo "no OpenTelemetry agent at $OTEL_AGENT" >&2; exit 1; }
+  OTEL_OPTS=("-javaagent:$OTEL_AGENT" -Dotel.traces.exporter=none -Dotel.metrics.exporter=none -Dotel.logs.exporter=none)
+  BESIDE=" beside=opentelemetry"
+fi
 
 [ -f "$AGENT_JAR" ] || { echo "no agent jar at $AGENT_JAR: run mvn -B package first" >&2; exit 1; }
 for set in okhttp-4.12 httpclient5-5.6 httpclient4-4.5.14; do
@@ -131,6 +142,7 @@ path_medians() { local c; for c in 2 3 4 5; do awk -v p="$2" -v c="$c" '$1 == p 
 
 echo "java: $("$JAVA" -version 2>&1 | head -1)"
 echo "load: $(uptime)"
+[ -z "$OTEL_AGENT" ] || echo "every variant beside the OpenTelemetry agent: ${OTEL_OPTS[*]}"
 echo "runs: $RUNS per variant, alternating; each JVM: ${WARMUP_MS} ms warm-up over every path and on until the JIT compiler is idle (at most ${WARMUP_MAX_MS} ms), then per path ${PATH_WARMUP_MS} ms warm-up and $ROUNDS rounds of ${ROUND_MS} ms (median); paths: $PATHS"
 echo "policy of the agent variant${BASELINE_JAR:+ and the baseline}: $POLICY${AGENT_ARGS:+ (agent arguments also: $AGENT_ARGS)}"
 [ -n "$TLS_OPTS" ] || echo "no keytool at $KEYTOOL: the https path is skipped"
@@ -157,9 +169,9 @@ for spec in $CLIENTS; do
     for i in $(seq 0 $((n - 1))); do
       v=${variants[$(( (i + run) % n ))]}
       case $v in
-        without) args=() ;;
-        with) args=("-javaagent:$AGENT_JAR=policy=$POLICY${AGENT_ARGS:+,$AGENT_ARGS}") ;;
-        baseline) args=("-javaagent:$BASELINE_JAR=policy=$POLICY${AGENT_ARGS:+,$AGENT_ARGS}") ;;
+        without) args=(${OTEL_OPTS[@]+"${OTEL_OPTS[@]}"}) ;;
+        with) args=(${OTEL_OPTS[@]+"${OTEL_OPTS[@]}"} "-javaagent:$AGENT_JAR=policy=$POLICY${AGENT_ARGS:+,$AGENT_ARGS}") ;;
+        baseline) args=(${OTEL_OPTS[@]+"${OTEL_OPTS[@]}"} "-javaagent:$BASELINE_JAR=policy=$POLICY${AGENT_ARGS:+,$AGENT_ARGS}") ;;
       esac
       if ! run_paths "$v" "$order" "$cp" "$client" "$style" "${args[@]}" >> "$OUT/$label-$style-$v.txt"; then
         echo "run failed: $label $style $v (run $run)" >&2; cat "$OUT/last.out" "$OUT/last.err" >&2
@@ -188,7 +200,7 @@ for spec in $CLIENTS; do
       read -r with with_cpu with_alloc with_jit <<< "$(path_medians "$f" "$path")"
       tag=PER-CALL
       [ "$v" = with ] || tag=PER-CALL-BASELINE
-      awk -v t="$tag" -v c="$label" -v s="$style" -v p="$path" -v a="$without" -v b="$with" -v ca="$without_cpu" -v cb="$with_cpu" -v ba="$without_alloc" -v bb="$with_alloc" \
+      awk -v t="$tag$BESIDE" -v c="$label" -v s="$style" -v p="$path" -v a="$without" -v b="$with" -v ca="$without_cpu" -v cb="$with_cpu" -v ba="$without_alloc" -v bb="$with_alloc" \
         -v ja="$without_jit" -v jb="$with_jit" \
         -v ra="$(awk -v p="$path" '$1 == p {printf "%s ", $2}' "$OUT/$label-$style-without.txt")" -v rb="$(awk -v p="$path" '$1 == p {printf "%s ", $2}' "$f")" \
         'BEGIN {printf "%s client=%s style=%s path=%s without_ns=%d with_ns=%d overhead_ns=%d overhead_pct=%.1f without_cpu_ns=%d with_cpu_ns=%d cpu_overhead_pct=%.1f without_alloc_b=%d with_alloc_b=%d without_jit_ms=%d with_jit_ms=%d\n  runs (wall ns/call) %s %s %s without: %s| with: %s\n", t, c, s, p, a, b, b - a, (b - a) * 100.0 / a, ca, cb, (ca > 0 ? (cb - ca) * 100.0 / ca : 0), ba, bb, ja, jb, c, s, p, ra, rb}'

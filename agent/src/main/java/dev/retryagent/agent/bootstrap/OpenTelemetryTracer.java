@@ -53,6 +53,17 @@ public final class OpenTelemetryTracer implements CallTracer {
         return found;
     }
 
+    /**
+     * Attempt 2 or later of a call is about to be sent on the application's HttpURLConnection {@code connection}
+     * ({@code OpenTelemetryConnections}); nothing without the OpenTelemetry agent.
+     */
+    public static void retryingConnection(java.net.HttpURLConnection connection) {
+        CallTracer tracer = INSTANCE.found;
+        if (tracer != null && tracer != CallTracer.NONE) {
+            dev.retryagent.agent.bootstrap.opentelemetry.OpenTelemetryConnections.retrying(connection);
+        }
+    }
+
     private static boolean openTelemetryAgentPresent() {
         try {
             Class.forName(PROBE, false, null);

@@ -80,7 +80,7 @@ class OpenTelemetryTracingIT {
             new Expected("httpclient5-async", Shape.WHOLE_CALL, Shape.WHOLE_CALL, false),
             new Expected("httpclient4", Shape.WHOLE_CALL, Shape.WHOLE_CALL, true),
             new Expected("httpclient4-async", Shape.PER_REQUEST, Shape.PER_REQUEST, false),
-            new Expected("httpurlconnection", Shape.FIRST_REQUEST, Shape.WHOLE_CALL, true),
+            new Expected("httpurlconnection", Shape.PER_REQUEST, Shape.WHOLE_CALL, true),
             new Expected("jdk-httpclient", Shape.PER_REQUEST, Shape.WHOLE_CALL, true),
             new Expected("jdk-httpclient-async", Shape.WHOLE_CALL, Shape.WHOLE_CALL, true));
 

@@ -41,6 +41,11 @@ final class ConnectionState {
     private final Field failedOnce;
     /** Required ({@code java.net.URLConnection}): a connection (or a cached response) is in hand. */
     private final Field connected;
+    /**
+     * Optional: the JDK has started connecting; never cleared by the JDK, and {@code setRequestProperty} refuses
+     * while it is set, so a tracer that adds its header to each request (OpenTelemetry's) could not to a retry.
+     */
+    private final Field connecting;
     /** Optional: the error body, buffered when {@code sun.net.http.errorstream.enableBuffering} is on. */
     private final Field errorStream;
     /** Optional: the body of a {@code ResponseCache} hit. */
@@ -82,6 +87,8 @@ final class ConnectionState {
         setRequests = field(impl, "setRequests");
         failedOnce = field(impl, "failedOnce");
         connected = field(java.net.URLConnection.class, "connected");
+        Field started = optionalField(impl, "connecting");
+        connecting = started != null && started.getType() == boolean.class ? started : null;
         errorStream = optionalField(impl, "errorStream");
         cachedInputStream = optionalField(impl, "cachedInputStream");
         filteredHeaders = optionalField(impl, "filteredHeaders");
@@ -255,9 +262,9 @@ final class ConnectionState {
      * buffered body ({@code poster}, kept: the JDK clears it only after a success) and settings, so that the
      * JDK's own {@code getInputStream} makes the next attempt as it made the first: {@link #release} the last
      * attempt, then forget its result ({@code inputStream}, {@code rememberedException}, the response headers,
-     * code and message, the cached header map), mark the connection not connected, let the JDK rebuild the
-     * request head ({@link #unbuildRequestHead}) and give it back its own one-time rewrite on a broken connection
-     * ({@code failedOnce}).
+     * code and message, the cached header map), mark the connection neither connected nor connecting, let the JDK
+     * rebuild the request head ({@link #unbuildRequestHead}) and give it back its own one-time rewrite on a broken
+     * connection ({@code failedOnce}).
      */
     void resetForRetry(HttpURLConnection conn) {
         release(conn);
@@ -275,6 +282,9 @@ final class ConnectionState {
             write(responseMessage, conn, null);
         }
         writeBoolean(connected, conn, false);
+        if (connecting != null) {
+            writeBoolean(connecting, conn, false);
+        }
         writeBoolean(failedOnce, conn, false);
     }
 

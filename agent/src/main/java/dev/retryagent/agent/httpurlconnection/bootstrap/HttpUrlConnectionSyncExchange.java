@@ -3,6 +3,7 @@ package dev.retryagent.agent.httpurlconnection.bootstrap;
 import dev.retryagent.agent.bootstrap.Failures;
 import dev.retryagent.agent.bootstrap.InjectedFaults;
 import dev.retryagent.agent.bootstrap.NotIoFailure;
+import dev.retryagent.agent.bootstrap.OpenTelemetryTracer;
 import dev.retryagent.engine.CallFacts;
 import dev.retryagent.engine.Exchange;
 import dev.retryagent.engine.Outcome;
@@ -107,6 +108,7 @@ final class HttpUrlConnectionSyncExchange implements Exchange<HttpUrlConnectionS
         lastOnCachedConnection = false;
         if (attempt > 1) {
             state.resetForRetry(conn);
+            OpenTelemetryTracer.retryingConnection(conn);
         }
         if (markerHeader != null && marker != null && (attempt > 1 || !state.requestHeadBuilt(conn))) {
             // Not when the first head has gone out already (streaming mode writes it in getOutputStream()).
