@@ -24,17 +24,20 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
+import java.util.stream.LongStream;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * Beside the OpenTelemetry Java agent (fetched by the build), in either {@code -javaagent} order, with OkHttp 4 or 5
- * on the class path: every client kind, sync and async, calls a server that answers 503, 503, then 200, inside a
- * span of the application's. The OpenTelemetry agent's OTLP JSON logging exporter writes the spans to the app's
+ * on the class path: every client kind, sync and async, calls a server that answers 503, 503, then 200, and one that
+ * closes the connection on the first request and answers the second with 200, each call inside a span of the
+ * application's. The OpenTelemetry agent's OTLP JSON logging exporter writes the spans to the app's
  * stderr, where the test reads them and checks them against what the server received: the {@link Shape} each client
- * has in each order (docs/reference.md, "Tracing with OpenTelemetry"), and one {@code retry-agent.retry} event per
- * retry, with the resend count, the wait and the cause.
+ * has in each order (docs/reference.md, "Tracing with OpenTelemetry"): a span per request with the request's own
+ * status or error, or one span of the call; and one {@code retry-agent.retry} event per retry, with the resend count,
+ * the wait and the cause.
  */
 @Timeout(300)
 class OpenTelemetryTracingIT {
@@ -57,13 +60,7 @@ class OpenTelemetryTracingIT {
          * ({@code eventsOnCall}) or, where the client's instrumentation starts its span only once the call has
          * started, on the application's span.
          */
-        WHOLE_CALL,
-        /**
-         * HttpURLConnection with OpenTelemetry's advice inside the agent's: OpenTelemetry traces one request per
-         * connection object, so the first attempt's span (503) is the only client span, on the wire in every
-         * request; the retry events on the application's span tell the rest.
-         */
-        FIRST_REQUEST
+        WHOLE_CALL
     }
 
     /** A client kind's shape when OpenTelemetry's {@code -javaagent} comes first, and when the retry agent's does. */
@@ -84,6 +81,21 @@ class OpenTelemetryTracingIT {
             new Expected("jdk-httpclient", Shape.PER_REQUEST, Shape.WHOLE_CALL, true),
             new Expected("jdk-httpclient-async", Shape.WHOLE_CALL, Shape.WHOLE_CALL, true));
 
+    /**
+     * What each client's server answers, one call each: its requests' statuses in order (0: the connection closed
+     * once the request was read, no response), and the cause of each retry.
+     */
+    record Scenario(String name, List<Integer> statuses, List<String> causes) {
+        Step[] steps() {
+            return statuses.stream().map(s -> s == 0 ? Step.dropAfterRequest()
+                    : Step.status(s).body(s == 200 ? "fine" : "busy")).toArray(Step[]::new);
+        }
+    }
+
+    static final List<Scenario> SCENARIOS = List.of(
+            new Scenario("busy", List.of(503, 503, 200), List.of("status:503", "status:503")),
+            new Scenario("dropped", List.of(0, 200), List.of("failure:reset")));
+
     static final int SPAN_KIND_CLIENT = 3;
 
     @ParameterizedTest(name = "{0} first, {1}")
@@ -94,10 +106,11 @@ class OpenTelemetryTracingIT {
             Map<String, ScriptedServer> servers = new LinkedHashMap<>();
             List<String> args = new ArrayList<>();
             for (Expected client : CLIENTS) {
-                String kind = client.kind();
-                servers.put(kind, Runs.open(closer, Step.status(503).body("busy"), Step.status(503).body("busy"),
-                        Step.ok().body("fine")));
-                args.add(kind + "=" + kind + "=" + servers.get(kind).url("/traced/" + kind));
+                for (Scenario scenario : SCENARIOS) {
+                    String id = client.kind() + "-" + scenario.name();
+                    servers.put(id, Runs.open(closer, scenario.steps()));
+                    args.add(id + "=" + client.kind() + "=" + servers.get(id).url("/traced/" + id));
+                }
             }
             Path policy = Files.writeString(Files.createTempFile(Files.createDirectories(ForkedApp.workRoot()), "otel-policy-", ".yaml"), POLICY);
             String ours = "-javaagent:" + ForkedApp.agentJarPath() + "=policy=" + policy;
@@ -119,11 +132,14 @@ class OpenTelemetryTracingIT {
 
             List<String> failures = new ArrayList<>();
             for (Expected client : CLIENTS) {
-                try {
-                    assertTraced(client.kind(), client.shape(first), client.eventsOnCall(), run, spans,
-                            servers.get(client.kind()));
-                } catch (AssertionError e) {
-                    failures.add(client.kind() + " (" + client.shape(first) + "): " + e.getMessage());
+                for (Scenario scenario : SCENARIOS) {
+                    String id = client.kind() + "-" + scenario.name();
+                    try {
+                        assertTraced(id, scenario, client.shape(first), client.eventsOnCall(), run, spans,
+                                servers.get(id));
+                    } catch (AssertionError e) {
+                        failures.add(id + " (" + client.shape(first) + "): " + e.getMessage());
+                    }
                 }
             }
             assertEquals(List.of(), failures, "every client's trace shows its attempts");
@@ -135,16 +151,17 @@ class OpenTelemetryTracingIT {
         }
     }
 
-    static void assertTraced(String kind, Shape shape, boolean eventsOnCall, ForkedApp.Result run,
+    static void assertTraced(String id, Scenario scenario, Shape shape, boolean eventsOnCall, ForkedApp.Result run,
             List<JsonNode> spans, ScriptedServer server) {
-        ReportLine result = Runs.result(run, kind);
-        assertEquals(200, result.getInt("status"), kind + ": " + result + "\n" + run.describe());
+        ReportLine result = Runs.result(run, id);
+        assertEquals(200, result.getInt("status"), id + ": " + result + "\n" + run.describe());
         List<RecordedRequest> requests = server.requests();
-        assertEquals(3, requests.size(), kind);
+        int n = scenario.statuses().size();
+        assertEquals(n, requests.size(), "requests at the server");
         String trace = result.get("trace");
         String parent = result.get("parent");
         List<JsonNode> inTrace = spans.stream().filter(s -> trace.equals(s.path("traceId").asText())).toList();
-        String shown = kind + ":\n" + inTrace.stream().map(OpenTelemetryTracingIT::describe)
+        String shown = id + ":\n" + inTrace.stream().map(OpenTelemetryTracingIT::describe)
                 .collect(Collectors.joining("\n"));
         System.out.println("TRACE " + run.runDir().getFileName() + " " + shown);
         List<JsonNode> clientSpans = inTrace.stream()
@@ -155,15 +172,21 @@ class OpenTelemetryTracingIT {
         List<String> sentUnder = requests.stream().map(r -> spanIdOf(r.header("traceparent"))).toList();
         JsonNode eventsOn = appSpan;
         if (shape == Shape.PER_REQUEST) {
-            assertEquals(requests.size(), clientSpans.size(), "a client span per request\n" + shown);
+            assertEquals(n, clientSpans.size(), "a client span per request\n" + shown);
             List<JsonNode> ordered = clientSpans.stream()
                     .sorted((a, b) -> Long.compare(attributeOr(a, "http.request.resend_count", 0),
                             attributeOr(b, "http.request.resend_count", 0))).toList();
-            for (int i = 0; i < ordered.size(); i++) {
+            for (int i = 0; i < n; i++) {
                 JsonNode span = ordered.get(i);
                 assertEquals(parent, span.path("parentSpanId").asText(), "under the app's span\n" + shown);
                 assertEquals(i, attributeOr(span, "http.request.resend_count", 0), shown);
-                assertEquals(i < 2 ? 503 : 200, attribute(span, "http.response.status_code"), shown);
+                int status = scenario.statuses().get(i);
+                if (status == 0) {
+                    assertNotNull(attributeNode(span, "error.type"), "the attempt's error\n" + shown);
+                    assertEquals(null, attributeNode(span, "http.response.status_code"), shown);
+                } else {
+                    assertEquals(status, attribute(span, "http.response.status_code"), shown);
+                }
                 assertEquals(span.path("spanId").asText(), sentUnder.get(i),
                         "request " + (i + 1) + " carried its own span's traceparent\n" + shown);
             }
@@ -171,19 +194,21 @@ class OpenTelemetryTracingIT {
             assertEquals(1, clientSpans.size(), "one client span\n" + shown);
             JsonNode span = clientSpans.get(0);
             assertEquals(parent, span.path("parentSpanId").asText(), shown);
-            assertEquals(shape == Shape.WHOLE_CALL ? 200 : 503, attribute(span, "http.response.status_code"), shown);
+            assertEquals(200, attribute(span, "http.response.status_code"), shown);
             for (String spanId : sentUnder) {
                 assertEquals(span.path("spanId").asText(), spanId, "each request carried the span\n" + shown);
             }
-            if (shape == Shape.WHOLE_CALL && eventsOnCall) {
+            if (eventsOnCall) {
                 eventsOn = span;
             }
         }
         List<JsonNode> retries = events(eventsOn, "retry-agent.retry");
-        assertEquals(List.of(1L, 2L), retries.stream().map(e -> attribute(e, "http.request.resend_count")).toList(),
+        assertEquals(LongStream.range(1, n).boxed().toList(),
+                retries.stream().map(e -> attribute(e, "http.request.resend_count")).toList(),
                 "one retry event per retry on " + eventsOn.path("name").asText() + "\n" + shown);
+        assertEquals(scenario.causes(), retries.stream().map(e -> attributeText(e, "retry-agent.cause")).toList(),
+                shown);
         for (JsonNode retry : retries) {
-            assertEquals("status:503", attributeText(retry, "retry-agent.cause"), shown);
             assertTrue(attribute(retry, "retry-agent.wait_ms") <= 20, shown);
         }
         long all = inTrace.stream().mapToLong(span -> events(span, "retry-agent.retry").size()).sum();
