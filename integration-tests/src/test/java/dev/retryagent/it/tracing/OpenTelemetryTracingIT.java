@@ -112,7 +112,8 @@ class OpenTelemetryTracingIT {
                     args.add(id + "=" + client.kind() + "=" + servers.get(id).url("/traced/" + id));
                 }
             }
-            Path policy = Files.writeString(Files.createTempFile(Files.createDirectories(ForkedApp.workRoot()), "otel-policy-", ".yaml"), POLICY);
+            Path work = Files.createDirectories(ForkedApp.workRoot());
+            Path policy = Files.writeString(Files.createTempFile(work, "otel-policy-", ".yaml"), POLICY);
             String ours = "-javaagent:" + ForkedApp.agentJarPath() + "=policy=" + policy;
             String otel = "-javaagent:" + Paths.get(System.getProperty("retry.agent.it.otel-agent.jar"));
             ForkedApp app = ForkedApp.of(TracedCallsApp.class).name("otel-" + first + "-first-" + okhttp)
