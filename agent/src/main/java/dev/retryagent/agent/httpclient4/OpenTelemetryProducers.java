@@ -31,12 +31,8 @@ final class OpenTelemetryProducers {
             delegate.setAccessible(true);
             Object inner = delegate.get(producer);
             return inner instanceof HttpAsyncRequestProducer ? (HttpAsyncRequestProducer) inner : producer;
-        } catch (NoSuchFieldException e) {
+        } catch (ReflectiveOperationException | RuntimeException e) {
             return producer; // another version of that agent: its span of the whole call stays
-        } catch (IllegalAccessException e) {
-            return producer;
-        } catch (RuntimeException e) {
-            return producer;
         }
     }
 }

@@ -47,14 +47,8 @@ public final class OpenTelemetryConnections {
             if (state != null && state.getClass().getField(FINISHED_FIELD).getBoolean(state)) {
                 byConnection.set(connection, null);
             }
-        } catch (NoSuchFieldException e) {
-            states = ABSENT;
-        } catch (IllegalAccessException e) {
-            states = ABSENT;
-        } catch (RuntimeException e) {
-            states = ABSENT;
-        } catch (LinkageError e) {
-            states = ABSENT;
+        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+            states = ABSENT; // an agent whose internals differ: its own tracing of the connection stands
         }
     }
 
@@ -67,13 +61,7 @@ public final class OpenTelemetryConnections {
             found = value instanceof VirtualField ? value : ABSENT;
         } catch (ClassNotFoundException e) {
             return ABSENT; // not yet defined (no connection traced yet): looked up again at the next retry
-        } catch (NoSuchFieldException e) {
-            found = ABSENT;
-        } catch (IllegalAccessException e) {
-            found = ABSENT;
-        } catch (RuntimeException e) {
-            found = ABSENT;
-        } catch (LinkageError e) {
+        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
             found = ABSENT;
         }
         states = found;
