@@ -12,6 +12,9 @@
  *   <li>{@link dev.retryagent.agent.bootstrap.Housekeeping}: the one thread for periodic work that is not a retry.</li>
  *   <li>{@link dev.retryagent.agent.bootstrap.Failures}, {@link dev.retryagent.agent.bootstrap.NotIoFailure}: the
  *       part of failure classification every client shares.</li>
+ *   <li>{@link dev.retryagent.agent.bootstrap.OpenTelemetryTracer}: the loops' tracer, which traces each attempt
+ *       through the OpenTelemetry Java agent when that agent runs in the JVM ({@code bootstrap.opentelemetry}, the
+ *       only classes that link to OpenTelemetry's API).</li>
  * </ul>
  */
 package dev.retryagent.agent.bootstrap;
