@@ -47,7 +47,8 @@ public final class OpenTelemetryTracer implements CallTracer {
             found = openTelemetryAgentPresent()
                     ? new dev.retryagent.agent.bootstrap.opentelemetry.OpenTelemetryCalls() : CallTracer.NONE;
             if (found != CallTracer.NONE) {
-                RetryLog.agent(Level.INFO, "OpenTelemetry agent found: each attempt of a retried call is traced");
+                RetryLog.agent(Level.INFO, "tracing via=opentelemetry-agent; each attempt of a call the agent"
+                        + " retries is traced");
             }
         }
         return found;

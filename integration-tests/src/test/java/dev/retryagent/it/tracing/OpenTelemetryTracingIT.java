@@ -129,7 +129,7 @@ class OpenTelemetryTracingIT {
             }
             ForkedApp.Result run = app.run().assertExitCode(0);
             List<JsonNode> spans = exportedSpans(run.stderr());
-            assertTrue(run.agentLog().stream().anyMatch(l -> l.contains("OpenTelemetry agent found")), run.describe());
+            assertTrue(run.agentLog().stream().anyMatch(l -> l.startsWith("retry-agent tracing via=opentelemetry-agent")), run.describe());
 
             List<String> failures = new ArrayList<>();
             for (Expected client : CLIENTS) {
