@@ -23,6 +23,7 @@ import java.util.concurrent.ExecutionException;
 public final class JdkHttpHooks extends HookHandler {
     static final String SEND = "jdk-httpclient.send";
     static final String SEND_ASYNC = "jdk-httpclient.send-async";
+    static final String SEND_ASYNC_2 = "jdk-httpclient.send-async-2";
     static final String RESEND = "jdk-httpclient.resend";
     static final String EXCHANGE = "jdk-httpclient.exchange";
 
@@ -48,6 +49,12 @@ public final class JdkHttpHooks extends HookHandler {
                     return Hooks.PROCEED; // a push promise handler would hear of every attempt's pushes: left alone
                 }
                 return retried(self, args[0], args[1], true);
+            }
+        });
+        serve(SEND_ASYNC_2, new OnEntryMayReplace() {
+            @Override
+            public Object run(Object self, Object[] args) {
+                return self == null ? Hooks.PROCEED : retried(self, args[0], args[1], true);
             }
         });
         serve(RESEND, new OnEntry() {

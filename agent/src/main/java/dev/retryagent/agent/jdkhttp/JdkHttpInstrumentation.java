@@ -18,8 +18,11 @@ import java.util.logging.Level;
  *
  * <ul>
  *   <li>entry of {@code jdk.internal.net.http.HttpClientImpl.send(HttpRequest, BodyHandler)} and of its
- *       {@code sendAsync(HttpRequest, BodyHandler, PushPromiseHandler)} (the two-argument {@code sendAsync} calls
- *       it), both of which may replace the result. Every client the builder makes is an {@code HttpClientFacade}
+ *       {@code sendAsync(HttpRequest, BodyHandler, PushPromiseHandler)} and {@code sendAsync(HttpRequest,
+ *       BodyHandler)}, all of which may replace the result. The two-argument {@code sendAsync} calls the
+ *       three-argument one; it is hooked too so that the loop runs around whatever another agent's advice does at
+ *       its entry when that advice was woven first (the OpenTelemetry agent's starts one span per call there, and
+ *       one per attempt at the three-argument one). Every client the builder makes is an {@code HttpClientFacade}
  *       over an {@code HttpClientImpl}, and the facade's {@code send}/{@code sendAsync} call these: one hook per
  *       public entry, whatever wraps the client. Each attempt is a whole {@code send}/{@code sendAsync} of the
  *       same immutable request (a copy with the marker header when it carries one), so the client's redirects,
@@ -50,6 +53,8 @@ public final class JdkHttpInstrumentation extends ClientInstrumentation {
             + "Ljava/net/http/HttpResponse;";
     static final String SEND_ASYNC_DESCRIPTOR = "(Ljava/net/http/HttpRequest;Ljava/net/http/HttpResponse$BodyHandler;"
             + "Ljava/net/http/HttpResponse$PushPromiseHandler;)Ljava/util/concurrent/CompletableFuture;";
+    static final String SEND_ASYNC_2_DESCRIPTOR = "(Ljava/net/http/HttpRequest;"
+            + "Ljava/net/http/HttpResponse$BodyHandler;)Ljava/util/concurrent/CompletableFuture;";
     /** {@code getExceptionalCF(Throwable, ExchangeImpl)}: Java 25, and Java 17 updates from 17.0.16 or so. */
     static final String EXCEPTIONAL_DESCRIPTOR = "(Ljava/lang/Throwable;Ljdk/internal/net/http/ExchangeImpl;)"
             + "Ljava/util/concurrent/CompletableFuture;";
@@ -65,7 +70,9 @@ public final class JdkHttpInstrumentation extends ClientInstrumentation {
                 HookPoint.entryMayReplace(JdkHttpHooks.SEND_ASYNC, CLIENT_IMPL, "sendAsync", SEND_ASYNC_DESCRIPTOR),
                 HookPoint.entry(JdkHttpHooks.RESEND, MULTI_EXCHANGE, "getExceptionalCF", EXCEPTIONAL_DESCRIPTOR),
                 HookPoint.entry(JdkHttpHooks.RESEND, MULTI_EXCHANGE, "getExceptionalCF", EXCEPTIONAL_DESCRIPTOR_17),
-                HookPoint.entry(JdkHttpHooks.EXCHANGE, MULTI_EXCHANGE, "responseAsync", RESPONSE_ASYNC_DESCRIPTOR));
+                HookPoint.entry(JdkHttpHooks.EXCHANGE, MULTI_EXCHANGE, "responseAsync", RESPONSE_ASYNC_DESCRIPTOR),
+                HookPoint.entryMayReplace(JdkHttpHooks.SEND_ASYNC_2, CLIENT_IMPL, "sendAsync",
+                        SEND_ASYNC_2_DESCRIPTOR));
     }
 
     @Override
