@@ -178,9 +178,11 @@ class FailOpenIT {
                 args.addAll(List.of("--call", "id=c" + i + ";url=" + url + ";mode=" + mode + ";client=h1"));
             }
             return args;
-        // the application's warm-up makes a send and a sendAsync before its calls, whatever their mode; every
-        // exchange passes the hook where an attempt of the agent's learns its exchange (redirects)
-        }, Map.of("all", Set.of("hook:" + JDK + ".send", "hook:" + JDK + ".send-async", "hook:" + JDK + ".exchange"),
+        // the application's warm-up makes a send and a sendAsync before its calls, whatever their mode (the
+        // two-argument sendAsync: its hook fails, and then that of the three-argument one it calls); every exchange
+        // passes the hook where an attempt of the agent's learns its exchange (redirects)
+        }, Map.of("all", Set.of("hook:" + JDK + ".send", "hook:" + JDK + ".send-async-2", "hook:" + JDK + ".send-async",
+                "hook:" + JDK + ".exchange"),
                 JDK + ".facts", Set.of(JDK + ".facts"),
                 JDK + ".outcome", Set.of("async-retry-loop.decide"),
                 JDK + ".classify", Set.of("async-retry-loop.decide")));
