@@ -43,13 +43,13 @@ class TomcatWebappIT {
             Path webapp = Files.createTempDirectory(ForkedApp.workRoot(), "webapp-");
             Path classes = webapp.resolve("WEB-INF/classes/dev/retryagent/it/deploy");
             Files.createDirectories(classes);
-            Files.copy(testClasses().resolve("dev/retryagent/it/deploy/ProxyServlet.class"),
+            Files.copy(ForkedApp.testClasses().resolve("dev/retryagent/it/deploy/ProxyServlet.class"),
                     classes.resolve("ProxyServlet.class"));
             Path lib = Files.createDirectories(webapp.resolve("WEB-INF/lib"));
             for (Path jar : ClientLibs.OKHTTP_5.jars()) {
                 Files.copy(jar, lib.resolve(jar.getFileName()));
             }
-            ForkedApp app = ForkedApp.of(TomcatApp.class).name("tomcat-webapp").classpath(testClasses())
+            ForkedApp app = ForkedApp.of(TomcatApp.class).name("tomcat-webapp").classpath(ForkedApp.testClasses())
                     .policy(POLICY).agentArg("log", "debug").sysProp("backend.url", backend.url("/from-webapp"))
                     .timeout(Duration.ofMinutes(1)).args(webapp.toString());
             try (Stream<Path> jars = Files.list(Paths.get(System.getProperty("retry.agent.it.libs.tomcat")))) {
@@ -77,14 +77,6 @@ class TomcatWebappIT {
             assertEquals(List.of("1", "2"), Runs.markers(backend.requests()));
             assertTrue(Runs.logged(run, "retry client=okhttp method=GET", "path=/from-webapp"), run.describe());
             assertFalse(run.stderr().contains("internal-error"), run.describe());
-        }
-    }
-
-    static Path testClasses() {
-        try {
-            return Paths.get(TomcatApp.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-        } catch (java.net.URISyntaxException e) {
-            throw new IllegalStateException(e);
         }
     }
 }

@@ -14,7 +14,6 @@ import dev.retryagent.it.harness.Step;
 import dev.retryagent.it.harness.TlsMaterial;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -92,7 +91,7 @@ class FaultsIT {
             Path hosts = Files.writeString(Files.createTempFile(ForkedApp.workRoot(), "hosts-", ".txt"),
                     "127.0.0.1 localhost\n");
             ForkedApp app = ForkedApp.of(FaultsApp.class).name("faults").clientLibs(ClientLibs.OKHTTP_5)
-                    .classpath(testClasses()).policy(POLICY).agentArg("log", "debug")
+                    .classpath(ForkedApp.testClasses()).policy(POLICY).agentArg("log", "debug")
                     .sysProp("jdk.net.hosts.file", hosts.toString()).timeout(Duration.ofMinutes(4)).args(args);
             ClientLibs.HTTPCLIENT5_NEWEST.jars().forEach(app::classpath);
             ForkedApp.Result run = app.run().assertExitCode(0);
@@ -177,13 +176,5 @@ class FaultsIT {
     private static <T extends AutoCloseable> T add(List<AutoCloseable> closer, T closeable) {
         closer.add(closeable);
         return closeable;
-    }
-
-    static Path testClasses() {
-        try {
-            return Paths.get(FaultsApp.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-        } catch (java.net.URISyntaxException e) {
-            throw new IllegalStateException(e);
-        }
     }
 }

@@ -112,6 +112,18 @@ public final class ForkedApp {
                 : Paths.get("target", "classes").toAbsolutePath();
     }
 
+    /**
+     * The compiled test classes, this module's {@code target/test-classes}: the applications that live beside the
+     * tests (and this harness), for a forked JVM's class path.
+     */
+    public static Path testClasses() {
+        try {
+            return Paths.get(ForkedApp.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        } catch (java.net.URISyntaxException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** Where runs keep their files: system property {@code retry.agent.it.workdir}. */
     public static Path workRoot() {
         String configured = System.getProperty("retry.agent.it.workdir");

@@ -16,10 +16,7 @@ import dev.retryagent.it.harness.RecordedRequest;
 import dev.retryagent.it.harness.ReportLine;
 import dev.retryagent.it.harness.Step;
 import dev.retryagent.it.harness.TlsMaterial;
-import java.net.URISyntaxException;
 import java.util.ArrayList;
-import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -239,14 +236,6 @@ class JdkHttpClientAgentIT extends ClientContract<JdkHttpClientAgentIT.Jvm> {
 
     static ForkedApp app(Jdks.Jdk jdk, String name) {
         return ForkedApp.of(JdkHttpClientBatchApp.class).name("jdkhttp-" + name + "-" + jdk).java(jdk.java())
-                .classpath(testClasses()).sysProps(TlsMaterial.shared().clientSystemProperties());
-    }
-
-    static Path testClasses() {
-        try {
-            return Paths.get(JdkHttpClientBatchApp.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-        } catch (URISyntaxException e) {
-            throw new IllegalStateException(e);
-        }
+                .classpath(ForkedApp.testClasses()).sysProps(TlsMaterial.shared().clientSystemProperties());
     }
 }

@@ -11,10 +11,7 @@ import dev.retryagent.it.harness.RecordedRequest;
 import dev.retryagent.it.harness.ReportLine;
 import dev.retryagent.it.harness.ScriptedServer;
 import dev.retryagent.it.harness.Step;
-import java.net.URISyntaxException;
 import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -117,21 +114,13 @@ class MetricsIT {
     }
 
     private ForkedApp app(Jdks.Jdk jdk) {
-        return ForkedApp.of(MetricsApp.class).clientLibs(ClientLibs.OKHTTP_5).classpath(testClasses())
+        return ForkedApp.of(MetricsApp.class).clientLibs(ClientLibs.OKHTTP_5).classpath(ForkedApp.testClasses())
                 .java(jdk.java()).policy(policy()).args(args);
     }
 
     /** The JMX counters and the exporter's scrape on every JDK. */
     static List<Jdks.Jdk> jdks() {
         return Jdks.of(Jdks.ALL);
-    }
-
-    static Path testClasses() {
-        try {
-            return Paths.get(MetricsApp.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-        } catch (URISyntaxException e) {
-            throw new IllegalStateException(e);
-        }
     }
 
     /** The counters one MBean must show, from what {@code server} received from {@code client}. */
@@ -267,7 +256,8 @@ class MetricsIT {
      */
     @Test
     void noCallNoJmx() throws Exception {
-        ForkedApp.Result run = ForkedApp.of(MetricsApp.class).name("metrics-idle").clientLibs(ClientLibs.OKHTTP_5).classpath(testClasses())
+        ForkedApp.Result run = ForkedApp.of(MetricsApp.class).name("metrics-idle").clientLibs(ClientLibs.OKHTTP_5)
+                .classpath(ForkedApp.testClasses())
                 .policy(policy()).jvmArg("-Xlog:class+load:file=classes.txt")
                 .args("--idle-ms", "2500").run().assertExitCode(0);
         List<String> loaded = Files.readAllLines(run.runDir().resolve("classes.txt"));

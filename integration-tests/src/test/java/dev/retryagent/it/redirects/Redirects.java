@@ -9,9 +9,7 @@ import dev.retryagent.it.harness.RecordedRequest;
 import dev.retryagent.it.harness.ReportLine;
 import dev.retryagent.it.harness.ScriptedServer;
 import dev.retryagent.it.harness.Step;
-import java.net.URISyntaxException;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -112,7 +110,7 @@ abstract class Redirects {
         args.add("--expect-calls");
         args.add(String.valueOf(expectedCalls()));
         ForkedApp app = ForkedApp.of(RedirectsApp.class).name(getClass().getSimpleName()).java(java()).clientLibs(ClientLibs.OKHTTP_5)
-                .classpath(testClasses()).policy(policy(observed)).agentArg("log", "debug").args(args);
+                .classpath(ForkedApp.testClasses()).policy(policy(observed)).agentArg("log", "debug").args(args);
         ClientLibs.HTTPCLIENT5_NEWEST.jars().forEach(app::classpath);
         ClientLibs.HTTPCLIENT4_NEWEST.jars().forEach(app::classpath);
         run = app.run().assertExitCode(0);
@@ -206,13 +204,5 @@ abstract class Redirects {
 
     private static String mbean(String client, String host, int port) {
         return "retry-agent:type=destination,client=" + client + ",scheme=http,host=" + host + ",port=" + port;
-    }
-
-    static Path testClasses() {
-        try {
-            return Paths.get(RedirectsApp.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-        } catch (URISyntaxException e) {
-            throw new IllegalStateException(e);
-        }
     }
 }

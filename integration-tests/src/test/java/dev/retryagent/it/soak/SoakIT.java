@@ -10,8 +10,6 @@ import dev.retryagent.it.harness.RecordedRequest;
 import dev.retryagent.it.harness.ReportLine;
 import dev.retryagent.it.harness.ScriptedServer;
 import dev.retryagent.it.harness.Step;
-import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -80,7 +78,7 @@ class SoakIT {
                     Integer.toString(THREADS)));
             servers.forEach((kind, server) -> args.addAll(List.of("--" + kind, server.url(""))));
             ForkedApp app = ForkedApp.of(SoakApp.class).name("soak").clientLibs(ClientLibs.OKHTTP_5)
-                    .classpath(testClasses()).policy(POLICY).timeout(Duration.ofMinutes(9)).args(args);
+                    .classpath(ForkedApp.testClasses()).policy(POLICY).timeout(Duration.ofMinutes(9)).args(args);
             ClientLibs.HTTPCLIENT5_NEWEST.jars().forEach(app::classpath);
             ForkedApp.Result run = app.run().assertExitCode(0);
             System.out.println("SOAK " + run.single("DONE") + " " + run.single("POOL") + " " + run.single("THREADS"));
@@ -139,14 +137,6 @@ class SoakIT {
             for (ScriptedServer server : servers.values()) {
                 server.close();
             }
-        }
-    }
-
-    static Path testClasses() {
-        try {
-            return Paths.get(SoakApp.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-        } catch (java.net.URISyntaxException e) {
-            throw new IllegalStateException(e);
         }
     }
 }

@@ -117,7 +117,7 @@ class OpenTelemetryTracingIT {
             String ours = "-javaagent:" + ForkedApp.agentJarPath() + "=policy=" + policy;
             String otel = "-javaagent:" + Paths.get(System.getProperty("retry.agent.it.otel-agent.jar"));
             ForkedApp app = ForkedApp.of(TracedCallsApp.class).name("otel-" + first + "-first-" + okhttp)
-                    .clientLibs(okhttp).classpath(testClasses()).timeout(Duration.ofMinutes(3))
+                    .clientLibs(okhttp).classpath(ForkedApp.testClasses()).timeout(Duration.ofMinutes(3))
                     .jvmArg(first.equals("opentelemetry") ? otel : ours)
                     .jvmArg(first.equals("opentelemetry") ? ours : otel)
                     .sysProp("otel.traces.exporter", "logging-otlp").sysProp("otel.metrics.exporter", "none")
@@ -289,13 +289,5 @@ class OpenTelemetryTracingIT {
             b.append("\n    event ").append(event.path("name").asText()).append(' ').append(event.path("attributes"));
         }
         return b.toString();
-    }
-
-    static Path testClasses() {
-        try {
-            return Paths.get(TracedCallsApp.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-        } catch (java.net.URISyntaxException e) {
-            throw new IllegalStateException(e);
-        }
     }
 }
