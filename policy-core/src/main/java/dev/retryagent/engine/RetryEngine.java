@@ -220,6 +220,16 @@ public final class RetryEngine {
         return r.settings.retriesFailure(kind) && mayRetry(r, call);
     }
 
+    /**
+     * Whether {@code call}'s rule, in mode {@code enforce}, retries a response with {@code status}, whichever layer's
+     * attempt {@code call} is (its facts may be those of an attempt the agent marked). For adapters that must tell
+     * whether a client's own follow-up of such a response would double the agent's retry of it. No side effects.
+     */
+    public boolean retriesStatus(CallFacts call, int status) {
+        Resolution r = resolve(call);
+        return r.mode == Mode.ENFORCE && r.settings.retryStatuses().contains(status);
+    }
+
     static boolean mayRetry(Resolution r, CallFacts call) {
         return mayRetry(r, refusal(r.settings, call, 1));
     }

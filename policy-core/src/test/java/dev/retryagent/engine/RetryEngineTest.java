@@ -239,6 +239,18 @@ class RetryEngineTest {
         }
 
         @Test
+        void retriesStatusSaysWhetherTheRuleRetriesAResponseWhateverTheAttempt() {
+            RetryEngine engine = builtIn();
+            assertTrue(engine.retriesStatus(get(), 408));
+            assertTrue(engine.retriesStatus(facts(CLIENT, "GET", HOST, "/", false, true, true), 408), "marked");
+            assertTrue(engine.retriesStatus(call("POST"), 503), "the rule's, not the request's");
+            assertFalse(engine.retriesStatus(get(), 500), "not a retryable status");
+            assertFalse(engine(policy(Mode.OBSERVE, RetrySettings.builtIn())).retriesStatus(get(), 408),
+                    "observe never retries");
+            assertNull(engine.counters(CLIENT, "https", HOST, 443), "nothing counted");
+        }
+
+        @Test
         void nestedIsReportedBeforeBodyAndBodyBeforeIdempotency() {
             RetryEngine engine = builtIn();
             assertGiveUp(first(engine, facts(CLIENT, "POST", HOST, "/", false, false, true), Outcome.status(503, null)),

@@ -20,7 +20,8 @@ public final class HookPoint {
         /** Before each normal return (not on exceptions). */
         EXIT,
         /**
-         * At the entry of a method that returns a reference type: when the handler answers a value other than
+         * At the entry of a method that returns a reference type or a {@code boolean} (answered as a
+         * {@code Boolean}): when the handler answers a value other than
          * {@link dev.retryagent.agent.bootstrap.Hooks#PROCEED}, the method returns that value at once without
          * running its body (the handler has done the work, usually by calling the method again: such a nested
          * call on the same thread runs the body, see {@link dev.retryagent.agent.bootstrap.Hooks#enterMayReplace}).
@@ -55,8 +56,9 @@ public final class HookPoint {
         if (where == Where.RETRY_LOOP && "<init>".equals(methodName)) {
             throw new IllegalArgumentException(hook + ": a constructor is no retry loop");
         }
-        if (where == Where.ENTRY_MAY_REPLACE && (!returnsReference(descriptor) || "<init>".equals(methodName))) {
-            throw new IllegalArgumentException(hook + ": only a method returning a reference type can have its result replaced");
+        if (where == Where.ENTRY_MAY_REPLACE && (!returnsReferenceOrBoolean(descriptor) || "<init>".equals(methodName))) {
+            throw new IllegalArgumentException(
+                    hook + ": only a method returning a reference type or a boolean can have its result replaced");
         }
         this.hook = hook;
         this.className = className;
@@ -86,10 +88,13 @@ public final class HookPoint {
         return new HookPoint(hook, className, methodName, descriptor, Where.RETRY_LOOP);
     }
 
-    private static boolean returnsReference(String descriptor) {
+    private static boolean returnsReferenceOrBoolean(String descriptor) {
         int close = descriptor.lastIndexOf(')');
-        return close >= 0 && close + 1 < descriptor.length()
-                && (descriptor.charAt(close + 1) == 'L' || descriptor.charAt(close + 1) == '[');
+        if (close < 0 || close + 1 >= descriptor.length()) {
+            return false;
+        }
+        char returned = descriptor.charAt(close + 1);
+        return returned == 'L' || returned == '[' || returned == 'Z';
     }
 
     public String hook() {

@@ -22,7 +22,7 @@ import net.bytebuddy.jar.asm.Type;
  * and for {@code R execute(Request r)} ({@code R} a reference type):
  * <pre>
  * ENTRY_MAY_REPLACE:  Object o = Hooks.enterMayReplace("hook", C.class, this, new Object[] {r});
- *                     if (o != Hooks.PROCEED) return (R) o;
+ *                     if (o != Hooks.PROCEED) return (R) o;     // a boolean method: ((Boolean) o).booleanValue()
  * RETRY_LOOP:         Hooks.enterRetryLoop("hook", C.class, this, new Object[] {r});
  *                     try { body } finally { Hooks.leaveRetryLoop(); }
  * </pre>
@@ -173,8 +173,15 @@ public final class HookWeaver {
             super.visitFieldInsn(Opcodes.GETSTATIC, HOOKS, "PROCEED", "Ljava/lang/Object;");
             Label body = new Label();
             super.visitJumpInsn(Opcodes.IF_ACMPEQ, body);
-            super.visitTypeInsn(Opcodes.CHECKCAST, Type.getReturnType(point.descriptor()).getInternalName());
-            super.visitInsn(Opcodes.ARETURN);
+            Type returned = Type.getReturnType(point.descriptor());
+            if (returned.getSort() == Type.BOOLEAN) {
+                super.visitTypeInsn(Opcodes.CHECKCAST, "java/lang/Boolean");
+                super.visitMethodInsn(Opcodes.INVOKEVIRTUAL, "java/lang/Boolean", "booleanValue", "()Z", false);
+                super.visitInsn(Opcodes.IRETURN);
+            } else {
+                super.visitTypeInsn(Opcodes.CHECKCAST, returned.getInternalName());
+                super.visitInsn(Opcodes.ARETURN);
+            }
             super.visitLabel(body);
             if (writeFrames) {
                 super.visitFrame(Opcodes.F_NEW, entryLocals().length, entryLocals(), 1, new Object[] {"java/lang/Object"});

@@ -7,6 +7,7 @@ import dev.retryagent.engine.AsyncRetryLoop;
 import dev.retryagent.engine.CallFacts;
 import dev.retryagent.engine.RetryEngine;
 import dev.retryagent.engine.RetryLog;
+import java.io.IOException;
 import java.util.Collections;
 import java.util.Iterator;
 import java.util.List;
@@ -32,6 +33,7 @@ public final class OkHttpHooks extends HookHandler {
     public static final String CANCEL = "okhttp.cancel";
     public static final String CANCEL_ALL = "okhttp.cancel-all";
     public static final String FOLLOW_UP = "okhttp.follow-up";
+    public static final String RECOVER = "okhttp.recover";
     public static final String NEW_CALL = "okhttp.new-call";
 
     /**
@@ -92,6 +94,16 @@ public final class OkHttpHooks extends HookHandler {
                 return followUp((Response) args[0]);
             }
         });
+        serve(RECOVER, new OnEntryMayReplace() {
+            @Override
+            public Object run(Object self, Object[] args) {
+                // 4.12: (failure, call, request, requestSendStarted); 5.3: (failure, call, request);
+                // 5.5: (failure, call, chain, request)
+                Object last = args[args.length - 1];
+                return recover((IOException) args[0], (Request) (last instanceof Request ? last : args[2]),
+                        last instanceof Boolean ? (Boolean) last : null);
+            }
+        });
     }
 
     /**
@@ -118,23 +130,49 @@ public final class OkHttpHooks extends HookHandler {
     }
 
     /**
-     * {@code RetryAndFollowUpInterceptor.followUpRequest(response, ...)}: under {@code builtInRetries: replace}
-     * there is no follow-up for a 503 of a call the agent enforces its rule on (OkHttp's own resend of a 503 with
-     * {@code Retry-After: 0}); anything else is OkHttp's to decide.
+     * {@code RetryAndFollowUpInterceptor.followUpRequest(response, ...)}, under {@code builtInRetries: replace} for a
+     * call the agent enforces its rule on: OkHttp's own resend of a 503 with {@code Retry-After: 0} (POST included) is
+     * never made, so the 503 reaches the policy; its resend of a 408 is left to the agent where the agent retries
+     * that 408 itself (the request carries the marker and the rule retries 408), and stays OkHttp's otherwise: the
+     * server says it did not receive the whole request. Anything else is OkHttp's to decide.
      */
     static Object followUp(Response response) {
         RetryEngine engine = RetryRuntime.engine();
-        if (response != null && response.code() == 503 && engine != null
-                && RetryRuntime.replacesBuiltInRetries(OkHttpRequests.facts(response.request(), engine))) {
-            return null;
+        if (response == null || engine == null || (response.code() != 503 && response.code() != 408)) {
+            return Hooks.PROCEED;
         }
-        return Hooks.PROCEED;
+        CallFacts facts = OkHttpRequests.facts(response.request(), engine);
+        if (!RetryRuntime.replacesBuiltInRetries(facts)) {
+            return Hooks.PROCEED;
+        }
+        if (response.code() == 408 && !(facts.markerPresent() && engine.retriesStatus(facts, 408))) {
+            return Hooks.PROCEED;
+        }
+        return null;
+    }
+
+    /**
+     * {@code RetryAndFollowUpInterceptor.recover(failure, call, ...)}: whether OkHttp makes the call again itself after
+     * {@code failure}. Under {@code builtInRetries: replace}, for a call the agent enforces its rule on, a request a
+     * server may have read is never sent again by OkHttp (the answer is false, and the failure reaches the policy);
+     * a request that never left ({@link OkHttpRequests#neverSent}: another address, another proxy, another TLS
+     * configuration, a refused HTTP/2 stream) is recovered by OkHttp as without the agent. {@code sendStarted}: what
+     * 4.12 says; null where OkHttp does not say (5.x, which tells only a connection shut down before the stream).
+     */
+    static Object recover(IOException failure, Request request, Boolean sendStarted) {
+        RetryEngine engine = RetryRuntime.engine();
+        if (engine == null || failure == null || request == null || Boolean.FALSE.equals(sendStarted)
+                || OkHttpRequests.neverSent(failure)) {
+            return Hooks.PROCEED;
+        }
+        return RetryRuntime.replacesBuiltInRetries(OkHttpRequests.facts(request, engine)) ? Boolean.FALSE : Hooks.PROCEED;
     }
 
     /**
      * A client is being built from {@code builder}: the retry interceptor becomes its first application
-     * interceptor, exactly once ({@code newBuilder()} copies the list, so a copy may already hold it), and
-     * under {@code builtInRetries: replace} OkHttp's own silent resend is switched off.
+     * interceptor, exactly once ({@code newBuilder()} copies the list, so a copy may already hold it).
+     * {@code retryOnConnectionFailure} stays as the application set it: it also switches OkHttp's route, proxy and TLS
+     * fallbacks, which {@link #recover} keeps.
      */
     static void clientInit(OkHttpClient.Builder builder) {
         if (builder == null || RetryRuntime.engine() == null) {
@@ -147,9 +185,6 @@ public final class OkHttpHooks extends HookHandler {
             }
         }
         interceptors.add(0, RetryInterceptor.INSTANCE);
-        if (RetryRuntime.replacesBuiltInRetries()) {
-            builder.retryOnConnectionFailure(false);
-        }
     }
 
     /** The dispatcher that runs {@code call}'s attempts; null for a call that is not OkHttp's own. */

@@ -12,8 +12,7 @@ import dev.retryagent.policy.ClientNames;
  *   <li>entry of {@code okhttp3.OkHttpClient(OkHttpClient.Builder)}: every client is built through this
  *       constructor ({@code Builder.build()}, {@code new OkHttpClient()}, {@code newBuilder()...build()}), so
  *       this is where {@link RetryInterceptor} is made the first application interceptor, exactly once however
- *       the builder was made or copied, and where {@code retryOnConnectionFailure} is switched off under
- *       {@code builtInRetries: replace}, even if the application set it after creating the builder;</li>
+ *       the builder was made or copied;</li>
  *   <li>entry of {@code OkHttpClient.newCall(Request)}, which may replace the call: a client built before the agent
  *       started (it was attached to a running JVM) has no {@link RetryInterceptor}, and its interceptor list cannot
  *       change. Its calls are made by a copy, {@code newBuilder().build()} once per client, which the constructor
@@ -26,12 +25,19 @@ import dev.retryagent.policy.ClientNames;
  *   <li>exit of {@code Dispatcher.cancelAll()}: an async call waiting for its next attempt is in none of the
  *       dispatcher's queues, so cancelAll alone would not see it; the hook cancels the application's calls of that
  *       dispatcher that the loop is running, and the scheduled attempt is then never sent;</li>
- *   <li>entry of the private {@code okhttp3.internal.http.RetryAndFollowUpInterceptor.followUpRequest} (4.12:
+ *   <li>entry of the private {@code okhttp3.internal.http.RetryAndFollowUpInterceptor.recover} (4.12:
+ *       {@code (IOException, RealCall, Request, boolean requestSendStarted)}, 5.3: {@code (IOException, RealCall,
+ *       Request)}, 5.5: {@code (IOException, RealCall, Interceptor.Chain, Request)}): the one place where OkHttp decides to make a call again after a failure, its
+ *       move to the host's next address, the next proxy and the next TLS configuration included. The switch that
+ *       turns it off, {@code retryOnConnectionFailure}, turns all of those off with the resend; so the agent leaves
+ *       the switch alone and answers here instead: under {@code builtInRetries: replace} no resend of a request a
+ *       server may have read, every recovery of one that never left (see {@link OkHttpHooks#recover});</li>
+ *   <li>entry of the private {@code RetryAndFollowUpInterceptor.followUpRequest} (4.12:
  *       {@code (Response, Exchange)}, 5.x: {@code (Response, Exchange, Interceptor.Chain)}): OkHttp resends a
- *       request answered {@code 503} with {@code Retry-After: 0} once, POST included, whatever
- *       {@code retryOnConnectionFailure} says. Under {@code builtInRetries: replace} the hook answers "no
- *       follow-up" for a 503, so the 503 reaches the agent's interceptor and the contract decides
- * (docs/reference.md#one-retry-layer). Redirects, authentication, 408 and 421 follow-ups are OkHttp's as before.</li>
+ *       request answered {@code 503} with {@code Retry-After: 0} once, POST included, and one answered {@code 408}.
+ *       Under {@code builtInRetries: replace} the hook answers "no follow-up" for the 503, and for a 408 the agent
+ *       retries itself, so that the response reaches the agent's interceptor and the contract decides
+ *       (docs/reference.md#the-clients-own-retries). Redirects, authentication and 421 follow-ups are OkHttp's.</li>
  * </ul>
  *
  * Sync {@code Call.execute()} needs no hook of its own: the interceptor runs on the calling thread and drives
@@ -59,6 +65,13 @@ public final class OkHttpInstrumentation extends ClientInstrumentation {
                         "(Lokhttp3/Response;Lokhttp3/internal/connection/Exchange;)Lokhttp3/Request;"),
                 HookPoint.entryMayReplace(OkHttpHooks.FOLLOW_UP, FOLLOW_UP_INTERCEPTOR, "followUpRequest",
                         "(Lokhttp3/Response;Lokhttp3/internal/connection/Exchange;Lokhttp3/Interceptor$Chain;)"
-                                + "Lokhttp3/Request;"));
+                                + "Lokhttp3/Request;"),
+                HookPoint.entryMayReplace(OkHttpHooks.RECOVER, FOLLOW_UP_INTERCEPTOR, "recover",
+                        "(Ljava/io/IOException;Lokhttp3/internal/connection/RealCall;Lokhttp3/Request;Z)Z"),
+                HookPoint.entryMayReplace(OkHttpHooks.RECOVER, FOLLOW_UP_INTERCEPTOR, "recover",
+                        "(Ljava/io/IOException;Lokhttp3/internal/connection/RealCall;Lokhttp3/Request;)Z"),
+                HookPoint.entryMayReplace(OkHttpHooks.RECOVER, FOLLOW_UP_INTERCEPTOR, "recover",
+                        "(Ljava/io/IOException;Lokhttp3/internal/connection/RealCall;Lokhttp3/Interceptor$Chain;"
+                                + "Lokhttp3/Request;)Z"));
     }
 }

@@ -11,11 +11,15 @@ import dev.retryagent.policy.FailureKind;
 import java.io.IOException;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
+import java.net.ConnectException;
+import java.net.NoRouteToHostException;
 import java.net.ProtocolException;
+import java.net.UnknownHostException;
 import java.util.Collections;
 import java.util.Map;
 import java.util.WeakHashMap;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLHandshakeException;
 import okhttp3.Call;
 import okhttp3.HttpUrl;
 import okhttp3.Interceptor;
@@ -23,6 +27,9 @@ import okhttp3.Request;
 import okhttp3.RequestBody;
 import okhttp3.Response;
 import okhttp3.ResponseBody;
+import okhttp3.internal.http2.ConnectionShutdownException;
+import okhttp3.internal.http2.ErrorCode;
+import okhttp3.internal.http2.StreamResetException;
 
 /**
  * OkHttp requests, responses and failures in the engine's terms. Loaded in OkHttp's class loader (see
@@ -90,6 +97,21 @@ final class OkHttpRequests {
     /** No body, or one OkHttp can write again: neither one-shot nor duplex (docs/reference.md#replayable-bodies). */
     static boolean isReplayable(RequestBody body) {
         return body == null || (!body.isOneShot() && !body.isDuplex());
+    }
+
+    /**
+     * Whether {@code failure} says that no byte of the request reached a server: no connection was made to it
+     * (refused, unreachable, unknown host, TLS handshake failed), an HTTP/2 connection shut down before the stream
+     * opened, or the peer refused the stream (it says it did not process it).
+     */
+    static boolean neverSent(IOException failure) {
+        if (failure instanceof ConnectException || failure instanceof NoRouteToHostException
+                || failure instanceof UnknownHostException || failure instanceof SSLHandshakeException
+                || failure instanceof ConnectionShutdownException) {
+            return true;
+        }
+        return failure instanceof StreamResetException
+                && ((StreamResetException) failure).errorCode == ErrorCode.REFUSED_STREAM;
     }
 
     /** A protocol upgrade (web socket): its response hands the connection over; never retried. */

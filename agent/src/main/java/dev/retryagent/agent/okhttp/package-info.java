@@ -27,9 +27,11 @@
  * </ul>
  *
  * <h2>One retry layer (docs/reference.md#one-retry-layer)</h2>
- * Under {@code builtInRetries: replace} (mode {@code enforce}) {@code retryOnConnectionFailure} is switched off at
- * every client build, and OkHttp's follow-up of {@code 503 Retry-After: 0} is answered "none" per call
- * ({@code RetryAndFollowUpInterceptor.followUpRequest}), so that the 503 reaches the policy. Replayable bodies are
+ * Under {@code builtInRetries: replace} (mode {@code enforce}) OkHttp makes no request again that a server may have
+ * read: its resend after a failure is answered "no" per call ({@code RetryAndFollowUpInterceptor.recover}), and its
+ * follow-ups of {@code 503 Retry-After: 0} and of a 408 the agent retries are answered "none"
+ * ({@code followUpRequest}), so that they reach the policy. What OkHttp recovers before its request leaves (another
+ * address, another proxy, another TLS configuration, a refused HTTP/2 stream) stays OkHttp's. Replayable bodies are
  * those neither one-shot nor duplex; web-socket upgrades are left alone.
  */
 package dev.retryagent.agent.okhttp;

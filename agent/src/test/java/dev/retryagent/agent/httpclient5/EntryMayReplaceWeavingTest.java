@@ -34,7 +34,8 @@ class EntryMayReplaceWeavingTest {
             HookPoint.entryMayReplace("fetch", FIXTURE, "fetch", "(Ljava/lang/String;I)Ljava/lang/String;"),
             HookPoint.entryMayReplace("lookup", FIXTURE, "lookup", "(J)Ljava/util/List;"),
             HookPoint.entryMayReplace("split", FIXTURE, "split", "(Ljava/lang/String;)[Ljava/lang/String;"),
-            HookPoint.entryMayReplace("fail", FIXTURE, "fail", "(Ljava/lang/String;)Ljava/lang/String;"));
+            HookPoint.entryMayReplace("fail", FIXTURE, "fail", "(Ljava/lang/String;)Ljava/lang/String;"),
+            HookPoint.entryMayReplace("allowed", FIXTURE, "allowed", "(Ljava/lang/String;Z)Z"));
 
     private final List<String> calls = new CopyOnWriteArrayList<>();
 
@@ -204,11 +205,28 @@ class EntryMayReplaceWeavingTest {
     }
 
     @Test
-    void onlyMethodsReturningAReferenceCanHaveTheirResultReplaced() {
+    void aBooleanMethodReturnsTheHandlersBooleanOrRunsItsBody() throws Throwable {
+        Class<?> type = wovenFixture();
+        install(a -> "yes".equals(a[2]) ? Boolean.TRUE : "no".equals(a[2]) ? Boolean.FALSE : Hooks.PROCEED);
+        Object fixture = type.getConstructor().newInstance();
+
+        assertEquals(true, call(fixture, type, "allowed", "yes", true));
+        assertEquals(false, call(fixture, type, "allowed", "no", false));
+        assertEquals(List.of(), events(fixture), "no body ran");
+        assertEquals(false, call(fixture, type, "allowed", "other", true));
+        assertEquals(true, call(fixture, type, "allowed", "other", false));
+        assertEquals(List.of("allowed other true", "allowed other false"), events(fixture));
+        assertEquals(List.of("allowed self=true args=[yes, true]", "allowed self=true args=[no, false]",
+                "allowed self=true args=[other, true]", "allowed self=true args=[other, false]"), calls);
+    }
+
+    @Test
+    void onlyMethodsReturningAReferenceOrABooleanCanHaveTheirResultReplaced() {
         assertThrows(IllegalArgumentException.class, () -> HookPoint.entryMayReplace("v", FIXTURE, "run", "()V"));
         assertThrows(IllegalArgumentException.class, () -> HookPoint.entryMayReplace("i", FIXTURE, "size", "()I"));
         assertThrows(IllegalArgumentException.class,
                 () -> HookPoint.entryMayReplace("c", FIXTURE, "<init>", "()Ljava/lang/Object;"));
         assertTrue(HookPoint.entryMayReplace("a", FIXTURE, "all", "()[I").toString().contains("ENTRY_MAY_REPLACE"));
+        assertTrue(HookPoint.entryMayReplace("z", FIXTURE, "ok", "()Z").toString().contains("ENTRY_MAY_REPLACE"));
     }
 }

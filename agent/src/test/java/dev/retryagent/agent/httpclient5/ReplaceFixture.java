@@ -3,7 +3,10 @@ package dev.retryagent.agent.httpclient5;
 import java.util.ArrayList;
 import java.util.List;
 
-/** A class for EntryMayReplaceWeavingTest to weave: reference returns, a static method, a loop at offset 0. */
+/**
+ * A class for EntryMayReplaceWeavingTest to weave: reference returns, a boolean return, a static method, a loop at
+ * offset 0.
+ */
 public class ReplaceFixture {
     public final List<String> events = new ArrayList<>();
 
@@ -28,5 +31,10 @@ public class ReplaceFixture {
     public String fail(String why) throws java.io.IOException {
         events.add("fail " + why);
         throw new java.io.IOException(why);
+    }
+
+    public boolean allowed(String what, boolean sent) {
+        events.add("allowed " + what + " " + sent);
+        return !sent;
     }
 }

@@ -1,5 +1,6 @@
 package dev.retryagent.agent.okhttp;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.retryagent.agent.instrument.HookPoint;
@@ -28,26 +29,29 @@ class OkHttpInstrumentationTest {
     private final OkHttpInstrumentation instrumentation = new OkHttpInstrumentation();
 
     /**
-     * Every hook point names a real method of OkHttp 4.12 or 5.x, and every hook has its method in both (the
-     * follow-up hook has one descriptor per major version).
+     * Every hook point names a real method of OkHttp 4.12 or a 5.x (5.3 and 5.5, whose private methods differ), and
+     * every hook has its method in each of them (the follow-up and recover hooks have one descriptor per version).
      */
     @Test
     void everyHookPointNamesARealMethodOfOkHttp4And5() throws IOException {
         List<HookPoint> points = instrumentation.hookPoints();
-        Path okhttp5 = okHttp5Jar();
-        Map<String, Set<String>> hooksFound4 = new HashMap<>();
-        Map<String, Set<String>> hooksFound5 = new HashMap<>();
+        List<Path> jars = new java.util.ArrayList<>();
+        jars.add(null); // 4.12, on the test class path
+        jars.addAll(okHttp5Jars());
+        Map<String, Set<Path>> versionsByHook = new HashMap<>();
         for (HookPoint point : points) {
             String method = point.methodName() + point.descriptor();
-            boolean in4 = methodsOf(point.internalName(), null).contains(method);
-            boolean in5 = methodsOf(point.internalName(), okhttp5).contains(method);
-            assertTrue(in4 || in5, point + " is in neither OkHttp 4.12 nor 5.x");
-            hooksFound4.computeIfAbsent(point.hook(), h -> new HashSet<>()).add(in4 ? method : "");
-            hooksFound5.computeIfAbsent(point.hook(), h -> new HashSet<>()).add(in5 ? method : "");
+            boolean found = false;
+            for (Path jar : jars) {
+                if (methodsOf(point.internalName(), jar).contains(method)) {
+                    found = true;
+                    versionsByHook.computeIfAbsent(point.hook(), h -> new HashSet<>()).add(jar == null ? Paths.get("4.12") : jar);
+                }
+            }
+            assertTrue(found, point + " is in none of OkHttp 4.12 and " + jars);
         }
-        for (String hook : hooksFound4.keySet()) {
-            assertTrue(hooksFound4.get(hook).stream().anyMatch(m -> !m.isEmpty()), hook + " has no method in 4.12");
-            assertTrue(hooksFound5.get(hook).stream().anyMatch(m -> !m.isEmpty()), hook + " has no method in 5.x");
+        for (Map.Entry<String, Set<Path>> hook : versionsByHook.entrySet()) {
+            assertEquals(jars.size(), hook.getValue().size(), hook.getKey() + " has a method only in " + hook.getValue());
         }
     }
 
@@ -57,9 +61,11 @@ class OkHttpInstrumentationTest {
      */
     @Test
     void theConnectionReuseAccessorsExistInOkHttp4And5() throws IOException {
-        Path okhttp5 = okHttp5Jar();
-        for (Path jar : java.util.Arrays.asList(null, okhttp5)) {
-            String version = jar == null ? "4.12" : "5.x";
+        List<Path> jars = new java.util.ArrayList<>();
+        jars.add(null);
+        jars.addAll(okHttp5Jars());
+        for (Path jar : jars) {
+            String version = jar == null ? "4.12" : jar.getFileName().toString();
             assertTrue(methodsOf("okhttp3/internal/connection/RealCall", jar)
                     .contains("getConnection()Lokhttp3/internal/connection/RealConnection;"), version);
             assertTrue(fieldsOf("okhttp3/internal/connection/RealConnection", jar).contains("routeFailureCount:I"),
@@ -67,10 +73,16 @@ class OkHttpInstrumentationTest {
         }
     }
 
-    private static Path okHttp5Jar() throws IOException {
+    /** The okhttp-jvm 5.x jars copied to target/client-jars, the newest first. */
+    private static List<Path> okHttp5Jars() throws IOException {
         try (Stream<Path> jars = Files.list(Paths.get("target", "client-jars"))) {
-            return jars.filter(p -> p.getFileName().toString().startsWith("okhttp-jvm-5")).findFirst()
-                    .orElseThrow(() -> new AssertionError("okhttp-jvm 5.x not copied to target/client-jars"));
+            List<Path> found = jars.filter(p -> p.getFileName().toString().startsWith("okhttp-jvm-5"))
+                    .sorted(java.util.Comparator.comparing((Path p) -> p.getFileName().toString()).reversed())
+                    .collect(java.util.stream.Collectors.toList());
+            if (found.size() < 2) {
+                throw new AssertionError("okhttp-jvm 5.3 and 5.5 not copied to target/client-jars: " + found);
+            }
+            return found;
         }
     }
 

@@ -92,7 +92,6 @@ class OkHttpRetryTest {
         Interceptor own = chain -> chain.proceed(chain.request());
         OkHttpClient client = client(new OkHttpClient.Builder().addInterceptor(own));
         assertEquals(List.of(RetryInterceptor.INSTANCE, own), client.interceptors());
-        assertFalse(client.retryOnConnectionFailure(), "builtInRetries: replace");
 
         OkHttpClient.Builder copy = client.newBuilder(); // copies the list, the agent's interceptor included
         copy.interceptors().add(0, chain -> chain.proceed(chain.request()));
@@ -102,12 +101,11 @@ class OkHttpRetryTest {
         assertEquals(1, second.interceptors().stream().filter(i -> i instanceof RetryInterceptor).count());
     }
 
+    /** The switch also turns OkHttp's route, proxy and TLS fallbacks off: it stays as the application set it. */
     @Test
-    void keepLeavesRetryOnConnectionFailureAlone() throws Exception {
-        RetryRuntime.install(PolicyLoader.parse("version: 1\nbuiltInRetries: keep\n", "keep.yaml"));
-        assertTrue(client(new OkHttpClient.Builder()).retryOnConnectionFailure());
-        RetryRuntime.install(PolicyLoader.parse("version: 1\nmode: observe\n", "observe.yaml"));
-        assertTrue(client(new OkHttpClient.Builder()).retryOnConnectionFailure(), "observe changes no traffic");
+    void retryOnConnectionFailureStaysAsTheApplicationSetIt() {
+        assertTrue(client(new OkHttpClient.Builder()).retryOnConnectionFailure(), "builtInRetries: replace");
+        assertFalse(client(new OkHttpClient.Builder().retryOnConnectionFailure(false)).retryOnConnectionFailure());
     }
 
     @Test
@@ -316,6 +314,65 @@ class OkHttpRetryTest {
         assertEquals(null, OkHttpHooks.followUp(unavailable("/enforced")), "no follow-up: the agent retries");
         RetryRuntime.install(PolicyLoader.parse("version: 1\nbuiltInRetries: keep\n", "keep.yaml"));
         assertEquals(dev.retryagent.agent.bootstrap.Hooks.PROCEED, OkHttpHooks.followUp(unavailable("/enforced")));
+    }
+
+    /**
+     * OkHttp's resend after a failure (its {@code recover}): under {@code replace}, never for a request a server may
+     * have read, whatever OkHttp says of it; OkHttp's own answer for one that never left, and under {@code keep},
+     * {@code observe} and {@code off}.
+     */
+    @Test
+    void okHttpsResendAfterAFailureGoesOnlyForARequestThatNeverLeftUnderReplace() throws Exception {
+        RetryRuntime.install(PolicyLoader.parse("version: 1\nrules:\n  - match: { path: /observed }\n    mode: observe\n",
+                "rules.yaml"));
+        Object proceed = dev.retryagent.agent.bootstrap.Hooks.PROCEED;
+        IOException dropped = new IOException("unexpected end of stream on http://127.0.0.1:9/...");
+        Request post = new Request.Builder().url("http://127.0.0.1:9/items")
+                .post(RequestBody.create(new byte[] {1}, MediaType.get("text/plain"))).build();
+        Request get = new Request.Builder().url("http://127.0.0.1:9/items").build();
+        assertEquals(false, OkHttpHooks.recover(dropped, post, true), "4.12: sent, so the policy decides");
+        assertEquals(false, OkHttpHooks.recover(dropped, get, null), "5.x: the same");
+        assertEquals(proceed, OkHttpHooks.recover(dropped, post, false), "4.12 says: not sent");
+        for (IOException neverSent : List.of(new java.net.ConnectException("refused"),
+                new java.net.NoRouteToHostException("no route"), new java.net.UnknownHostException("nowhere"),
+                new javax.net.ssl.SSLHandshakeException("no common protocol"),
+                new okhttp3.internal.http2.ConnectionShutdownException(),
+                new okhttp3.internal.http2.StreamResetException(okhttp3.internal.http2.ErrorCode.REFUSED_STREAM))) {
+            assertEquals(proceed, OkHttpHooks.recover(neverSent, post, null), neverSent.toString());
+        }
+        assertEquals(false, OkHttpHooks.recover(
+                new okhttp3.internal.http2.StreamResetException(okhttp3.internal.http2.ErrorCode.CANCEL), post, null),
+                "a stream reset after the peer took it");
+        Request observed = new Request.Builder().url("http://127.0.0.1:9/observed").build();
+        assertEquals(proceed, OkHttpHooks.recover(dropped, observed, true), "observe changes no traffic");
+        RetryRuntime.install(PolicyLoader.parse("version: 1\nbuiltInRetries: keep\n", "keep.yaml"));
+        assertEquals(proceed, OkHttpHooks.recover(dropped, post, true));
+    }
+
+    /**
+     * OkHttp's follow-up of a 408 (it resends the request once, POST included: the server says it did not receive
+     * it whole) is left to the agent only where the agent retries that 408 itself: a request it marked, under a rule
+     * that retries 408.
+     */
+    @Test
+    void okHttpsFollowUpOfA408StaysUnlessTheAgentRetriesIt() throws Exception {
+        RetryRuntime.install(PolicyLoader.parse("version: 1\nrules:\n  - match: { path: /no408 }\n"
+                + "    retryOn: { statuses: [503] }\n", "rules.yaml"));
+        Object proceed = dev.retryagent.agent.bootstrap.Hooks.PROCEED;
+        assertEquals(null, OkHttpHooks.followUp(timedOut("/items", true)), "marked: the agent retries the 408");
+        assertEquals(proceed, OkHttpHooks.followUp(timedOut("/items", false)), "unmarked: the agent will not retry");
+        assertEquals(proceed, OkHttpHooks.followUp(timedOut("/no408", true)), "a rule that does not retry 408");
+        RetryRuntime.install(PolicyLoader.parse("version: 1\nbuiltInRetries: keep\n", "keep.yaml"));
+        assertEquals(proceed, OkHttpHooks.followUp(timedOut("/items", true)));
+    }
+
+    private static Response timedOut(String path, boolean marked) {
+        Request.Builder request = new Request.Builder().url("http://127.0.0.1:9/" + path.substring(1));
+        if (marked) {
+            request.header("Retry-Attempt", "1");
+        }
+        return new Response.Builder().request(request.build()).protocol(okhttp3.Protocol.HTTP_1_1).code(408)
+                .message("Request Timeout").build();
     }
 
     private static Response unavailable(String path) {
