@@ -58,6 +58,8 @@ public final class ScriptedServer implements AutoCloseable {
 
     private final ServerSocket serverSocket;
     private final SSLContext tls;
+    /** The TLS versions the server accepts; null: its context's defaults. */
+    private final String[] tlsProtocols;
     private final Thread acceptor;
     private final Set<Socket> openSockets = ConcurrentHashMap.newKeySet();
     private final Set<Thread> handlers = ConcurrentHashMap.newKeySet();
@@ -72,12 +74,14 @@ public final class ScriptedServer implements AutoCloseable {
     private final List<Throwable> serverErrors = new ArrayList<>();
     private volatile boolean closed;
 
-    private ScriptedServer(SSLContext tls, Step... steps) throws IOException {
+    private ScriptedServer(InetAddress address, SSLContext tls, String[] tlsProtocols, Step... steps)
+            throws IOException {
         this.tls = tls;
+        this.tlsProtocols = tlsProtocols;
         this.script.addAll(Arrays.asList(steps));
         this.serverSocket = new ServerSocket();
         this.serverSocket.setReuseAddress(true);
-        this.serverSocket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 50);
+        this.serverSocket.bind(new InetSocketAddress(address, 0), 50);
         this.acceptor = new Thread(this::acceptLoop, "scripted-server-accept-" + serverSocket.getLocalPort());
         this.acceptor.setDaemon(true);
         this.acceptor.start();
@@ -85,8 +89,13 @@ public final class ScriptedServer implements AutoCloseable {
 
     /** A plain-HTTP server on 127.0.0.1 and an ephemeral port, answering with {@code steps}. */
     public static ScriptedServer start(Step... steps) {
+        return startAt(InetAddress.getLoopbackAddress(), steps);
+    }
+
+    /** A plain-HTTP server on {@code address} (a loopback one, such as 127.0.0.2) and an ephemeral port. */
+    public static ScriptedServer startAt(InetAddress address, Step... steps) {
         try {
-            return new ScriptedServer(null, steps);
+            return new ScriptedServer(address, null, null, steps);
         } catch (IOException e) {
             throw new IllegalStateException("cannot start the scripted server", e);
         }
@@ -94,8 +103,14 @@ public final class ScriptedServer implements AutoCloseable {
 
     /** An HTTPS server presenting the self-signed certificate of {@code material}. */
     public static ScriptedServer startTls(TlsMaterial material, Step... steps) {
+        return startTls(material, null, steps);
+    }
+
+    /** An HTTPS server as {@link #startTls(TlsMaterial, Step...)} that accepts only the TLS versions {@code protocols}. */
+    public static ScriptedServer startTls(TlsMaterial material, List<String> protocols, Step... steps) {
         try {
-            return new ScriptedServer(material.serverContext(), steps);
+            return new ScriptedServer(InetAddress.getLoopbackAddress(), material.serverContext(),
+                    protocols == null ? null : protocols.toArray(new String[0]), steps);
         } catch (IOException e) {
             throw new IllegalStateException("cannot start the scripted TLS server", e);
         }
@@ -164,7 +179,7 @@ public final class ScriptedServer implements AutoCloseable {
     // ---- addresses ----
 
     public String host() {
-        return "127.0.0.1";
+        return serverSocket.getInetAddress().getHostAddress();
     }
 
     public int port() {
@@ -333,6 +348,9 @@ public final class ScriptedServer implements AutoCloseable {
                 SSLSocket ssl = (SSLSocket) tls.getSocketFactory().createSocket(raw,
                         raw.getInetAddress().getHostAddress(), raw.getPort(), true);
                 ssl.setUseClientMode(false);
+                if (tlsProtocols != null) {
+                    ssl.setEnabledProtocols(tlsProtocols);
+                }
                 io = ssl;
                 openSockets.add(ssl);
             }
