@@ -3,6 +3,7 @@ package dev.retryagent.agent.httpurlconnection;
 import dev.retryagent.agent.httpurlconnection.bootstrap.HttpUrlConnectionHooks;
 import dev.retryagent.agent.instrument.ClientInstrumentation;
 import dev.retryagent.agent.instrument.HookPoint;
+import dev.retryagent.agent.instrument.JavaBaseAccess;
 import dev.retryagent.engine.RetryLog;
 import dev.retryagent.policy.ClientNames;
 import java.lang.instrument.Instrumentation;
@@ -84,9 +85,8 @@ public final class HttpUrlConnectionInstrumentation extends ClientInstrumentatio
      * link to it from {@code java.base}).
      */
     static boolean openJavaBase(Instrumentation inst, Class<?> bootstrapClass) throws Exception {
-        Class<?> moduleClass;
         try {
-            moduleClass = Class.forName("java.lang.Module");
+            Class.forName("java.lang.Module");
         } catch (ClassNotFoundException java8) {
             return true;
         }
@@ -97,26 +97,10 @@ public final class HttpUrlConnectionInstrumentation extends ClientInstrumentatio
                     + "; HttpURLConnection calls run without retries");
             return false;
         }
-        Method getModule = Class.class.getMethod("getModule");
-        Object javaBase = getModule.invoke(Object.class);
-        Object bootstrapUnnamed = getModule.invoke(bootstrapClass);
-        Map<String, Set<Object>> opens = new HashMap<String, Set<Object>>();
-        for (String pkg : OPENED_PACKAGES) {
-            opens.put(pkg, Collections.singleton(bootstrapUnnamed));
-        }
-        for (String pkg : OPTIONAL_OPENED_PACKAGES) {
-            opens.put(pkg, Collections.singleton(bootstrapUnnamed));
-        }
-        Method redefineModule = Instrumentation.class.getMethod("redefineModule",
-                moduleClass, Set.class, Map.class, Map.class, Set.class, Map.class);
-        redefineModule.invoke(inst, javaBase, Collections.singleton(bootstrapUnnamed), Collections.emptyMap(),
-                opens, Collections.emptySet(), Collections.emptyMap());
-        Method canRead = moduleClass.getMethod("canRead", moduleClass);
-        Method isOpen = moduleClass.getMethod("isOpen", String.class, moduleClass);
-        boolean ok = (Boolean) canRead.invoke(javaBase, bootstrapUnnamed);
-        for (String pkg : OPENED_PACKAGES) {
-            ok &= (Boolean) isOpen.invoke(javaBase, pkg, bootstrapUnnamed);
-        }
+        String[] all = new String[OPENED_PACKAGES.length + OPTIONAL_OPENED_PACKAGES.length];
+        System.arraycopy(OPENED_PACKAGES, 0, all, 0, OPENED_PACKAGES.length);
+        System.arraycopy(OPTIONAL_OPENED_PACKAGES, 0, all, OPENED_PACKAGES.length, OPTIONAL_OPENED_PACKAGES.length);
+        boolean ok = JavaBaseAccess.open(inst, bootstrapClass, all, OPENED_PACKAGES);
         if (!ok) {
             RetryLog.agent(Level.WARNING, "client-disabled client=" + ClientNames.HTTP_URL_CONNECTION
                     + " reason=java.base-not-opened; HttpURLConnection calls run without retries");

@@ -35,6 +35,7 @@ public final class OkHttpHooks extends HookHandler {
     public static final String FOLLOW_UP = "okhttp.follow-up";
     public static final String RECOVER = "okhttp.recover";
     public static final String NEW_CALL = "okhttp.new-call";
+    public static final String WRITE_REQUEST = "okhttp.write-request";
 
     /**
      * Clients built before the agent started, each with its copy that holds the retry interceptor. Weak keys
@@ -104,6 +105,12 @@ public final class OkHttpHooks extends HookHandler {
                         last instanceof Boolean ? (Boolean) last : null);
             }
         });
+        serve(WRITE_REQUEST, new OnEntry() {
+            @Override
+            public void run(Object self, Object[] args) {
+                OkHttpRequests.beforeWrite(self, !self.getClass().getName().endsWith("Http2ExchangeCodec"));
+            }
+        });
     }
 
     /**
@@ -156,13 +163,15 @@ public final class OkHttpHooks extends HookHandler {
      * {@code failure}. Under {@code builtInRetries: replace}, for a call the agent enforces its rule on, a request a
      * server may have read is never sent again by OkHttp (the answer is false, and the failure reaches the policy);
      * a request that never left ({@link OkHttpRequests#neverSent}: another address, another proxy, another TLS
-     * configuration, a refused HTTP/2 stream) is recovered by OkHttp as without the agent. {@code sendStarted}: what
+     * configuration, a refused HTTP/2 stream), or one written to a pooled connection its server had closed already
+     * ({@link OkHttpRequests#beforeWrite}), is recovered by OkHttp as without the agent. {@code sendStarted}: what
      * 4.12 says; null where OkHttp does not say (5.x, which tells only a connection shut down before the stream).
      */
     static Object recover(IOException failure, Request request, Boolean sendStarted) {
+        boolean toClosedConnection = OkHttpRequests.takeWrittenToClosedConnection();
         RetryEngine engine = RetryRuntime.engine();
         if (engine == null || failure == null || request == null || Boolean.FALSE.equals(sendStarted)
-                || OkHttpRequests.neverSent(failure)) {
+                || toClosedConnection || OkHttpRequests.neverSent(failure)) {
             return Hooks.PROCEED;
         }
         return RetryRuntime.replacesBuiltInRetries(OkHttpRequests.facts(request, engine)) ? Boolean.FALSE : Hooks.PROCEED;

@@ -1,8 +1,13 @@
 package dev.retryagent.agent.okhttp;
 
+import dev.retryagent.agent.bootstrap.PeerClosedCheck;
 import dev.retryagent.agent.instrument.ClientInstrumentation;
 import dev.retryagent.agent.instrument.HookPoint;
+import dev.retryagent.agent.instrument.JavaBaseAccess;
+import dev.retryagent.engine.RetryLog;
 import dev.retryagent.policy.ClientNames;
+import java.lang.instrument.Instrumentation;
+import java.util.logging.Level;
 
 /**
  * What the agent hooks in OkHttp 4.12 and 5.x (the same names and descriptors in both; checked against the
@@ -32,6 +37,10 @@ import dev.retryagent.policy.ClientNames;
  *       turns it off, {@code retryOnConnectionFailure}, turns all of those off with the resend; so the agent leaves
  *       the switch alone and answers here instead: under {@code builtInRetries: replace} no resend of a request a
  *       server may have read, every recovery of one that never left (see {@link OkHttpHooks#recover});</li>
+ *   <li>entry of {@code Http1ExchangeCodec.writeRequestHeaders(Request)} and {@code Http2ExchangeCodec}'s: the last
+ *       moment before a request leaves on a connection the pool handed out, where a close the server made while the
+ *       connection sat idle can still be seen; a request written to such a connection was never read, and OkHttp's
+ *       resend of it stays (see {@link OkHttpRequests#beforeWrite});</li>
  *   <li>entry of the private {@code RetryAndFollowUpInterceptor.followUpRequest} (4.12:
  *       {@code (Response, Exchange)}, 5.x: {@code (Response, Exchange, Interceptor.Chain)}): OkHttp resends a
  *       request answered {@code 503} with {@code Retry-After: 0} once, POST included, and one answered {@code 408}.
@@ -52,6 +61,14 @@ public final class OkHttpInstrumentation extends ClientInstrumentation {
     static final String REAL_CALL = "okhttp3.internal.connection.RealCall";
     static final String DISPATCHER = "okhttp3.Dispatcher";
     static final String FOLLOW_UP_INTERCEPTOR = "okhttp3.internal.http.RetryAndFollowUpInterceptor";
+    static final String HTTP1_CODEC = "okhttp3.internal.http1.Http1ExchangeCodec";
+    static final String HTTP2_CODEC = "okhttp3.internal.http2.Http2ExchangeCodec";
+
+    /**
+     * What the socket poll before a request is written ({@code bootstrap.PeerClosedCheck}) reads in
+     * {@code java.base}, opened to the bootstrap path by {@link #prepare}.
+     */
+    static final String[] PEER_CLOSED_CHECK_PACKAGES = {"java.net", "sun.nio.ch"};
 
     public OkHttpInstrumentation() {
         super(ClientNames.OKHTTP, "dev.retryagent.agent.okhttp.OkHttpHooks",
@@ -72,6 +89,26 @@ public final class OkHttpInstrumentation extends ClientInstrumentation {
                         "(Ljava/io/IOException;Lokhttp3/internal/connection/RealCall;Lokhttp3/Request;)Z"),
                 HookPoint.entryMayReplace(OkHttpHooks.RECOVER, FOLLOW_UP_INTERCEPTOR, "recover",
                         "(Ljava/io/IOException;Lokhttp3/internal/connection/RealCall;Lokhttp3/Interceptor$Chain;"
-                                + "Lokhttp3/Request;)Z"));
+                                + "Lokhttp3/Request;)Z"),
+                HookPoint.entry(OkHttpHooks.WRITE_REQUEST, HTTP1_CODEC, "writeRequestHeaders", "(Lokhttp3/Request;)V"),
+                HookPoint.entry(OkHttpHooks.WRITE_REQUEST, HTTP2_CODEC, "writeRequestHeaders", "(Lokhttp3/Request;)V"));
+    }
+
+    /**
+     * Opens {@link #PEER_CLOSED_CHECK_PACKAGES}; where that fails, OkHttp's resend of a request written to a pooled
+     * connection its server had closed is taken over under {@code replace} like any resend (logged once).
+     */
+    @Override
+    public boolean prepare(Instrumentation inst) {
+        try {
+            if (!JavaBaseAccess.open(inst, PeerClosedCheck.class, PEER_CLOSED_CHECK_PACKAGES, PEER_CLOSED_CHECK_PACKAGES)) {
+                RetryLog.agent(Level.INFO, "peer-closed-check client=" + ClientNames.OKHTTP + " reason=java.base-not-opened"
+                        + "; a request written to a pooled connection its server had closed is not resent under replace");
+            }
+        } catch (Exception e) {
+            RetryLog.agent(Level.INFO, "peer-closed-check client=" + ClientNames.OKHTTP + " error=" + e.getClass().getName()
+                    + "; a request written to a pooled connection its server had closed is not resent under replace");
+        }
+        return true;
     }
 }

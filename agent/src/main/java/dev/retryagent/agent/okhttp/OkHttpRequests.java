@@ -1,7 +1,9 @@
 package dev.retryagent.agent.okhttp;
 
-import dev.retryagent.agent.bootstrap.InjectedFaults;
 import dev.retryagent.agent.bootstrap.Failures;
+import dev.retryagent.agent.bootstrap.InjectedFaults;
+import dev.retryagent.agent.bootstrap.PeerClosedCheck;
+import dev.retryagent.agent.bootstrap.RetryRuntime;
 import dev.retryagent.engine.CallFacts;
 import dev.retryagent.engine.HeaderLookup;
 import dev.retryagent.engine.RetryEngine;
@@ -14,6 +16,7 @@ import java.lang.reflect.Method;
 import java.net.ConnectException;
 import java.net.NoRouteToHostException;
 import java.net.ProtocolException;
+import java.net.Socket;
 import java.net.UnknownHostException;
 import java.util.Collections;
 import java.util.Map;
@@ -42,12 +45,22 @@ final class OkHttpRequests {
      */
     private static final Map<IOException, Boolean> STALE =
             Collections.synchronizedMap(new WeakHashMap<IOException, Boolean>());
-    /** {@code RealCall.getConnection()} and {@code RealConnection.routeFailureCount}, looked up once; see {@link
-     * #reusedConnection}. */
-    private static volatile Method callConnection;
-    private static volatile Field routeFailureCount;
-    /** Set when the accessors cannot be made: a protocol error then stays {@code other}, as OkHttp alone has it. */
-    private static volatile boolean noAccessors;
+    /**
+     * {@code RealConnection.routeFailureCount} of a call's connection, see {@link #reusedConnection}; where it cannot
+     * be read, a protocol error stays {@code other}, as OkHttp alone has it.
+     */
+    private static final ConnectionField ROUTE_FAILURES =
+            new ConnectionField("okhttp.connection-reuse", "routeFailureCount", "getConnection");
+
+    /**
+     * Whether the request this thread wrote last went out on an HTTP/1 connection its server had closed already
+     * ({@link #beforeWrite}), until {@link #takeWrittenToClosedConnection} reads it: OkHttp writes, recovers and
+     * decides on one thread.
+     */
+    private static final ThreadLocal<Boolean> WRITTEN_TO_CLOSED = new ThreadLocal<Boolean>();
+    /** The plain TCP socket (below TLS) of a codec's connection: 4.12 {@code getConnection()}, 5.x {@code getCarrier()}. */
+    private static final ConnectionField RAW_SOCKET =
+            new ConnectionField("okhttp.connection-socket", "rawSocket", "getConnection", "getCarrier");
 
     private OkHttpRequests() {
     }
@@ -114,6 +127,30 @@ final class OkHttpRequests {
                 && ((StreamResetException) failure).errorCode == ErrorCode.REFUSED_STREAM;
     }
 
+    /**
+     * {@code codec} (an {@code Http1ExchangeCodec}) is about to write {@code request}'s head; {@code http1} false: an
+     * HTTP/2 stream, whose own refusal tells whether it was processed. Under {@code builtInRetries: replace} the
+     * connection's socket is polled first ({@link PeerClosedCheck}): a request written to a connection that its
+     * server had already closed while it sat in the pool cannot have been read, and OkHttp's own resend of it stays
+     * ({@link OkHttpHooks#recover}), as the JDK's stays for HttpURLConnection.
+     */
+    static void beforeWrite(Object codec, boolean http1) {
+        boolean closed = false;
+        if (http1 && RetryRuntime.replacesBuiltInRetries()) {
+            closed = Boolean.TRUE.equals(PeerClosedCheck.closedByPeer((Socket) RAW_SOCKET.read(codec)));
+        }
+        WRITTEN_TO_CLOSED.set(closed ? Boolean.TRUE : null);
+    }
+
+    /** Whether the request this thread wrote last went to a connection closed already; forgotten once asked. */
+    static boolean takeWrittenToClosedConnection() {
+        boolean closed = WRITTEN_TO_CLOSED.get() != null;
+        if (closed) {
+            WRITTEN_TO_CLOSED.remove();
+        }
+        return closed;
+    }
+
     /** A protocol upgrade (web socket): its response hands the connection over; never retried. */
     static boolean isUpgrade(Request request) {
         return request.header("Upgrade") != null;
@@ -157,34 +194,70 @@ final class OkHttpRequests {
      * or makes its next exchange. False whenever it cannot be told.
      */
     static boolean reusedConnection(Call call) {
-        if (call == null || noAccessors) {
-            return false;
+        Object failures = ROUTE_FAILURES.read(call);
+        return failures != null && ((Integer) failures) == 0;
+    }
+
+    /**
+     * A field of the connection an OkHttp object holds (read through its public getter), by reflection: the handles
+     * are looked up once per class; a failure to make them is logged once and then answers null for good.
+     */
+    private static final class ConnectionField {
+        private final String where;
+        private final String field;
+        private final String[] getters;
+        private volatile Method getter;
+        private volatile Field handle;
+        private volatile boolean unavailable;
+
+        ConnectionField(String where, String field, String... getters) {
+            this.where = where;
+            this.field = field;
+            this.getters = getters;
         }
-        try {
-            Method getConnection = callConnection;
-            if (getConnection == null || getConnection.getDeclaringClass() != call.getClass()) {
-                getConnection = call.getClass().getMethod("getConnection");
-                callConnection = getConnection;
+
+        /** The field's value in the connection {@code holder} holds; null with no connection, or when unreadable. */
+        Object read(Object holder) {
+            if (holder == null || unavailable) {
+                return null;
             }
-            Object connection = getConnection.invoke(call);
-            if (connection == null) {
-                return false;
+            try {
+                Method get = getter;
+                if (get == null || get.getDeclaringClass() != holder.getClass()) {
+                    get = getter(holder.getClass());
+                    getter = get;
+                }
+                Object connection = get.invoke(holder);
+                if (connection == null) {
+                    return null;
+                }
+                Field f = handle;
+                if (f == null || f.getDeclaringClass() != connection.getClass()) {
+                    f = connection.getClass().getDeclaredField(field);
+                    f.setAccessible(true);
+                    handle = f;
+                }
+                return f.get(connection);
+            } catch (Exception e) {
+                unavailable = true;
+                RetryLog.internalError(where, e);
+                return null;
+            } catch (LinkageError e) {
+                unavailable = true;
+                RetryLog.internalError(where, e);
+                return null;
             }
-            Field failures = routeFailureCount;
-            if (failures == null || failures.getDeclaringClass() != connection.getClass()) {
-                failures = connection.getClass().getDeclaredField("routeFailureCount");
-                failures.setAccessible(true);
-                routeFailureCount = failures;
+        }
+
+        private Method getter(Class<?> holderClass) throws NoSuchMethodException {
+            for (int i = 0; i < getters.length - 1; i++) {
+                try {
+                    return holderClass.getMethod(getters[i]);
+                } catch (NoSuchMethodException e) {
+                    // the next version's name
+                }
             }
-            return failures.getInt(connection) == 0;
-        } catch (Exception e) {
-            noAccessors = true;
-            RetryLog.internalError("okhttp.connection-reuse", e);
-            return false;
-        } catch (LinkageError e) {
-            noAccessors = true;
-            RetryLog.internalError("okhttp.connection-reuse", e);
-            return false;
+            return holderClass.getMethod(getters[getters.length - 1]);
         }
     }
 
