@@ -33,6 +33,10 @@ final class ConnectionState {
     private final Field rememberedException;
     /** Required: the response headers ({@code MessageHeader}); {@code getResponseCode} parses line 0. */
     private final Field responses;
+    /** Required ({@code java.net.HttpURLConnection}): the status, once {@code getResponseCode} has parsed it. */
+    private final Field responseCode;
+    /** Optional: the headers of a {@code ResponseCache} hit, which the header getters read instead of responses. */
+    private final Field cachedHeaders;
     /** Required: the request headers ({@code MessageHeader}), where the marker header goes. */
     private final Field requests;
     /** Required: true once the standard request headers were added to {@code requests}. */
@@ -83,6 +87,10 @@ final class ConnectionState {
         inputStream = field(impl, "inputStream");
         rememberedException = field(impl, "rememberedException");
         responses = field(impl, "responses");
+        responseCode = field(HttpURLConnection.class, "responseCode");
+        if (responseCode.getType() != int.class) {
+            throw new NoSuchFieldException(HttpURLConnection.class.getName() + ".responseCode is not an int");
+        }
         requests = field(impl, "requests");
         setRequests = field(impl, "setRequests");
         failedOnce = field(impl, "failedOnce");
@@ -103,6 +111,8 @@ final class ConnectionState {
         if (messageHeader != responses.getType()) {
             throw new NoSuchFieldException("requests and responses are not of one type");
         }
+        Field cached = optionalField(impl, "cachedHeaders");
+        cachedHeaders = cached != null && cached.getType() == messageHeader ? cached : null;
         headersReset = messageHeader.getMethod("reset");
         headersReset.setAccessible(true);
         headersSet = messageHeader.getMethod("set", String.class, String.class);
@@ -148,7 +158,7 @@ final class ConnectionState {
             "inputStream", "rememberedException", "responses", "requests", "setRequests", "failedOnce"));
     /** Its fields that are used when present. */
     static final List<String> OPTIONAL_FIELDS = Collections.unmodifiableList(Arrays.asList(
-            "errorStream", "cachedInputStream", "filteredHeaders", "connectionLock", "userHeaders"));
+            "errorStream", "cachedInputStream", "filteredHeaders", "connectionLock", "userHeaders", "cachedHeaders"));
 
     private static Class<?> requestsType(Class<?> impl) throws NoSuchFieldException {
         Field f = find(impl, "requests");
@@ -202,6 +212,57 @@ final class ConnectionState {
     boolean hasResult(HttpURLConnection conn) {
         return read(inputStream, conn) != null || read(rememberedException, conn) != null
                 || (cachedInputStream != null && read(cachedInputStream, conn) != null);
+    }
+
+    /**
+     * The status of the response the last attempt left on {@code conn}, or -1 when it left none: what
+     * {@code getResponseCode()} answers, read from the code and status line the JDK parsed. Never through the
+     * getter: it re-enters {@code getInputStream()} when the code is not known yet, and where the JDK did not keep
+     * an attempt's failure as the connection's result (a streaming request whose {@code Expect: 100-continue} the
+     * server refused, up to Java 21) that read sends the request again.
+     */
+    int status(HttpURLConnection conn) {
+        int code = readInt(responseCode, conn);
+        if (code != -1) {
+            return code;
+        }
+        Object line = invoke(headersGetValue, responseHeaders(conn), 0);
+        return line instanceof String ? statusOf((String) line) : -1;
+    }
+
+    /**
+     * Response header {@code name} of the last attempt, or null: what {@code getHeaderField(name)} answers, read
+     * without the {@code getInputStream()} that getter runs first (see {@link #status}).
+     */
+    String responseHeader(HttpURLConnection conn, String name) {
+        Object value = invoke(headersFindValue, responseHeaders(conn), name);
+        return value instanceof String ? (String) value : null;
+    }
+
+    /** The headers the JDK's header getters read: a {@code ResponseCache} hit's, else the parsed response's. */
+    private Object responseHeaders(HttpURLConnection conn) {
+        Object cached = cachedHeaders == null ? null : read(cachedHeaders, conn);
+        return cached != null ? cached : read(responses, conn);
+    }
+
+    /** The code of {@code statusLine} as {@code java.net.HttpURLConnection.getResponseCode()} parses it, or -1. */
+    static int statusOf(String statusLine) {
+        if (!statusLine.startsWith("HTTP/1.")) {
+            return -1;
+        }
+        int codePos = statusLine.indexOf(' ');
+        if (codePos <= 0) {
+            return -1;
+        }
+        int phrasePos = statusLine.indexOf(' ', codePos + 1);
+        if (phrasePos < 0) {
+            phrasePos = statusLine.length(); // the JDK accepts a status line without a reason phrase
+        }
+        try {
+            return Integer.parseInt(statusLine.substring(codePos + 1, phrasePos));
+        } catch (NumberFormatException e) {
+            return -1;
+        }
     }
 
     /** Fixed-length or chunked streaming mode: the body goes straight to the socket and cannot be sent again. */
@@ -331,6 +392,14 @@ final class ConnectionState {
     static Object read(Field f, Object target) {
         try {
             return f.get(target);
+        } catch (IllegalAccessException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static int readInt(Field f, Object target) {
+        try {
+            return f.getInt(target);
         } catch (IllegalAccessException e) {
             throw new IllegalStateException(e);
         }

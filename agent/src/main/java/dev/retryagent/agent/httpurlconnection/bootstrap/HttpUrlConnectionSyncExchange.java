@@ -119,9 +119,9 @@ final class HttpUrlConnectionSyncExchange implements Exchange<HttpUrlConnectionS
         try {
             in = conn.getInputStream(); // the hook lets this nested call through: the JDK's own attempt
         } catch (IOException e) {
-            int status = statusOrNothing();
-            if (status > 0) {
-                return new AttemptResponse(null, e, status, conn.getHeaderField("Retry-After"));
+            AttemptResponse response = responseLeft(null, e);
+            if (response.status > 0) {
+                return response;
             }
             lastFailure = e;
             lastOnCachedConnection = soleLayer && HiddenResend.onCachedConnection(conn);
@@ -133,17 +133,21 @@ final class HttpUrlConnectionSyncExchange implements Exchange<HttpUrlConnectionS
                 HiddenResend.exit(outer);
             }
         }
-        return new AttemptResponse(in, null, statusOrNothing(), conn.getHeaderField("Retry-After"));
+        return responseLeft(in, null);
     }
 
-    /** The status of the attempt just made, or -1 when it ended without a status line. */
-    private int statusOrNothing() {
+    /**
+     * The status and Retry-After of the attempt just made, read from what the JDK parsed; never through the public
+     * getters, which may send the request again ({@link ConnectionState#status}). Status -1: no status line, or the
+     * state could not be read.
+     */
+    private AttemptResponse responseLeft(InputStream in, IOException error) {
         try {
-            return conn.getResponseCode();
-        } catch (IOException e) {
-            return -1;
+            int status = state.status(conn);
+            return new AttemptResponse(in, error, status, status > 0 ? state.responseHeader(conn, "Retry-After") : null);
         } catch (RuntimeException e) {
-            return -1;
+            RetryLog.internalError(ClientNames.HTTP_URL_CONNECTION + ".response", e);
+            return new AttemptResponse(in, error, -1, null);
         }
     }
 

@@ -76,6 +76,7 @@ class ConnectionStateTest {
         implFields.put("filteredHeaders", "Ljava/util/Map;");
         implFields.put("connectionLock", "Ljava/util/concurrent/locks/ReentrantLock;");
         implFields.put("userHeaders", messageHeader);
+        implFields.put("cachedHeaders", messageHeader);
         assertEquals(implFields.keySet().size(), ConnectionState.REQUIRED_FIELDS.size() + ConnectionState.OPTIONAL_FIELDS.size());
         assertTrue(implFields.keySet().containsAll(ConnectionState.REQUIRED_FIELDS));
         assertTrue(implFields.keySet().containsAll(ConnectionState.OPTIONAL_FIELDS));
@@ -93,7 +94,8 @@ class ConnectionStateTest {
         onEveryJdk("java.net.URLConnection").forEach((jdk, bytes) ->
                 assertTrue(members(bytes).contains("connected Z"), jdk));
         onEveryJdk("java.net.HttpURLConnection").forEach((jdk, bytes) ->
-                assertTrue(members(bytes).contains("responseMessage Ljava/lang/String;"), jdk));
+                assertTrue(members(bytes).containsAll(List.of("responseMessage Ljava/lang/String;", "responseCode I")),
+                        jdk));
         onEveryJdk("sun.net.www.MessageHeader").forEach((jdk, bytes) -> {
             List<String> members = members(bytes);
             for (String method : List.of("reset()V", "set(Ljava/lang/String;Ljava/lang/String;)V",
@@ -129,6 +131,44 @@ class ConnectionStateTest {
         });
         onEveryJdk("sun.net.www.http.HttpClient").forEach((jdk, bytes) ->
                 assertTrue(members(bytes).contains("available()Z"), jdk));
+    }
+
+    /** A status line gives the code {@code getResponseCode()} gives for it, read without that getter. */
+    @Test
+    void aStatusLineIsReadAsGetResponseCodeReadsIt() throws IOException {
+        for (String line : List.of("HTTP/1.1 503 Service Unavailable", "HTTP/1.1 417", "HTTP/1.0 200 OK",
+                "HTTP/1.1 200  two spaces", "HTTP/1.1  200 OK", "HTTP/1.1 2x0 OK", "HTTP/1.1", "HTTP/2 200", "ICY 200 OK",
+                "")) {
+            assertEquals(jdkResponseCode(line), ConnectionState.statusOf(line), line);
+        }
+    }
+
+    /** What the JDK's own {@code getResponseCode()} makes of a connection whose status line is {@code line}. */
+    private static int jdkResponseCode(String line) throws IOException {
+        return new HttpURLConnection(new URL("http://127.0.0.1:9/")) {
+            @Override
+            public InputStream getInputStream() {
+                return null;
+            }
+
+            @Override
+            public String getHeaderField(int n) {
+                return n == 0 ? line : null;
+            }
+
+            @Override
+            public void connect() {
+            }
+
+            @Override
+            public void disconnect() {
+            }
+
+            @Override
+            public boolean usingProxy() {
+                return false;
+            }
+        }.getResponseCode();
     }
 
     /**
