@@ -31,6 +31,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntFunction;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocket;
 
@@ -38,7 +39,8 @@ import javax.net.ssl.SSLSocket;
  * A loopback HTTP/1.1 server on a raw {@link ServerSocket} that records every request and answers from a
  * script.
  *
- * <p>Requests take script steps in the order they arrive (complete request received); when one step is
+ * <p>Requests take script steps in the order they arrive (complete request received, or, for a step that answers
+ * in place of {@code 100 Continue}, its head); when one step is
  * left it answers every further request; with no step at all the answer is {@code 200 ok}. Steps can be
  * added while the server runs ({@link #enqueue}). Connections are kept alive unless the client asks
  * otherwise or a step closes them. Thread-safe.
@@ -411,6 +413,15 @@ public final class ScriptedServer implements AutoCloseable {
             readHeaders(in, fields);
             HttpHeaders headers = new HttpHeaders(fields);
             if ("100-continue".equalsIgnoreCase(headers.get("Expect"))) {
+                Step refusing = takeIfRefusesContinue(sequence -> new RecordedRequest(sequence, connectionId, index,
+                        arrivalNanos, arrivedAt, method, target, version, headers, new byte[0], false, true));
+                if (refusing != null) {
+                    if (refusing.action == Step.Action.REFUSE_CONTINUE) {
+                        writeResponse(out, refusing, method, true);
+                    }
+                    finWithoutResponse(raw);
+                    return false;
+                }
                 out.write("HTTP/1.1 100 Continue\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
                 out.flush();
             }
@@ -430,7 +441,7 @@ public final class ScriptedServer implements AutoCloseable {
         HttpHeaders headers = new HttpHeaders(fields);
         Step step;
         synchronized (lock) {
-            step = script.size() > 1 ? script.poll() : script.isEmpty() ? defaultStep : script.peek();
+            step = takeStep();
             recorded.add(new RecordedRequest(recorded.size(), connectionId, index, arrivalNanos, arrivedAt, method,
                     target, version, headers, body.toByteArray(), chunked, complete));
             lock.notifyAll();
@@ -448,6 +459,7 @@ public final class ScriptedServer implements AutoCloseable {
 
         switch (step.action) {
             case DROP:
+            case DROP_BEFORE_CONTINUE:
                 finWithoutResponse(raw);
                 return false;
             case RAW:
@@ -465,6 +477,10 @@ public final class ScriptedServer implements AutoCloseable {
                     finWithoutResponse(raw);
                 }
                 return false;
+            case REFUSE_CONTINUE:
+                writeResponse(out, step, method, true);
+                finWithoutResponse(raw);
+                return false;
             case RESPOND:
             default:
                 boolean clientCloses = "close".equalsIgnoreCase(headers.get("Connection"))
@@ -475,6 +491,34 @@ public final class ScriptedServer implements AutoCloseable {
                     return false;
                 }
                 return true;
+        }
+    }
+
+    /** The step the next request takes: the script's head, or the default once the script is empty. */
+    private Step peekStep() {
+        return script.isEmpty() ? defaultStep : script.peek();
+    }
+
+    /** {@link #peekStep}, taken off the script unless it is the last step (which answers every request after). */
+    private Step takeStep() {
+        return script.size() > 1 ? script.poll() : peekStep();
+    }
+
+    /**
+     * The next step, taken and {@code head} recorded, if it answers the head of a request that expects
+     * {@code 100 Continue} ({@link Step.Action#REFUSE_CONTINUE}, {@link Step.Action#DROP_BEFORE_CONTINUE});
+     * otherwise null, and the script is left as it was.
+     */
+    private Step takeIfRefusesContinue(IntFunction<RecordedRequest> head) {
+        synchronized (lock) {
+            Step.Action action = peekStep().action;
+            if (action != Step.Action.REFUSE_CONTINUE && action != Step.Action.DROP_BEFORE_CONTINUE) {
+                return null;
+            }
+            Step step = takeStep();
+            recorded.add(head.apply(recorded.size()));
+            lock.notifyAll();
+            return step;
         }
     }
 

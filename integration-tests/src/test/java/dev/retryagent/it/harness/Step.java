@@ -36,7 +36,15 @@ public final class Step {
         /** Status line, headers with the full Content-Length, part of the body, then FIN (a truncated body). */
         CLOSE_MID_BODY,
         /** The step's body bytes as they are, no status line or headers of the server's own, then FIN. */
-        RAW
+        RAW,
+        /**
+         * A request that carries {@code Expect: 100-continue} gets the response in place of {@code 100 Continue},
+         * at once, then FIN: its body is never read (it is recorded without one). Any other request gets the
+         * response, then FIN.
+         */
+        REFUSE_CONTINUE,
+        /** As {@link #REFUSE_CONTINUE}, but FIN without a byte of response. */
+        DROP_BEFORE_CONTINUE
     }
 
     private static final DateTimeFormatter HTTP_DATE = DateTimeFormatter.RFC_1123_DATE_TIME.withZone(ZoneOffset.UTC);
@@ -130,6 +138,19 @@ public final class Step {
     /** Exactly these bytes (ISO-8859-1) as the answer, then FIN. */
     public static Step raw(String bytes) {
         return status(200).body(bytes.getBytes(StandardCharsets.ISO_8859_1)).withAction(Action.RAW);
+    }
+
+    /**
+     * This status, then FIN, in place of {@code 100 Continue}: a request that expects it never sends its body
+     * ({@link Action#REFUSE_CONTINUE}).
+     */
+    public static Step refuseContinue(int code) {
+        return status(code).withAction(Action.REFUSE_CONTINUE);
+    }
+
+    /** FIN in place of {@code 100 Continue} ({@link Action#DROP_BEFORE_CONTINUE}). */
+    public static Step dropBeforeContinue() {
+        return status(200).withAction(Action.DROP_BEFORE_CONTINUE);
     }
 
     // ---- modifiers ----
