@@ -28,9 +28,14 @@ import java.util.concurrent.TimeUnit;
  * --sequential     one call after the other (default: all at once)
  * --await-thread-end NAME   before calling, wait (up to 20 s) until no thread of that name is alive
  * --call "id=ID;url=URL;method=GET;body=TEXT;header=Name: value;streaming=none|fixed|chunked;
- *         read=code|stream|message|header|length|fields;readTimeoutMs=N;interruptAfterMs=N;disconnectAfterMs=N"
+ *         read=code|stream|message|header|length|fields;readTimeoutMs=N;interruptAfterMs=N;disconnectAfterMs=N;
+ *         afterWriteFailure=fail|read"
  *                  repeatable; header repeatable inside a call
  * </pre>
+ *
+ * {@code afterWriteFailure=read}: when writing the body throws (a server that refused {@code Expect: 100-continue}),
+ * the call goes on to the reads, as an application that then asks for the status does. Either {@code RESULT} line
+ * has {@code write=}: that exception's class, or {@code ok} when the write went through (or there was none).
  *
  * Per call, after the first read (which sends the request lazily, as {@code read} says), every read path:
  * {@code RESULT id=.. first=<what the first read gave> status=<getResponseCode> message=<getResponseMessage>
@@ -110,6 +115,7 @@ public final class HttpUrlConnectionBatchApp {
     private static void run(Map<String, List<String>> spec, String id, ScheduledExecutorService timers) {
         long start = System.nanoTime();
         String stage = "open";
+        String write = "ok";
         if (spec.containsKey("interruptAfterMs")) {
             Thread caller = Thread.currentThread();
             timers.schedule(() -> {
@@ -148,6 +154,11 @@ public final class HttpUrlConnectionBatchApp {
                 stage = "write";
                 try (OutputStream out = conn.getOutputStream()) {
                     out.write(body);
+                } catch (IOException e) {
+                    if (!"read".equals(one(spec, "afterWriteFailure", "fail"))) {
+                        throw e;
+                    }
+                    write = e.getClass().getName();
                 }
             }
             stage = "read";
@@ -194,17 +205,18 @@ public final class HttpUrlConnectionBatchApp {
             } else {
                 body = first.substring("stream:".length());
             }
-            Report.line("RESULT", "id", id, "first", first, "status", status, "message", conn.getResponseMessage(),
-                    "length", conn.getContentLength(), "h.Retry-After", conn.getHeaderField("Retry-After"),
+            Report.line("RESULT", "id", id, "write", write, "first", first, "status", status,
+                    "message", conn.getResponseMessage(), "length", conn.getContentLength(),
+                    "h.Retry-After", conn.getHeaderField("Retry-After"),
                     "h.X-Attempt", conn.getHeaderField("X-Attempt"), "stream", stream, "streamMessage", streamMessage,
                     "body", body, "errorStream", errorStream == null ? "null" : "set",
                     "fields", conn.getHeaderFields().size(), "elapsedMs", elapsed(start),
                     "interrupted", Thread.currentThread().isInterrupted(), "sinceInterruptUs", sinceInterruptUs(id));
         } catch (IOException | RuntimeException e) {
             Long since = sinceInterruptUs(id);
-            Report.line("RESULT", "id", id, "failure", e.getClass().getName(), "message", e.getMessage(),
-                    "stage", stage, "elapsedMs", elapsed(start), "interrupted", Thread.currentThread().isInterrupted(),
-                    "sinceInterruptUs", since);
+            Report.line("RESULT", "id", id, "write", write, "failure", e.getClass().getName(),
+                    "message", e.getMessage(), "stage", stage, "elapsedMs", elapsed(start),
+                    "interrupted", Thread.currentThread().isInterrupted(), "sinceInterruptUs", since);
         }
     }
 
