@@ -219,7 +219,8 @@ final class ConnectionState {
      * {@code getResponseCode()} answers, read from the code and status line the JDK parsed. Never through the
      * getter: it re-enters {@code getInputStream()} when the code is not known yet, and where the JDK did not keep
      * an attempt's failure as the connection's result (a streaming request whose {@code Expect: 100-continue} the
-     * server refused, up to Java 21) that read sends the request again.
+     * server refused or closed: JDK-8314978, on Java 8, 11 and 17.0.15; Java 25 keeps it) that read sends the
+     * request again.
      */
     int status(HttpURLConnection conn) {
         int code = readInt(responseCode, conn);
