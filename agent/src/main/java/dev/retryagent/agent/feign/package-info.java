@@ -13,7 +13,7 @@
  * synchronously. Hooking {@code invoke} covers both without naming the private method. The Feign {@code Client}
  * underneath ({@code Client.Default} over HttpURLConnection, {@code feign.okhttp.OkHttpClient}, the Apache and
  * java.net.http clients) is the agent's as usual; under {@code upperLayers: defer} each attempt goes out once,
- * unmarked, with the client's hidden resends off (the JDK's silent resend, OkHttp's {@code retryOnConnectionFailure}),
+ * unmarked, with the client's hidden resends of a request a server may have read off (the JDK's silent resend, OkHttp's),
  * so a call sends what Feign alone decides. {@code AsynchronousMethodHandler} (AsyncFeign) retries in future callbacks
  * on other threads: not hooked, its attempts are seen as plain calls.
  *
