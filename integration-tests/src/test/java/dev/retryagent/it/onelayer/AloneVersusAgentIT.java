@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.retryagent.it.apps.RecoveriesApp;
 import dev.retryagent.it.harness.ClientLibs;
 import dev.retryagent.it.harness.ForkedApp;
+import dev.retryagent.it.harness.Jdks;
 import dev.retryagent.it.harness.ReportLine;
 import dev.retryagent.it.harness.ScriptedServer;
 import dev.retryagent.it.harness.Step;
@@ -13,6 +14,8 @@ import dev.retryagent.it.harness.TlsMaterial;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -42,6 +45,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * The one difference allowed is the one {@code replace} exists for: a POST without key that the client alone sent
  * again after a server had read it (its success came from that second send) is sent once, and the caller gets what
  * the first send got.
+ *
+ * <p>Every library on the test JDK (the CI's Java 17 and 25 passes), and on Java 8 and 11 where this run has them.
  */
 @Timeout(900)
 class AloneVersusAgentIT {
@@ -79,21 +84,30 @@ class AloneVersusAgentIT {
     static final List<String> METHODS = List.of("GET", "POST");
     static final String TWO_ADDRESSES = "two-addresses.test";
 
-    /** A client library as one JVM loads it, and the kits of its APIs. */
-    record Library(String name, ClientLibs libs, List<String> apis) {
+    /** A client library as one JVM on {@code jdk} loads it, and the kits of its APIs. */
+    record Library(String name, ClientLibs libs, List<String> apis, Jdks.Jdk jdk) {
         @Override
         public String toString() {
-            return name;
+            return name + (jdk.version() == Jdks.testJdk().version() ? "" : "-" + jdk);
+        }
+
+        /** The cases this JDK can set up: Java 8 has no hosts file ({@code jdk.net.hosts.file}) to give a name two addresses. */
+        boolean runs(Case kase) {
+            return kase.route() != Route.SECOND_ADDRESS || jdk.version() >= 9;
         }
     }
 
+    /** Every library on the test JDK, and on Java 8 and 11 where this run has them. */
     static Stream<Library> libraries() {
-        return Stream.of(
-                new Library("okhttp-4.12", ClientLibs.OKHTTP_4, List.of("okhttp", "okhttp-async")),
-                new Library("okhttp-5", ClientLibs.OKHTTP_5, List.of("okhttp", "okhttp-async")),
-                new Library("httpclient5", ClientLibs.HTTPCLIENT5_NEWEST, List.of("hc5-classic", "hc5-async")),
-                new Library("httpclient4", ClientLibs.HTTPCLIENT4_NEWEST, List.of("hc4-classic", "hc4-async")),
-                new Library("jdk", ClientLibs.NONE, List.of("huc", "jdk-httpclient", "jdk-httpclient-async")));
+        List<Jdks.Jdk> jdks = new ArrayList<>(List.of(Jdks.testJdk()));
+        jdks.addAll(Jdks.besides(8, 11));
+        return jdks.stream().flatMap(jdk -> Stream.of(
+                new Library("okhttp-4.12", ClientLibs.OKHTTP_4, List.of("okhttp", "okhttp-async"), jdk),
+                new Library("okhttp-5", ClientLibs.OKHTTP_5, List.of("okhttp", "okhttp-async"), jdk),
+                new Library("httpclient5", ClientLibs.HTTPCLIENT5_NEWEST, List.of("hc5-classic", "hc5-async"), jdk),
+                new Library("httpclient4", ClientLibs.HTTPCLIENT4_NEWEST, List.of("hc4-classic", "hc4-async"), jdk),
+                new Library("jdk", ClientLibs.NONE, jdk.hasJavaNetHttp()
+                        ? List.of("huc", "jdk-httpclient", "jdk-httpclient-async") : List.of("huc"), jdk)));
     }
 
     /** One measured call: its server, and the requests it saw before the call (a stale connection's first answer). */
@@ -108,11 +122,13 @@ class AloneVersusAgentIT {
         final List<ScriptedServer> servers = new ArrayList<>();
         final List<Probe> probes = new ArrayList<>();
         final List<String> calls = new ArrayList<>();
+        /** Sockets bound, never listening, on 127.0.0.1 at the ports of the servers on 127.0.0.2. */
+        final List<Socket> refusing = new ArrayList<>();
         final int deadProxy = ScriptedServer.refusingPort();
 
         Run(Library library) {
             for (String api : library.apis()) {
-                for (Case kase : CASES) {
+                for (Case kase : CASES.stream().filter(library::runs).toList()) {
                     for (String method : METHODS) {
                         add(api, kase, method);
                     }
@@ -124,7 +140,7 @@ class AloneVersusAgentIT {
             String id = api + "/" + kase.name() + "/" + method;
             Step[] steps = kase.steps().get().toArray(new Step[0]);
             ScriptedServer server = switch (kase.route()) {
-                case SECOND_ADDRESS -> ScriptedServer.startAt(secondAddress(), steps);
+                case SECOND_ADDRESS -> onSecondAddress(steps);
                 case TLS_FALLBACK -> ScriptedServer.startTls(TlsMaterial.shared(), List.of("TLSv1.2"), steps);
                 case STALE_POOLED -> ScriptedServer.start(Stream.concat(
                         Stream.of(Step.ok().body("first").closeAfterResponse()), Stream.of(steps)).toArray(Step[]::new));
@@ -153,6 +169,25 @@ class AloneVersusAgentIT {
             probes.add(new Probe(id, api, kase, method, server, before));
         }
 
+        /**
+         * A server on 127.0.0.2 whose port on 127.0.0.1 refuses: held there by a socket bound and never listening, so
+         * that no other server of the run, which binds 127.0.0.1, is given the same port by chance.
+         */
+        private ScriptedServer onSecondAddress(Step[] steps) {
+            while (true) {
+                ScriptedServer server = ScriptedServer.startAt(address("127.0.0.2"), steps);
+                Socket hold = new Socket();
+                try {
+                    hold.bind(new InetSocketAddress(address("127.0.0.1"), server.port()));
+                    refusing.add(hold);
+                    return server;
+                } catch (IOException taken) {
+                    server.close();
+                    closeQuietly(hold);
+                }
+            }
+        }
+
         private static String call(String id, String api, String url, String method, String route) {
             return "id=" + id + ";client=" + api + ";url=" + url + ";method=" + method + route;
         }
@@ -166,12 +201,21 @@ class AloneVersusAgentIT {
         @Override
         public void close() {
             servers.forEach(ScriptedServer::close);
+            refusing.forEach(Run::closeQuietly);
+        }
+
+        private static void closeQuietly(Socket socket) {
+            try {
+                socket.close();
+            } catch (IOException ignored) {
+                // a socket that never connected
+            }
         }
     }
 
-    private static InetAddress secondAddress() {
+    private static InetAddress address(String literal) {
         try {
-            return InetAddress.getByName("127.0.0.2");
+            return InetAddress.getByName(literal);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -196,7 +240,7 @@ class AloneVersusAgentIT {
     private static Map<String, Outcome> run(Library library, Mode mode, Path hosts) {
         try (Run run = new Run(library)) {
             ForkedApp app = ForkedApp.of(RecoveriesApp.class).name("alone-vs-agent-" + library + "-" + mode)
-                    .clientLibs(library.libs()).args(run.args())
+                    .clientLibs(library.libs()).java(library.jdk().java()).args(run.args())
                     .sysProp("jdk.net.hosts.file", hosts.toString())
                     .sysProps(TlsMaterial.shared().clientSystemProperties());
             if (mode == Mode.REPLACE) {
