@@ -36,6 +36,8 @@ final class JdkHttpApi {
     /** {@code HttpClientImpl.facade()}, or null until looked up or when it cannot be. */
     private volatile MethodHandle facade;
     private volatile boolean facadeMissing;
+    /** The private {@code HttpClientImpl.sendAsync(request, handler, pushPromiseHandler, executor)}, once looked up. */
+    private volatile MethodHandle sendInlineHandle;
     private volatile Field exchangeHandler;
     private volatile Field retriedOnce;
 
@@ -47,7 +49,6 @@ final class JdkHttpApi {
     /** The handles, looked up once in {@link #siteLoader}; a mismatch fails their class's initialisation. */
     private static final class Handles {
         static final Class<?> BODY_HANDLER;
-        static final MethodHandle SEND;
         static final MethodHandle SEND_ASYNC;
         static final MethodHandle REQUEST_METHOD;
         static final MethodHandle REQUEST_URI;
@@ -99,7 +100,6 @@ final class JdkHttpApi {
                 Class<?> bodyHandler = Class.forName("java.net.http.HttpResponse$BodyHandler", false, loader);
                 MethodHandles.Lookup lookup = MethodHandles.publicLookup();
                 BODY_HANDLER = bodyHandler;
-                SEND = virtual(lookup, client, "send", MethodType.methodType(response, request, bodyHandler));
                 SEND_ASYNC = virtual(lookup, client, "sendAsync",
                         MethodType.methodType(CompletableFuture.class, request, bodyHandler, pushPromiseHandler));
                 REQUEST_METHOD = virtual(lookup, request, "method", MethodType.methodType(String.class));
@@ -271,12 +271,42 @@ final class JdkHttpApi {
         }
     }
 
-    /** {@code client.send(request, handler)}: the response, or what the client threw, in {@link Thrown}. */
-    Object send(Object client, Object request, Object handler) {
+    /**
+     * The future {@code HttpClientImpl.send} waits for, made as it makes it: its private {@code sendAsync} with no
+     * push promise handler and no executor (the exchange runs on the calling thread until it has to wait). What it
+     * throws at once, in {@link Thrown}. {@link #lookUpSendInline} first.
+     */
+    CompletableFuture<?> sendInline(Object client, Object request, Object handler) {
         try {
-            return (Object) Handles.SEND.invokeExact(client, request, handler);
+            return (CompletableFuture<?>) sendInlineHandle.invokeExact(client, request, handler, (Object) null,
+                    (Object) null);
         } catch (Throwable t) {
             throw new Thrown(t);
+        }
+    }
+
+    /**
+     * Looks up the method {@link #sendInline} calls (in the package opened to this module at start-up); an
+     * {@code IllegalStateException} when it cannot be had.
+     */
+    void lookUpSendInline() {
+        if (sendInlineHandle != null) {
+            return;
+        }
+        try {
+            ClassLoader loader = clientImpl.getClassLoader();
+            Method method = clientImpl.getDeclaredMethod("sendAsync",
+                    Class.forName("java.net.http.HttpRequest", false, loader),
+                    Class.forName("java.net.http.HttpResponse$BodyHandler", false, loader),
+                    Class.forName("java.net.http.HttpResponse$PushPromiseHandler", false, loader),
+                    java.util.concurrent.Executor.class);
+            method.setAccessible(true);
+            sendInlineHandle = MethodHandles.lookup().unreflect(method).asType(MethodType.methodType(
+                    CompletableFuture.class, Object.class, Object.class, Object.class, Object.class, Object.class));
+        } catch (Exception e) {
+            throw new IllegalStateException("HttpClientImpl is not as the agent knows it", e);
+        } catch (LinkageError e) {
+            throw new IllegalStateException("HttpClientImpl is not as the agent knows it", e);
         }
     }
 

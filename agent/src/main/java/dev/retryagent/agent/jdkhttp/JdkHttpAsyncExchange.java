@@ -29,8 +29,12 @@ import java.util.function.BiConsumer;
  * while the next attempt waits. The next attempt starts only once the discarded one has finished.
  *
  * <p>{@code sendAsync}: the waits are scheduled on the agent's scheduler thread; later attempts are started from it
- * with {@code sendAsync}, which hands the exchange to the client's executor at once. {@code send}: every attempt is a
- * {@code send} on the caller's thread, and the waits are slept there too ({@link CallerThread}).
+ * with {@code sendAsync}, which hands the exchange to the client's executor at once. {@code send}: every attempt is
+ * what the client's {@code send} does, its exchange run on the caller's thread until it waits there for its end, and
+ * the waits are slept there too ({@link CallerThread}).
+ *
+ * <p>What the application gets is the client's own: the last attempt's failure as the client's future held it
+ * ({@link #asTheClientHeldIt}).
  */
 final class JdkHttpAsyncExchange implements AsyncExchange<JdkHttpAsyncExchange.Head> {
     private final JdkHttpApi api;
@@ -110,13 +114,14 @@ final class JdkHttpAsyncExchange implements AsyncExchange<JdkHttpAsyncExchange.H
             start(current, scope, marker);
             return;
         }
-        // A retry, from the scheduler (or the caller's thread) or from the end of the attempt before.
+        // A retry, from the scheduler (or the caller's thread) or from the end of the attempt before. What it throws at
+        // once ends it as a failure of its future would, in a CompletionException (asTheClientHeldIt).
         try {
             start(current, scope, marker);
         } catch (JdkHttpApi.Thrown e) {
-            current.accept(null, e.getCause());
+            current.accept(null, new CompletionException(e.getCause()));
         } catch (RuntimeException e) {
-            current.accept(null, e);
+            current.accept(null, new CompletionException(e));
         }
     }
 
@@ -157,10 +162,19 @@ final class JdkHttpAsyncExchange implements AsyncExchange<JdkHttpAsyncExchange.H
         // What runs on the caller's thread during the attempt (the client runs inline until it waits) is inside it.
         int outer = scope > 0 ? AttemptScope.enter(scope) : 0;
         try {
-            response = api.send(client, sent, handler);
-        } catch (JdkHttpApi.Thrown e) {
-            current.accept(null, e.getCause());
-            return;
+            // As the client's send makes its exchange and waits for it; what that throws at once is the client's own.
+            CompletableFuture<?> future = api.sendInline(client, sent, handler);
+            current.inFlight = future;
+            try {
+                response = future.get();
+            } catch (ExecutionException e) {
+                current.accept(null, e.getCause());
+                return;
+            } catch (InterruptedException e) {
+                future.cancel(true); // as the client's send does: its exchange is aborted, the caller gets e
+                current.accept(null, e);
+                return;
+            }
         } finally {
             if (scope > 0) {
                 AttemptScope.exit(outer);
@@ -227,6 +241,8 @@ final class JdkHttpAsyncExchange implements AsyncExchange<JdkHttpAsyncExchange.H
         volatile CompletableFuture<?> inFlight;
         /** The client's {@code MultiExchange} of this attempt, once it started ({@link LastHop}). */
         volatile Object exchange;
+        /** The attempt's failure as its future held it (what a dependent stage of it gets), before unwrapping. */
+        volatile Throwable thrown;
 
         Attempt(AsyncAttempt<Head> handle) {
             this.handle = handle;
@@ -281,6 +297,7 @@ final class JdkHttpAsyncExchange implements AsyncExchange<JdkHttpAsyncExchange.H
         @Override
         public void accept(Object response, Throwable failure) {
             Throwable cause = unwrap(failure);
+            thrown = failure;
             if (handle.delivered()) {
                 result.finish(response, cause);
                 return;
@@ -300,6 +317,23 @@ final class JdkHttpAsyncExchange implements AsyncExchange<JdkHttpAsyncExchange.H
             // Before the head, the attempt's end; after a discarded head, the end of its body.
             handle.failed(cause instanceof IOException ? (IOException) cause : new Carried(cause));
         }
+    }
+
+    /**
+     * {@code failure} as the client's own future would hold it, which is what a dependent stage of the application's
+     * ({@code whenComplete}, {@code handle}, {@code exceptionally}) gets: the last attempt's failure exactly as its
+     * future held it (the client's {@code sendAsync} future, a stage of the client's, holds a
+     * {@code CompletionException} around the cause; a future it returns failed at once, the bare cause); any other in
+     * a {@code CompletionException}, as a stage completes with it. {@code get} and {@code join} unwrap it as they
+     * unwrap the client's, and so does the client's {@code send}, which waits for {@link #result}.
+     */
+    private Throwable asTheClientHeldIt(Throwable failure) {
+        Attempt a = last;
+        Throwable held = a == null ? null : a.thrown;
+        if (held != null && unwrap(held) == failure) {
+            return held;
+        }
+        return failure instanceof CompletionException ? failure : new CompletionException(failure);
     }
 
     private static Throwable unwrap(Throwable failure) {
@@ -338,11 +372,14 @@ final class JdkHttpAsyncExchange implements AsyncExchange<JdkHttpAsyncExchange.H
      */
     final class Result extends CompletableFuture<Object> {
         volatile Throwable lastFailure;
+        /** The failure the call ended with, unwrapped; null while it runs or when it ended with a response. */
+        volatile Throwable failure;
         private volatile Runnable onDone;
 
         void finish(Object response, Throwable failure) {
             if (failure != null) {
-                completeExceptionally(failure);
+                this.failure = failure;
+                completeExceptionally(asTheClientHeldIt(failure));
             } else {
                 complete(response);
             }

@@ -12,6 +12,7 @@ import dev.retryagent.policy.Mode;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.lang.reflect.Proxy;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 
@@ -39,7 +40,10 @@ public final class JdkHttpHooks extends HookHandler {
         serve(SEND, new OnEntryMayReplace() {
             @Override
             public Object run(Object self, Object[] args) {
-                return self == null ? Hooks.PROCEED : retried(self, args[0], args[1], false);
+                if (self == null || args[3] != null) {
+                    return Hooks.PROCEED; // an executor: sendAsync's call, retried at its own entry
+                }
+                return retried(self, args[0], args[1], false);
             }
         });
         serve(SEND_ASYNC, new OnEntryMayReplace() {
@@ -127,6 +131,9 @@ public final class JdkHttpHooks extends HookHandler {
         JdkHttpAsyncExchange call;
         try {
             api = JdkHttpApi.of(client.getClass());
+            if (!async) {
+                api.lookUpSendInline();
+            }
             facts = JdkHttpRequests.facts(api, request, engine);
             if (facts == null || engine.modeFor(facts) == Mode.OFF) {
                 return Hooks.PROCEED;
@@ -154,13 +161,20 @@ public final class JdkHttpHooks extends HookHandler {
     }
 
     /**
-     * {@code send}: the same loop, with its waits and attempts on the caller's thread ({@link CallerThread}). What the
-     * caller gets is exactly what the last attempt's {@code send} returned or threw.
+     * {@code send}: the same loop, with its waits and attempts on the caller's thread ({@link CallerThread}), in place
+     * of the future the client's {@code send} waits for: it gets {@link JdkHttpAsyncExchange#result}, done, and makes
+     * of it what it makes of its own future (the response, or its own exception around the last attempt's failure,
+     * thrown from its one frame). An interrupt of an attempt's wait is thrown as the client's {@code send} throws it.
      */
     private static Object sendOnCallerThread(AsyncRetryLoop shared, CallFacts facts, JdkHttpAsyncExchange call) {
         CallerThread waits = new CallerThread();
         call.result.onDone(waits);
-        shared.withScheduler(waits).execute(facts, call, call.delivery());
+        try {
+            shared.withScheduler(waits).execute(facts, call, call.delivery());
+        } catch (JdkHttpApi.Thrown e) {
+            // The first attempt threw at once (an unsupported method, a closed client ...), as without the agent.
+            throw new Hooks.Propagate(e.getCause());
+        }
         while (!call.result.isDone()) {
             Runnable next;
             try {
@@ -170,7 +184,9 @@ public final class JdkHttpHooks extends HookHandler {
                 Thread.currentThread().interrupt();
                 Throwable last = call.result.lastFailure;
                 if (last instanceof IOException) {
-                    throw new Hooks.Propagate(last);
+                    CompletableFuture<Object> failed = new CompletableFuture<Object>();
+                    failed.completeExceptionally(last);
+                    return failed; // the client's send throws its own exception for it
                 }
                 InterruptedIOException interrupted = new InterruptedIOException(
                         "retry-agent: interrupted while waiting to retry; the last response was released");
@@ -181,14 +197,9 @@ public final class JdkHttpHooks extends HookHandler {
                 next.run();
             }
         }
-        try {
-            return call.result.get();
-        } catch (ExecutionException e) {
-            throw new Hooks.Propagate(e.getCause());
-        } catch (InterruptedException e) {
-            throw new Hooks.Propagate(e); // not reached: the result is done
-        } catch (java.util.concurrent.CancellationException e) {
-            throw new Hooks.Propagate(e);
+        if (call.result.failure instanceof InterruptedException) {
+            throw new Hooks.Propagate(call.result.failure);
         }
+        return call.result;
     }
 }

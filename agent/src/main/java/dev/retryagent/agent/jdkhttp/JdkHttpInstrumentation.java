@@ -17,16 +17,20 @@ import java.util.logging.Level;
  * against the Java 17 and 25 class files by JdkHttpInstrumentationTest):
  *
  * <ul>
- *   <li>entry of {@code jdk.internal.net.http.HttpClientImpl.send(HttpRequest, BodyHandler)} and of its
- *       {@code sendAsync(HttpRequest, BodyHandler, PushPromiseHandler)} and {@code sendAsync(HttpRequest,
- *       BodyHandler)}, all of which may replace the result. The two-argument {@code sendAsync} calls the
- *       three-argument one; it is hooked too so that the loop runs around whatever another agent's advice does at
- *       its entry when that advice was woven first (the OpenTelemetry agent's starts one span per call there, and
- *       one per attempt at the three-argument one). Every client the builder makes is an {@code HttpClientFacade}
- *       over an {@code HttpClientImpl}, and the facade's {@code send}/{@code sendAsync} call these: one hook per
- *       public entry, whatever wraps the client. Each attempt is a whole {@code send}/{@code sendAsync} of the
- *       same immutable request (a copy with the marker header when it carries one), so the client's redirects,
- *       authentication, cookies, HTTP/2 and TLS run per attempt exactly as without the agent;</li>
+ *   <li>entry of {@code jdk.internal.net.http.HttpClientImpl}'s {@code sendAsync(HttpRequest, BodyHandler,
+ *       PushPromiseHandler)} and {@code sendAsync(HttpRequest, BodyHandler)}, and of the private
+ *       {@code sendAsync(HttpRequest, BodyHandler, PushPromiseHandler, Executor)} that they and {@code send} call
+ *       (only {@code send} without an executor), all of which may replace the result. The two-argument
+ *       {@code sendAsync} calls the three-argument one; it is hooked too so that the loop runs around whatever
+ *       another agent's advice does at its entry when that advice was woven first (the OpenTelemetry agent's starts
+ *       one span per call there, and one per attempt at the three-argument one). {@code send} is run below its own
+ *       frame: the loop replaces the future it waits for, so that the exception it throws is made there, once, as
+ *       without the agent. Every client the builder makes is an {@code HttpClientFacade} over an
+ *       {@code HttpClientImpl}, and the facade's {@code send}/{@code sendAsync} call these: one hook per public
+ *       entry, whatever wraps the client. Each attempt is a whole exchange of the same immutable request (a copy
+ *       with the marker header when it carries one), a {@code sendAsync}, or for {@code send} what it does itself,
+ *       so the client's redirects, authentication, cookies, HTTP/2 and TLS run per attempt exactly as without the
+ *       agent;</li>
  *   <li>entry of the private {@code MultiExchange.getExceptionalCF(Throwable, ExchangeImpl)} (or {@code (Throwable)}, in
  *       earlier Java 17 updates), where the client
  *       decides on its own resends: under {@code builtInRetries: replace} its resend after a
@@ -39,7 +43,8 @@ import java.util.logging.Level;
  * The module {@code java.net.http} is defined to the platform class loader. Its woven code calls {@code Hooks} on
  * the bootstrap path, so {@link #prepare} gives it a read edge to the bootstrap loader's unnamed module, and opens
  * {@code jdk.internal.net.http} to the handler's module (the agent jar's loader, which sees {@code java.net.http}
- * through its parents), for the fields of {@code MultiExchange} that the resend switch and {@link LastHop} use. The
+ * through its parents), for the fields of {@code MultiExchange} that the resend switch and {@link LastHop} use, and
+ * for the private {@code sendAsync} a {@code send}'s attempts call. The
  * adapter is compiled for Java 8 like the rest of the agent: it reaches {@code java.net.http}'s public types through
  * method handles and implements {@code BodyHandler} with a {@link java.lang.reflect.Proxy} ({@link JdkHttpApi}), so
  * no class file of the jar needs Java 11 and nothing of it loads on a JVM without the module.
@@ -49,8 +54,10 @@ import java.util.logging.Level;
 public final class JdkHttpInstrumentation extends ClientInstrumentation {
     static final String CLIENT_IMPL = "jdk.internal.net.http.HttpClientImpl";
     static final String MULTI_EXCHANGE = "jdk.internal.net.http.MultiExchange";
-    static final String SEND_DESCRIPTOR = "(Ljava/net/http/HttpRequest;Ljava/net/http/HttpResponse$BodyHandler;)"
-            + "Ljava/net/http/HttpResponse;";
+    /** The private {@code sendAsync(HttpRequest, BodyHandler, PushPromiseHandler, Executor)} that all three call. */
+    static final String SEND_INLINE_DESCRIPTOR = "(Ljava/net/http/HttpRequest;Ljava/net/http/HttpResponse$BodyHandler;"
+            + "Ljava/net/http/HttpResponse$PushPromiseHandler;Ljava/util/concurrent/Executor;)"
+            + "Ljava/util/concurrent/CompletableFuture;";
     static final String SEND_ASYNC_DESCRIPTOR = "(Ljava/net/http/HttpRequest;Ljava/net/http/HttpResponse$BodyHandler;"
             + "Ljava/net/http/HttpResponse$PushPromiseHandler;)Ljava/util/concurrent/CompletableFuture;";
     static final String SEND_ASYNC_2_DESCRIPTOR = "(Ljava/net/http/HttpRequest;"
@@ -66,7 +73,7 @@ public final class JdkHttpInstrumentation extends ClientInstrumentation {
 
     public JdkHttpInstrumentation() {
         super(ClientNames.JDK_HTTPCLIENT, "dev.retryagent.agent.jdkhttp.JdkHttpHooks",
-                HookPoint.entryMayReplace(JdkHttpHooks.SEND, CLIENT_IMPL, "send", SEND_DESCRIPTOR),
+                HookPoint.entryMayReplace(JdkHttpHooks.SEND, CLIENT_IMPL, "sendAsync", SEND_INLINE_DESCRIPTOR),
                 HookPoint.entryMayReplace(JdkHttpHooks.SEND_ASYNC, CLIENT_IMPL, "sendAsync", SEND_ASYNC_DESCRIPTOR),
                 HookPoint.entry(JdkHttpHooks.RESEND, MULTI_EXCHANGE, "getExceptionalCF", EXCEPTIONAL_DESCRIPTOR),
                 HookPoint.entry(JdkHttpHooks.RESEND, MULTI_EXCHANGE, "getExceptionalCF", EXCEPTIONAL_DESCRIPTOR_17),

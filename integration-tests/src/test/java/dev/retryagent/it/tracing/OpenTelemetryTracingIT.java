@@ -78,7 +78,7 @@ class OpenTelemetryTracingIT {
             new Expected("httpclient4", Shape.WHOLE_CALL, Shape.WHOLE_CALL, true),
             new Expected("httpclient4-async", Shape.PER_REQUEST, Shape.PER_REQUEST, false),
             new Expected("httpurlconnection", Shape.PER_REQUEST, Shape.WHOLE_CALL, true),
-            new Expected("jdk-httpclient", Shape.PER_REQUEST, Shape.WHOLE_CALL, true),
+            new Expected("jdk-httpclient", Shape.WHOLE_CALL, Shape.WHOLE_CALL, true),
             new Expected("jdk-httpclient-async", Shape.PER_REQUEST, Shape.WHOLE_CALL, true));
 
     /**
