@@ -80,6 +80,10 @@ final class JdkHttpApi {
         static final MethodHandle APPLY_HANDLER;
         /** The constructor of the proxy class that implements {@code BodyHandler}, taking its invocation handler. */
         static final MethodHandle NEW_BODY_HANDLER;
+        static final MethodHandle RESPONSE_REQUEST;
+        static final MethodHandle RESPONSE_PREVIOUS;
+        /** The constructor of the proxy class that implements {@code HttpResponse} ({@link ApplicationResponse}). */
+        static final MethodHandle NEW_RESPONSE;
 
         static {
             try {
@@ -152,6 +156,13 @@ final class JdkHttpApi {
                 Class<?> proxy = Proxy.getProxyClass(JdkHttpApi.class.getClassLoader(), bodyHandler);
                 Constructor<?> constructor = proxy.getConstructor(InvocationHandler.class);
                 NEW_BODY_HANDLER = MethodHandles.lookup().unreflectConstructor(constructor)
+                        .asType(MethodType.methodType(Object.class, InvocationHandler.class));
+                RESPONSE_REQUEST = virtual(lookup, response, "request", MethodType.methodType(request));
+                RESPONSE_PREVIOUS = virtual(lookup, response, "previousResponse", MethodType.methodType(Optional.class));
+                @SuppressWarnings("deprecation")
+                Class<?> responseProxy = Proxy.getProxyClass(JdkHttpApi.class.getClassLoader(), response);
+                NEW_RESPONSE = MethodHandles.lookup().unreflectConstructor(
+                        responseProxy.getConstructor(InvocationHandler.class))
                         .asType(MethodType.methodType(Object.class, InvocationHandler.class));
             } catch (Exception e) {
                 throw new IllegalStateException("java.net.http is not as the agent knows it", e);
@@ -436,12 +447,33 @@ final class JdkHttpApi {
 
     /** {@link #copy} through the request's accessors and a new builder: Java 11+. */
     Object copyWithHeader(Object request, String name, String value, Duration timeout) {
+        return spelledOut(request, null, name, value, timeout, true);
+    }
+
+    /**
+     * A copy of {@code request} without its {@code name} header (names compare case-insensitively), with the timeout
+     * {@code timeout}, or none when that is null.
+     */
+    Object withoutHeader(Object request, String name, Duration timeout) {
+        return spelledOut(request, name, null, null, timeout, false);
+    }
+
+    /**
+     * A copy of {@code request} made through its accessors and a new builder, without its {@code drop} header when
+     * that is not null, with {@code name: value} added when {@code name} is not null, and with the timeout
+     * {@code timeout}: when that is null, the request's own if {@code ownTimeout}, else none.
+     */
+    private Object spelledOut(Object request, String drop, String name, String value, Duration timeout,
+                boolean ownTimeout) {
         try {
             Object b = (Object) Handles.NEW_BUILDER.invokeExact();
             b = (Object) Handles.BUILDER_URI.invokeExact(b, uri(request));
             b = (Object) Handles.BUILDER_EXPECT_CONTINUE.invokeExact(b,
                     (boolean) Handles.REQUEST_EXPECT_CONTINUE.invokeExact(request));
             for (Map.Entry<String, List<String>> header : headers(request).entrySet()) {
+                if (drop != null && drop.equalsIgnoreCase(header.getKey())) {
+                    continue;
+                }
                 for (String v : header.getValue()) {
                     b = (Object) Handles.BUILDER_HEADER.invokeExact(b, header.getKey(), v);
                 }
@@ -453,7 +485,7 @@ final class JdkHttpApi {
             if (version != null) {
                 b = (Object) Handles.BUILDER_VERSION.invokeExact(b, version);
             }
-            Object own = timeout != null ? timeout
+            Object own = timeout != null || !ownTimeout ? timeout
                     : ((Optional<?>) Handles.REQUEST_TIMEOUT.invokeExact(request)).orElse(null);
             if (own != null) {
                 b = (Object) Handles.BUILDER_TIMEOUT.invokeExact(b, own);
@@ -498,6 +530,33 @@ final class JdkHttpApi {
             throw new Thrown(t);
         }
         return own instanceof Duration ? (Duration) own : null;
+    }
+
+    /** {@code response.request()}. */
+    Object request(Object response) {
+        try {
+            return (Object) Handles.RESPONSE_REQUEST.invokeExact(response);
+        } catch (Throwable t) {
+            throw new Thrown(t);
+        }
+    }
+
+    /** {@code response.previousResponse()}, or null when there is none. */
+    Object previousResponse(Object response) {
+        try {
+            return ((Optional<?>) Handles.RESPONSE_PREVIOUS.invokeExact(response)).orElse(null);
+        } catch (Throwable t) {
+            throw new Thrown(t);
+        }
+    }
+
+    /** An {@code HttpResponse} whose methods are {@code handler}'s. */
+    Object response(InvocationHandler handler) {
+        try {
+            return (Object) Handles.NEW_RESPONSE.invokeExact(handler);
+        } catch (Throwable t) {
+            throw new IllegalStateException(t); // the proxy's constructor only stores its handler
+        }
     }
 
     /** A {@code BodyHandler} whose {@code apply} is {@code handler}'s. */

@@ -34,7 +34,8 @@ import java.util.function.BiConsumer;
  * the waits are slept there too ({@link CallerThread}).
  *
  * <p>What the application gets is the client's own: the last attempt's failure as the client's future held it
- * ({@link #asTheClientHeldIt}).
+ * ({@link #asTheClientHeldIt}), and its response, in a view answering {@code request()} as the client alone would
+ * when the attempt sent a copy ({@link ApplicationResponse}).
  */
 final class JdkHttpAsyncExchange implements AsyncExchange<JdkHttpAsyncExchange.Head> {
     private final JdkHttpApi api;
@@ -142,12 +143,14 @@ final class JdkHttpAsyncExchange implements AsyncExchange<JdkHttpAsyncExchange.H
             timeout = limit > 0 ? api.boundedTimeout(request, limit) : null;
             if (marked || timeout != null) {
                 sent = api.copy(request, marked ? markerHeader : null, marker, timeout);
+                current.added = marked ? markerHeader : null;
                 shortened = timeout != null && policyBinds;
             }
         } catch (RuntimeException e) {
             // Fail open: the request goes out as the application made it.
             RetryLog.internalError(ClientNames.JDK_HTTPCLIENT + ".marker", e);
         }
+        current.sent = sent;
         Object handler = api.bodyHandler(current);
         if (async) {
             CompletableFuture<?> future = api.sendAsync(client, sent, handler);
@@ -241,6 +244,10 @@ final class JdkHttpAsyncExchange implements AsyncExchange<JdkHttpAsyncExchange.H
         volatile CompletableFuture<?> inFlight;
         /** The client's {@code MultiExchange} of this attempt, once it started ({@link LastHop}). */
         volatile Object exchange;
+        /** The request this attempt sent: the application's, or a copy with the marker or a shorter timeout. */
+        volatile Object sent;
+        /** The header the copy sent has more than the application's request, or null. */
+        volatile String added;
         /** The attempt's failure as its future held it (what a dependent stage of it gets), before unwrapping. */
         volatile Throwable thrown;
 
@@ -299,13 +306,13 @@ final class JdkHttpAsyncExchange implements AsyncExchange<JdkHttpAsyncExchange.H
             Throwable cause = unwrap(failure);
             thrown = failure;
             if (handle.delivered()) {
-                result.finish(response, cause);
+                result.finish(cause == null ? asAnswering(this, response) : null, cause);
                 return;
             }
             if (cause == null) {
                 if (handle.handOver()) {
                     // A response the handler was never applied to (not seen from the JDK): it is the application's.
-                    result.finish(response, null);
+                    result.finish(asAnswering(this, response), null);
                     return;
                 }
                 handle.finished(); // a discarded body read to its end; the retry already scheduled goes ahead
@@ -334,6 +341,24 @@ final class JdkHttpAsyncExchange implements AsyncExchange<JdkHttpAsyncExchange.H
             return held;
         }
         return failure instanceof CompletionException ? failure : new CompletionException(failure);
+    }
+
+    /**
+     * The response the application gets from {@code attempt}: the client's, or, when the attempt sent a copy of the
+     * request, a view of it that answers {@code request()} as the client alone would ({@link ApplicationResponse}).
+     */
+    private Object asAnswering(Attempt attempt, Object response) {
+        Object sent = attempt.sent;
+        if (response == null || sent == null || sent == request) {
+            return response;
+        }
+        try {
+            return api.response(new ApplicationResponse(api, response, request, sent, attempt.added));
+        } catch (RuntimeException e) {
+            // Fail open: the application gets the client's response, whose request() is the copy that was sent.
+            RetryLog.internalError(ClientNames.JDK_HTTPCLIENT + ".response", e);
+            return response;
+        }
     }
 
     private static Throwable unwrap(Throwable failure) {
