@@ -2,6 +2,10 @@ package dev.retryagent.engine;
 
 import dev.retryagent.policy.Mode;
 
+import java.security.AccessControlException;
+import java.security.AccessController;
+import java.security.PrivilegedAction;
+import java.security.PrivilegedActionException;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
@@ -44,11 +48,19 @@ public final class RetryLog {
             synchronized (RetryLog.class) {
                 l = logger;
                 if (l == null) {
-                    l = Logger.getLogger(LOGGER_NAME);
-                    Setup s = setup;
-                    if (s != null) {
-                        s.configure(l);
-                    }
+                    // Privileged: the first line may come from an application's thread, whose grant need not
+                    // include configuring java.util.logging.
+                    l = AccessController.doPrivileged(new PrivilegedAction<Logger>() {
+                        @Override
+                        public Logger run() {
+                            Logger created = Logger.getLogger(LOGGER_NAME);
+                            Setup s = setup;
+                            if (s != null) {
+                                s.configure(created);
+                            }
+                            return created;
+                        }
+                    });
                     logger = l;
                 }
             }
@@ -157,7 +169,10 @@ public final class RetryLog {
         return w == null ? Collections.<String>emptyList() : w.endAll();
     }
 
-    /** An error inside the agent: logged once per place, so that a broken hook cannot flood the log. */
+    /**
+     * An error inside the agent: logged once per place, so that a broken hook cannot flood the log; a security
+     * manager's refusal as {@code permission-missing}, with the permission the policy lacks.
+     */
     public static void internalError(String where, Throwable error) {
         internalError(where, error, "the call proceeds without retries");
     }
@@ -167,10 +182,30 @@ public final class RetryLog {
      * follows from the error in {@code consequence}.
      */
     public static void internalError(String where, Throwable error, String consequence) {
-        if (REPORTED_FAILURES.putIfAbsent(where, Boolean.TRUE) == null && isLoggable(Level.WARNING)) {
-            logger().log(Level.WARNING, LOGGER_NAME + " internal-error where=" + where
-                    + " error=" + error.getClass().getName() + "; " + consequence, error);
+        if (error instanceof PrivilegedActionException && error.getCause() != null) {
+            error = error.getCause();
         }
+        if (REPORTED_FAILURES.putIfAbsent(where, Boolean.TRUE) == null && isLoggable(Level.WARNING)) {
+            AccessControlException denied = denial(error);
+            if (denied != null) {
+                // The security policy's decision, not a bug: the permission to grant says more than a stack trace.
+                logger().log(Level.WARNING, LOGGER_NAME + " permission-missing where=" + where
+                        + " permission=" + denied.getPermission() + "; " + consequence);
+            } else {
+                logger().log(Level.WARNING, LOGGER_NAME + " internal-error where=" + where
+                        + " error=" + error.getClass().getName() + "; " + consequence, error);
+            }
+        }
+    }
+
+    /** The security manager's refusal that {@code t} is, or was caused by (through reflection's wrappers), else null. */
+    private static AccessControlException denial(Throwable t) {
+        for (int depth = 0; t != null && depth < 8; depth++, t = t.getCause()) {
+            if (t instanceof AccessControlException && ((AccessControlException) t).getPermission() != null) {
+                return (AccessControlException) t;
+            }
+        }
+        return null;
     }
 
     /** A message about the agent itself (start-up, policy). */

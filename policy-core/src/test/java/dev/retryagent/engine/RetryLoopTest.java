@@ -33,8 +33,6 @@ import java.util.List;
 import java.util.function.Consumer;
 import java.util.logging.Handler;
 import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
@@ -291,24 +289,7 @@ class RetryLoopTest {
 
     /** Hands every line the agent's logger writes at {@code level} and above to {@code lines}. */
     private static Handler capture(Level level, Consumer<String> lines) {
-        Handler handler = new Handler() {
-            @Override
-            public void publish(LogRecord record) {
-                lines.accept(record.getMessage());
-            }
-
-            @Override
-            public void flush() {
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-        Logger logger = RetryLog.logger();
-        logger.setLevel(level);
-        logger.addHandler(handler);
-        return handler;
+        return LogCapture.capture(level, record -> lines.accept(record.getMessage()));
     }
 
     @Test
