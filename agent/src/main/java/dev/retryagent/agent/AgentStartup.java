@@ -139,7 +139,8 @@ public final class AgentStartup {
             System.setProperty(PolicyWatcher.POLICY_FILE_PROPERTY, file);
             System.setProperty(PolicyWatcher.POLICY_HASH_PROPERTY, hash);
         } catch (RuntimeException e) {
-            // A security manager that refuses: the log line still says it.
+            RetryLog.internalError("policy-publish", e, "the system properties do not name the running policy;"
+                    + " its policy-loaded line does");
         }
     }
 }

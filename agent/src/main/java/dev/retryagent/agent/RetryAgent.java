@@ -5,6 +5,11 @@ import java.io.File;
 import java.io.FileInputStream;
 import java.io.IOException;
 import java.lang.instrument.Instrumentation;
+import java.security.AccessControlException;
+import java.security.AccessController;
+import java.security.PrivilegedAction;
+import java.security.PrivilegedActionException;
+import java.security.PrivilegedExceptionAction;
 
 /**
  * {@code Premain-Class} and {@code Agent-Class}. Deliberately tiny and linked to nothing but the JDK: before
@@ -22,6 +27,8 @@ public final class RetryAgent {
     public static final String STARTED_PROPERTY = "retry-agent.started";
     /** A class of the bootstrap jar: once the boot loader finds it, the agent has started here. */
     private static final String BOOTSTRAP_MARKER = "dev.retryagent.agent.bootstrap.Hooks";
+    private static final String ALREADY_STARTED =
+            "retry-agent already-started: this JVM runs the agent already; the second load is ignored";
 
     /**
      * For the start-up benchmark (agent/bench/startup-floor.sh): when set to {@code true}, premain writes one line to
@@ -48,12 +55,50 @@ public final class RetryAgent {
         start(args, inst, true);
     }
 
-    private static synchronized void start(String args, Instrumentation inst, boolean attached) {
-        if (started || System.getProperty(STARTED_PROPERTY) != null || bootstrapClassesLoaded()) {
-            System.err.println("retry-agent already-started: this JVM runs the agent already; the second load is ignored");
+    private static synchronized void start(final String args, final Instrumentation inst, final boolean attached) {
+        if (started) {
+            System.err.println(ALREADY_STARTED);
             return;
         }
         started = true;
+        try {
+            // Privileged: under a security manager the agent's start is checked against its own jar's grant only,
+            // whatever called premain or agentmain.
+            AccessController.doPrivileged(new PrivilegedExceptionAction<Void>() {
+                @Override
+                public Void run() throws Exception {
+                    startPrivileged(args, inst, attached);
+                    return null;
+                }
+            });
+        } catch (Throwable t) {
+            Throwable cause = t instanceof PrivilegedActionException ? t.getCause() : t;
+            AccessControlException denied = denial(cause);
+            if (denied != null) {
+                // Not started: an attach may try again, unless boot classes were defined (bootstrapClassesLoaded).
+                started = false;
+                unmarkStarted();
+                System.err.println("retry-agent permission-missing where=start permission=" + denied.getPermission()
+                        + "; the agent is not started and the application runs without retries (grant the agent"
+                        + " jar java.security.AllPermission: docs/reference.md#under-a-security-manager)");
+            } else {
+                System.err.println("retry-agent start-failed error=" + cause.getClass().getName()
+                        + " message=" + cause.getMessage() + "; the application runs without retries");
+            }
+        }
+        if (times != null) {
+            mark("rest");
+            System.err.println(times.append(" total=").append((lastMark - firstMark) / 1000).append('/')
+                    .append((lastCpu - firstCpu) / 1000));
+            times = null;
+        }
+    }
+
+    private static void startPrivileged(String args, Instrumentation inst, boolean attached) throws Exception {
+        if (System.getProperty(STARTED_PROPERTY) != null || bootstrapClassesLoaded()) {
+            System.err.println(ALREADY_STARTED);
+            return;
+        }
         if (Boolean.getBoolean(TIMES_PROPERTY)) {
             times = new StringBuilder("retry-agent startup-times");
             firstCpu = threadCpuNanos();
@@ -62,19 +107,36 @@ public final class RetryAgent {
             lastMark = firstMark;
         }
         System.setProperty(STARTED_PROPERTY, attached ? "attach" : "premain");
+        loadBootstrapClasses(inst);
+        AgentStartup.start(args, inst, attached);
+    }
+
+    /** So that {@code attach} reports a start that a security policy stopped as not started. */
+    private static void unmarkStarted() {
         try {
-            loadBootstrapClasses(inst);
-            AgentStartup.start(args, inst, attached);
-        } catch (Throwable t) {
-            System.err.println("retry-agent start-failed error=" + t.getClass().getName()
-                    + " message=" + t.getMessage() + "; the application runs without retries");
+            AccessController.doPrivileged(new PrivilegedAction<Void>() {
+                @Override
+                public Void run() {
+                    System.clearProperty(STARTED_PROPERTY);
+                    return null;
+                }
+            });
+        } catch (SecurityException e) {
+            // the mark was never set then: reading or writing it was what the policy refused
         }
-        if (times != null) {
-            mark("rest");
-            System.err.println(times.append(" total=").append((lastMark - firstMark) / 1000).append('/')
-                    .append((lastCpu - firstCpu) / 1000));
-            times = null;
+    }
+
+    /**
+     * The security manager's refusal that {@code t} is, or was caused by (through reflection's wrappers), else null.
+     * Not {@code RetryLog}'s: that class may be what could not be loaded.
+     */
+    private static AccessControlException denial(Throwable t) {
+        for (int depth = 0; t != null && depth < 8; depth++, t = t.getCause()) {
+            if (t instanceof AccessControlException && ((AccessControlException) t).getPermission() != null) {
+                return (AccessControlException) t;
+            }
         }
+        return null;
     }
 
     /**
@@ -146,6 +208,9 @@ public final class RetryAgent {
             }
         } catch (Exception e) {
             BootClasses.release();
+            if (denial(e) != null) {
+                throw e; // appending the jar needs what was refused here, and more
+            }
             BootClasses.defineFailed(e);
         }
         if (!defined) {

@@ -241,7 +241,10 @@ public final class BootClasses {
         }
 
         Class<?> definer() {
-            return defineClass(BootDefiner.class.getName(), definerClass, 0, definerClass.length);
+            // The agent jar's own domain: under a security manager, the definer may do what the policy grants that
+            // jar (the loader's default domain is granted nothing), such as linking to jdk.internal.misc.
+            return defineClass(BootDefiner.class.getName(), definerClass, 0, definerClass.length,
+                    BootClasses.class.getProtectionDomain());
         }
     }
 }
