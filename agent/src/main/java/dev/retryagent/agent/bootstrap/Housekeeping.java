@@ -1,6 +1,8 @@
 package dev.retryagent.agent.bootstrap;
 
 import dev.retryagent.engine.RetryLog;
+import java.security.AccessController;
+import java.security.PrivilegedAction;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -34,15 +36,23 @@ public final class Housekeeping {
         long periodNanos = TimeUnit.MILLISECONDS.toNanos(periodMillis);
         TASKS.add(new Task(name, periodNanos, task, System.nanoTime() + periodNanos));
         if (thread == null) {
-            thread = new Thread(new Runnable() {
+            // Privileged: the first task may be scheduled on an application's thread, and a thread inherits its
+            // creator's access control context: the agent's own work must not run under the application's grant.
+            thread = AccessController.doPrivileged(new PrivilegedAction<Thread>() {
                 @Override
-                public void run() {
-                    loop();
+                public Thread run() {
+                    Thread t = new Thread(new Runnable() {
+                        @Override
+                        public void run() {
+                            loop();
+                        }
+                    }, THREAD);
+                    t.setDaemon(true);
+                    t.setContextClassLoader(null);
+                    t.start();
+                    return t;
                 }
-            }, THREAD);
-            thread.setDaemon(true);
-            thread.setContextClassLoader(null);
-            thread.start();
+            });
         } else {
             Housekeeping.class.notifyAll();
         }

@@ -14,6 +14,8 @@ import dev.retryagent.policy.BuiltInRetries;
 import dev.retryagent.policy.Mode;
 import dev.retryagent.policy.Policy;
 import dev.retryagent.policy.Rule;
+import java.security.AccessController;
+import java.security.PrivilegedAction;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
@@ -140,22 +142,30 @@ public final class RetryRuntime {
                     RetryLog.flushWindows();
                 }
             });
-            Thread atExit = new Thread(new Runnable() {
+            // Privileged: the first event may come on an application's thread, whose grant need not include
+            // shutdown hooks, and whose context the hook's thread would inherit.
+            AccessController.doPrivileged(new PrivilegedAction<Void>() {
                 @Override
-                public void run() {
-                    // Straight to stderr, where the agent's handler writes: java.util.logging's own shutdown hook
-                    // may have closed the handlers already.
-                    for (String line : RetryLog.endAllWindows()) {
-                        System.err.println(line);
+                public Void run() {
+                    Thread atExit = new Thread(new Runnable() {
+                        @Override
+                        public void run() {
+                            // Straight to stderr, where the agent's handler writes: java.util.logging's own shutdown
+                            // hook may have closed the handlers already.
+                            for (String line : RetryLog.endAllWindows()) {
+                                System.err.println(line);
+                            }
+                        }
+                    }, "retry-agent-log-exit");
+                    atExit.setContextClassLoader(null);
+                    try {
+                        Runtime.getRuntime().addShutdownHook(atExit);
+                    } catch (IllegalStateException shuttingDown) {
+                        // the JVM is exiting already: nothing more will be counted
                     }
+                    return null;
                 }
-            }, "retry-agent-log-exit");
-            atExit.setContextClassLoader(null);
-            try {
-                Runtime.getRuntime().addShutdownHook(atExit);
-            } catch (IllegalStateException shuttingDown) {
-                // the JVM is exiting already: nothing more will be counted
-            }
+            });
         }
     }
 
@@ -200,11 +210,18 @@ public final class RetryRuntime {
         }
 
         @Override
-        public Thread newThread(Runnable r) {
-            Thread t = new Thread(r, SCHEDULER_THREAD);
-            t.setDaemon(true);
-            t.setContextClassLoader(null);
-            return t;
+        public Thread newThread(final Runnable r) {
+            // Privileged: created at the first async retry, on a client's or the application's thread, whose access
+            // control context the scheduler's thread would otherwise inherit.
+            return AccessController.doPrivileged(new PrivilegedAction<Thread>() {
+                @Override
+                public Thread run() {
+                    Thread t = new Thread(r, SCHEDULER_THREAD);
+                    t.setDaemon(true);
+                    t.setContextClassLoader(null);
+                    return t;
+                }
+            });
         }
     }
 }
