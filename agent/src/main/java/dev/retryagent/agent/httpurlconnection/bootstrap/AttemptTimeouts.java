@@ -5,6 +5,8 @@ import java.lang.reflect.Field;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.net.HttpURLConnection;
+import java.security.AccessController;
+import java.security.PrivilegedExceptionAction;
 
 /**
  * One attempt's connect and read timeouts on an HttpURLConnection, bounded by the limit the policy gives it and put
@@ -26,8 +28,16 @@ final class AttemptTimeouts {
     /** Optional: the connection's {@code sun.net.www.http.HttpClient}, and its {@code setReadTimeout(int)}. */
     private final Field http;
     private final Method setSocketReadTimeout;
+    /**
+     * The {@code sun.net.client.default*Timeout} properties' positive values, else 0: read once, as the JDK reads them
+     * (when {@code sun.net.NetworkClient} initialises).
+     */
+    private final int defaultConnectTimeout;
+    private final int defaultReadTimeout;
 
     private AttemptTimeouts(Class<?> impl) throws ReflectiveOperationException {
+        defaultConnectTimeout = positive(Integer.getInteger("sun.net.client.defaultConnectTimeout"));
+        defaultReadTimeout = positive(Integer.getInteger("sun.net.client.defaultReadTimeout"));
         connectTimeout = impl.getDeclaredField("connectTimeout");
         connectTimeout.setAccessible(true);
         readTimeout = impl.getDeclaredField("readTimeout");
@@ -56,7 +66,13 @@ final class AttemptTimeouts {
         synchronized (LOCK) {
             if (instance == null && !unavailable) {
                 try {
-                    instance = new AttemptTimeouts(Class.forName(ConnectionState.IMPL, false, null));
+                    // Privileged: made on the application's thread, under its frames (see ConnectionState.get).
+                    instance = AccessController.doPrivileged(new PrivilegedExceptionAction<AttemptTimeouts>() {
+                        @Override
+                        public AttemptTimeouts run() throws ReflectiveOperationException {
+                            return new AttemptTimeouts(Class.forName(ConnectionState.IMPL, false, null));
+                        }
+                    });
                 } catch (Throwable e) {
                     if (e instanceof VirtualMachineError) {
                         throw (VirtualMachineError) e;
@@ -91,8 +107,8 @@ final class AttemptTimeouts {
         int limit = (int) Math.max(1, Math.min(Integer.MAX_VALUE, limitMillis));
         int connect = connectTimeout.getInt(conn);
         int read = readTimeout.getInt(conn);
-        int boundedConnect = smaller(effective(connect, "sun.net.client.defaultConnectTimeout"), limit);
-        int appRead = effective(read, "sun.net.client.defaultReadTimeout");
+        int boundedConnect = smaller(connect >= 0 ? connect : defaultConnectTimeout, limit);
+        int appRead = read >= 0 ? read : defaultReadTimeout;
         int boundedRead = smaller(appRead, limit);
         connectTimeout.setInt(conn, boundedConnect);
         readTimeout.setInt(conn, boundedRead);
@@ -123,12 +139,8 @@ final class AttemptTimeouts {
         }
     }
 
-    /** A field's value as the JDK applies it: -1 takes the property's positive value, else none (0). */
-    private static int effective(int field, String property) {
-        if (field >= 0) {
-            return field;
-        }
-        Integer fromProperty = Integer.getInteger(property);
+    /** A timeout field of -1 takes the property's positive value, else none (0), as the JDK applies it. */
+    private static int positive(Integer fromProperty) {
         return fromProperty != null && fromProperty > 0 ? fromProperty : 0;
     }
 

@@ -7,6 +7,8 @@ import java.lang.reflect.Field;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.net.HttpURLConnection;
+import java.security.AccessController;
+import java.security.PrivilegedExceptionAction;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
@@ -140,7 +142,14 @@ final class ConnectionState {
         synchronized (LOCK) {
             if (instance == null && !unavailable) {
                 try {
-                    instance = new ConnectionState(Class.forName(IMPL, false, null));
+                    // Privileged: the first call that needs the accessors runs under the application's frames, which a
+                    // security manager would hold to the application's grant for the agent's own reflection.
+                    instance = AccessController.doPrivileged(new PrivilegedExceptionAction<ConnectionState>() {
+                        @Override
+                        public ConnectionState run() throws ReflectiveOperationException {
+                            return new ConnectionState(Class.forName(IMPL, false, null));
+                        }
+                    });
                 } catch (Throwable t) {
                     if (t instanceof VirtualMachineError) {
                         throw (VirtualMachineError) t;

@@ -14,6 +14,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.HttpURLConnection;
 import java.net.URL;
+import java.security.AccessController;
+import java.security.PrivilegedAction;
 
 /**
  * One HttpURLConnection call as the retry loop sees it. There is one connection object for the whole call (the
@@ -190,7 +192,17 @@ final class HttpUrlConnectionSyncExchange implements Exchange<HttpUrlConnectionS
         }
         String method = conn.getRequestMethod();
         return !"CONNECT".equals(method)
-                && (!"POST".equals(method) || Boolean.parseBoolean(System.getProperty("sun.net.http.retryPost", "true")));
+                && (!"POST".equals(method) || JdkRetryPost.ENABLED);
+    }
+
+    /** {@code sun.net.http.retryPost}, read as the JDK reads it: privileged, as the application's grant may not cover it. */
+    private static final class JdkRetryPost {
+        static final boolean ENABLED = AccessController.doPrivileged(new PrivilegedAction<Boolean>() {
+            @Override
+            public Boolean run() {
+                return Boolean.parseBoolean(System.getProperty("sun.net.http.retryPost", "true"));
+            }
+        });
     }
 
     /** A read timeout of the last attempt, whose read timeout was the agent's limit: the policy cut it short. */
