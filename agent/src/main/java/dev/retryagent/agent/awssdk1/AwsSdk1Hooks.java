@@ -1,6 +1,7 @@
 package dev.retryagent.agent.awssdk1;
 
 import dev.retryagent.agent.bootstrap.Hooks;
+import dev.retryagent.agent.instrument.PerClassLookup;
 import dev.retryagent.agent.instrument.RetryLoopHandler;
 import dev.retryagent.engine.UpperLayer;
 import java.lang.reflect.Field;
@@ -18,8 +19,13 @@ public final class AwsSdk1Hooks extends RetryLoopHandler {
 
     private static final Object[] NO_ARGS = new Object[0];
 
-    /** The accessors for the executor class last seen (one SDK per class loader). */
-    private static volatile Accessors accessors;
+    /** The accessors for each executor class (one SDK per class loader). */
+    private static final PerClassLookup<Accessors> ACCESSORS = new PerClassLookup<Accessors>() {
+        @Override
+        protected Accessors computeValue(Class<?> executorClass) {
+            return new Accessors(executorClass);
+        }
+    };
 
     static {
         Hooks.register(AwsSdk1Hooks.class, new AwsSdk1Hooks());
@@ -31,12 +37,7 @@ public final class AwsSdk1Hooks extends RetryLoopHandler {
 
     @Override
     protected String layerOf(String hook, Object self) {
-        Accessors a = accessors;
-        if (a == null || a.executorClass != self.getClass()) {
-            a = new Accessors(self.getClass());
-            accessors = a;
-        }
-        return layerFor(a.maxErrorRetry(self));
+        return layerFor(ACCESSORS.of(self.getClass()).maxErrorRetry(self));
     }
 
     /** The layer for a loop that makes at most {@code maxErrorRetry} retries; -1: not known, the defaults retry. */

@@ -1,6 +1,7 @@
 package dev.retryagent.agent.awssdk2;
 
 import dev.retryagent.agent.bootstrap.Hooks;
+import dev.retryagent.agent.instrument.PerClassLookup;
 import dev.retryagent.agent.instrument.RetryLoopHandler;
 import dev.retryagent.engine.UpperLayer;
 import java.lang.reflect.Field;
@@ -19,9 +20,13 @@ public final class AwsSdk2Hooks extends RetryLoopHandler {
 
     private static final Object[] NO_ARGS = new Object[0];
 
-    /** The accessors for the stage class last seen at each hook (one SDK per class loader). */
-    private static volatile Accessors stage;
-    private static volatile Accessors stage2;
+    /** The accessors for each stage class (one SDK per class loader). */
+    private static final PerClassLookup<Accessors> ACCESSORS = new PerClassLookup<Accessors>() {
+        @Override
+        protected Accessors computeValue(Class<?> stageClass) {
+            return new Accessors(stageClass);
+        }
+    };
 
     static {
         Hooks.register(AwsSdk2Hooks.class, new AwsSdk2Hooks());
@@ -33,17 +38,7 @@ public final class AwsSdk2Hooks extends RetryLoopHandler {
 
     @Override
     protected String layerOf(String hook, Object self) {
-        boolean second = RETRYABLE_STAGE2.equals(hook);
-        Accessors a = second ? stage2 : stage;
-        if (a == null || a.stageClass != self.getClass()) {
-            a = new Accessors(self.getClass());
-            if (second) {
-                stage2 = a;
-            } else {
-                stage = a;
-            }
-        }
-        return layerFor(a.maxAttempts(self, !second));
+        return layerFor(ACCESSORS.of(self.getClass()).maxAttempts(self, !RETRYABLE_STAGE2.equals(hook)));
     }
 
     /** The layer for a loop of {@code maxAttempts} attempts; 0: not known, the SDK's defaults retry. */

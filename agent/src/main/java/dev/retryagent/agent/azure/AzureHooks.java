@@ -2,6 +2,7 @@ package dev.retryagent.agent.azure;
 
 import com.azure.core.http.policy.RetryStrategy;
 import dev.retryagent.agent.bootstrap.Hooks;
+import dev.retryagent.agent.instrument.PerClassLookup;
 import dev.retryagent.agent.instrument.RetryLoopHandler;
 import dev.retryagent.engine.UpperLayer;
 import java.lang.reflect.Field;
@@ -21,8 +22,13 @@ public final class AzureHooks extends RetryLoopHandler {
     /** The hooked class: azure-core's {@code RetryPolicy}, the pipeline's retry step. */
     public static final String RETRY_POLICY = "com.azure.core.http.policy.RetryPolicy";
 
-    /** {@code RetryPolicy.retryStrategy}; one hooked class per loader. */
-    private static volatile Field retryStrategy;
+    /** {@code RetryPolicy.retryStrategy}. */
+    private static final PerClassLookup<Field> RETRY_STRATEGY = new PerClassLookup<Field>() {
+        @Override
+        protected Field computeValue(Class<?> policy) {
+            return declaredField(policy, RETRY_POLICY, "retryStrategy");
+        }
+    };
 
     static {
         Hooks.register(AzureHooks.class, new AzureHooks());
@@ -34,12 +40,7 @@ public final class AzureHooks extends RetryLoopHandler {
 
     @Override
     protected String layerOf(String hook, Object self) throws ReflectiveOperationException {
-        Field f = retryStrategy;
-        if (f == null) {
-            f = declaredField(self.getClass(), RETRY_POLICY, "retryStrategy");
-            retryStrategy = f;
-        }
-        Object strategy = f.get(self);
+        Object strategy = RETRY_STRATEGY.of(self.getClass()).get(self);
         return strategy instanceof RetryStrategy ? layerOf((RetryStrategy) strategy) : null;
     }
 

@@ -1,6 +1,7 @@
 package dev.retryagent.agent.failsafe;
 
 import dev.retryagent.agent.bootstrap.Hooks;
+import dev.retryagent.agent.instrument.PerClassLookup;
 import dev.retryagent.agent.instrument.RetryLoopHandler;
 import dev.retryagent.engine.UpperLayer;
 import dev.failsafe.FailsafeExecutor;
@@ -27,10 +28,20 @@ public final class FailsafeHooks extends RetryLoopHandler {
     /** Failsafe 2.4's executor, whose private {@code call(Function)} is hooked. */
     public static final String EXECUTOR_2 = "net.jodah.failsafe.FailsafeExecutor";
 
-    /** {@code SyncExecutionImpl.executor}, the execution's {@code FailsafeExecutor}; one hooked class per loader. */
-    private static volatile Field executor;
+    /** {@code SyncExecutionImpl.executor}, the execution's {@code FailsafeExecutor}. */
+    private static final PerClassLookup<Field> EXECUTOR = new PerClassLookup<Field>() {
+        @Override
+        protected Field computeValue(Class<?> execution) {
+            return declaredField(execution, SYNC_EXECUTION, "executor");
+        }
+    };
     /** {@code net.jodah.failsafe.FailsafeExecutor.policies} (2.4 has no {@code getPolicies()}). */
-    private static volatile Field policies2;
+    private static final PerClassLookup<Field> POLICIES_2 = new PerClassLookup<Field>() {
+        @Override
+        protected Field computeValue(Class<?> executor) {
+            return declaredField(executor, EXECUTOR_2, "policies");
+        }
+    };
 
     static {
         Hooks.register(FailsafeHooks.class, new FailsafeHooks());
@@ -43,19 +54,9 @@ public final class FailsafeHooks extends RetryLoopHandler {
     @Override
     protected String layerOf(String hook, Object self) throws ReflectiveOperationException {
         if (SYNC_2.equals(hook)) {
-            Field f = policies2;
-            if (f == null) {
-                f = declaredField(self.getClass(), EXECUTOR_2, "policies");
-                policies2 = f;
-            }
-            return Failsafe2.layerOf((List<?>) f.get(self));
+            return Failsafe2.layerOf((List<?>) POLICIES_2.of(self.getClass()).get(self));
         }
-        Field f = executor;
-        if (f == null) {
-            f = declaredField(self.getClass(), SYNC_EXECUTION, "executor");
-            executor = f;
-        }
-        Object exec = f.get(self);
+        Object exec = EXECUTOR.of(self.getClass()).get(self);
         return exec instanceof FailsafeExecutor ? layerOf(((FailsafeExecutor<?>) exec).getPolicies()) : null;
     }
 

@@ -1,6 +1,7 @@
 package dev.retryagent.agent.feign;
 
 import dev.retryagent.agent.bootstrap.Hooks;
+import dev.retryagent.agent.instrument.PerClassLookup;
 import dev.retryagent.agent.instrument.RetryLoopHandler;
 import dev.retryagent.engine.UpperLayer;
 import java.lang.reflect.Field;
@@ -10,7 +11,7 @@ import java.lang.reflect.Method;
  * Says whether a run of {@code SynchronousMethodHandler.invoke} is Feign retrying ({@value #LAYER}) or a handler
  * whose retryer never retries ({@link UpperLayer#RETRIES_OFF}): {@code Retryer.NEVER_RETRY} (Spring Cloud
  * OpenFeign's default), or Feign's own {@code Retryer.Default} built with {@code maxAttempts} 1. By reflection only
- * (the retryer is private); the lookups are made once per handler class and kept ({@link ClassValue}), so that a
+ * (the retryer is private); the lookups are made once per handler class and kept ({@link PerClassLookup}), so that a
  * call costs two field reads and, for {@code Retryer.Default}, a third.
  */
 public final class FeignHooks extends RetryLoopHandler {
@@ -35,7 +36,7 @@ public final class FeignHooks extends RetryLoopHandler {
     }
 
     /** How to read the retryer of one method handler class. */
-    private static final ClassValue<RetryerReader> READERS = new ClassValue<RetryerReader>() {
+    private static final PerClassLookup<RetryerReader> READERS = new PerClassLookup<RetryerReader>() {
         @Override
         protected RetryerReader computeValue(Class<?> handlerClass) {
             return RetryerReader.of(handlerClass);
@@ -46,7 +47,7 @@ public final class FeignHooks extends RetryLoopHandler {
      * The {@code maxAttempts} field of Feign's own retryer classes, in a one-element array; empty for any other
      * retryer (an application's subclass may retry as it likes).
      */
-    private static final ClassValue<Field[]> MAX_ATTEMPTS = new ClassValue<Field[]>() {
+    private static final PerClassLookup<Field[]> MAX_ATTEMPTS = new PerClassLookup<Field[]>() {
         @Override
         protected Field[] computeValue(Class<?> retryerClass) {
             String name = retryerClass.getName();
@@ -55,7 +56,7 @@ public final class FeignHooks extends RetryLoopHandler {
             }
             // 13.x: Retryer.Default is an empty subclass of DefaultRetryer, which holds the field.
             for (Class<?> c = retryerClass; c != null; c = c.getSuperclass()) {
-                Field f = RetryerReader.declared(c, MAX_ATTEMPTS_FIELD);
+                Field f = PerClassLookup.accessibleField(c, MAX_ATTEMPTS_FIELD);
                 if (f != null && f.getType() == int.class) {
                     return new Field[] {f};
                 }
@@ -66,7 +67,7 @@ public final class FeignHooks extends RetryLoopHandler {
 
     @Override
     protected String layerOf(String hook, Object self) throws ReflectiveOperationException {
-        RetryerReader reader = READERS.get(self.getClass());
+        RetryerReader reader = READERS.of(self.getClass());
         Object retryer = reader.retryer(self);
         return retryer == null ? null : retryerLayer(retryer, reader.neverRetry);
     }
@@ -76,7 +77,7 @@ public final class FeignHooks extends RetryLoopHandler {
         if (retryer == neverRetry) {
             return UpperLayer.RETRIES_OFF;
         }
-        Field[] max = MAX_ATTEMPTS.get(retryer.getClass());
+        Field[] max = MAX_ATTEMPTS.of(retryer.getClass());
         if (max.length == 1 && max[0].getInt(retryer) <= 1) {
             return UpperLayer.RETRIES_OFF;
         }
@@ -103,11 +104,11 @@ public final class FeignHooks extends RetryLoopHandler {
 
         static RetryerReader of(Class<?> handlerClass) {
             try {
-                Field direct = declared(handlerClass, RETRYER_FIELD);
+                Field direct = PerClassLookup.accessibleField(handlerClass, RETRYER_FIELD);
                 if (direct != null) {
                     return new RetryerReader(direct, null, null, neverRetry(direct.getType()));
                 }
-                Field configuration = declared(handlerClass, CONFIGURATION_FIELD);
+                Field configuration = PerClassLookup.accessibleField(handlerClass, CONFIGURATION_FIELD);
                 if (configuration == null) {
                     throw new IllegalStateException(handlerClass.getName() + " has neither " + RETRYER_FIELD
                             + " nor " + CONFIGURATION_FIELD);
@@ -125,16 +126,6 @@ public final class FeignHooks extends RetryLoopHandler {
             }
             Object config = configuration.get(handler);
             return config == null ? null : getRetryer.invoke(config);
-        }
-
-        static Field declared(Class<?> type, String name) {
-            try {
-                Field f = type.getDeclaredField(name);
-                f.setAccessible(true);
-                return f;
-            } catch (NoSuchFieldException e) {
-                return null;
-            }
         }
 
         private static Object neverRetry(Class<?> retryerInterface) throws ReflectiveOperationException {

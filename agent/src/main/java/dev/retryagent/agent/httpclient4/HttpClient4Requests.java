@@ -4,6 +4,7 @@ import dev.retryagent.agent.bootstrap.Failures;
 import dev.retryagent.agent.bootstrap.InjectedFaults;
 import dev.retryagent.agent.bootstrap.NotIoFailure;
 import dev.retryagent.agent.bootstrap.RetryRuntime;
+import dev.retryagent.agent.instrument.PerClassLookup;
 import dev.retryagent.engine.CallFacts;
 import dev.retryagent.engine.HeaderLookup;
 import dev.retryagent.engine.Outcome;
@@ -14,8 +15,6 @@ import java.io.IOException;
 import java.lang.reflect.Field;
 import java.net.URI;
 import java.util.Locale;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentMap;
 import org.apache.http.Header;
 import org.apache.http.HttpEntity;
 import org.apache.http.HttpConnection;
@@ -48,7 +47,31 @@ import org.apache.http.util.EntityUtils;
 final class HttpClient4Requests {
     /** The field of {@code RetryExec} and {@code ServiceUnavailableRetryExec} that holds the element they wrap. */
     static final String NEXT_FIELD = "requestExecutor";
-    private static final ConcurrentMap<Class<?>, Field> NEXT = new ConcurrentHashMap<Class<?>, Field>();
+    /** That field of a retry element's class, made accessible; null where there is none. */
+    private static final PerClassLookup<Field> NEXT = new PerClassLookup<Field>() {
+        @Override
+        protected Field computeValue(Class<?> type) {
+            for (Class<?> c = type; c != null && c != Object.class; c = c.getSuperclass()) {
+                try {
+                    Field f = c.getDeclaredField(NEXT_FIELD);
+                    if (ClientExecChain.class.isAssignableFrom(f.getType())) {
+                        f.setAccessible(true);
+                        return f;
+                    }
+                } catch (NoSuchFieldException e) {
+                    // a subclass: look further up
+                }
+            }
+            return null;
+        }
+    };
+    /** {@code defaultConfig} of an async client's class, made accessible; null where there is none. */
+    private static final PerClassLookup<Field> DEFAULT_CONFIG = new PerClassLookup<Field>() {
+        @Override
+        protected Field computeValue(Class<?> type) {
+            return accessibleField(type, "defaultConfig");
+        }
+    };
 
     private HttpClient4Requests() {
     }
@@ -265,32 +288,12 @@ final class HttpClient4Requests {
      * run: fail open).
      */
     static ClientExecChain next(ClientExecChain retryElement) throws IllegalAccessException {
-        Class<?> type = retryElement.getClass();
-        Field field = NEXT.get(type);
+        Field field = NEXT.of(retryElement.getClass());
         if (field == null) {
-            field = declared(type);
-            if (field == null) {
-                return null;
-            }
-            field.setAccessible(true);
-            NEXT.putIfAbsent(type, field);
+            return null;
         }
         Object next = field.get(retryElement);
         return next instanceof ClientExecChain ? (ClientExecChain) next : null;
-    }
-
-    private static Field declared(Class<?> type) {
-        for (Class<?> c = type; c != null && c != Object.class; c = c.getSuperclass()) {
-            try {
-                Field f = c.getDeclaredField(NEXT_FIELD);
-                if (ClientExecChain.class.isAssignableFrom(f.getType())) {
-                    return f;
-                }
-            } catch (NoSuchFieldException e) {
-                // a subclass: look further up
-            }
-        }
-        return null;
     }
 
     static Outcome outcome(HttpResponse response) {
@@ -383,14 +386,11 @@ final class HttpClient4Requests {
      * (the minimal client); null when the client has one that cannot be read.
      */
     static RequestConfig defaultConfigOf(Object asyncClient) {
-        Field field;
         try {
-            field = asyncClient.getClass().getDeclaredField("defaultConfig");
-        } catch (NoSuchFieldException e) {
-            return RequestConfig.DEFAULT;
-        }
-        try {
-            field.setAccessible(true);
+            Field field = DEFAULT_CONFIG.of(asyncClient.getClass());
+            if (field == null) {
+                return RequestConfig.DEFAULT;
+            }
             Object config = field.get(asyncClient);
             return config instanceof RequestConfig ? (RequestConfig) config : null;
         } catch (ReflectiveOperationException | RuntimeException e) {

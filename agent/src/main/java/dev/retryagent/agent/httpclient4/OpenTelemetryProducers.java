@@ -1,5 +1,6 @@
 package dev.retryagent.agent.httpclient4;
 
+import dev.retryagent.agent.instrument.PerClassLookup;
 import java.lang.reflect.Field;
 import org.apache.http.nio.protocol.HttpAsyncRequestProducer;
 
@@ -18,6 +19,18 @@ final class OpenTelemetryProducers {
             + "ApacheHttpAsyncClientInstrumentation$DelegatingRequestProducer";
     static final String DELEGATE_FIELD = "delegate";
 
+    /** The wrapper's {@value #DELEGATE_FIELD}, made accessible. */
+    private static final PerClassLookup<Field> DELEGATE = new PerClassLookup<Field>() {
+        @Override
+        protected Field computeValue(Class<?> wrapper) {
+            Field f = accessibleField(wrapper, DELEGATE_FIELD);
+            if (f == null) {
+                throw new IllegalStateException(wrapper.getName() + " has no " + DELEGATE_FIELD);
+            }
+            return f;
+        }
+    };
+
     private OpenTelemetryProducers() {
     }
 
@@ -27,9 +40,7 @@ final class OpenTelemetryProducers {
             return producer;
         }
         try {
-            Field delegate = producer.getClass().getDeclaredField(DELEGATE_FIELD);
-            delegate.setAccessible(true);
-            Object inner = delegate.get(producer);
+            Object inner = DELEGATE.of(producer.getClass()).get(producer);
             return inner instanceof HttpAsyncRequestProducer ? (HttpAsyncRequestProducer) inner : producer;
         } catch (ReflectiveOperationException | RuntimeException e) {
             return producer; // another version of that agent: its span of the whole call stays

@@ -60,16 +60,23 @@ public abstract class RetryLoopHandler extends HookHandler {
 
     /**
      * The field {@code name} that the class named {@code owner} declares, found from {@code type} (that class or one
-     * of its subclasses, an application's own included) and made accessible: a library's private setting.
+     * of its subclasses, an application's own included) and made accessible: a library's private setting. For a
+     * {@link PerClassLookup}, whose {@code computeValue} throws nothing checked.
+     *
+     * @throws IllegalStateException when there is no such field
      */
-    protected static Field declaredField(Class<?> type, String owner, String name) throws NoSuchFieldException {
+    protected static Field declaredField(Class<?> type, String owner, String name) {
         for (Class<?> c = type; c != null; c = c.getSuperclass()) {
             if (c.getName().equals(owner)) {
-                Field f = c.getDeclaredField(name);
-                f.setAccessible(true);
-                return f;
+                try {
+                    Field f = c.getDeclaredField(name);
+                    f.setAccessible(true);
+                    return f;
+                } catch (NoSuchFieldException e) {
+                    break;
+                }
             }
         }
-        throw new NoSuchFieldException(owner + "." + name + " from " + type.getName());
+        throw new IllegalStateException("no field " + owner + "." + name + " from " + type.getName());
     }
 }

@@ -1,5 +1,6 @@
 package dev.retryagent.agent.jdkhttp;
 
+import dev.retryagent.agent.instrument.PerClassLookup;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
@@ -9,6 +10,9 @@ import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.net.URI;
+import java.security.AccessController;
+import java.security.PrivilegedActionException;
+import java.security.PrivilegedExceptionAction;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -206,9 +210,8 @@ final class JdkHttpApi {
         try {
             MethodHandle m = facade;
             if (m == null) {
-                Method method = clientImpl.getDeclaredMethod("facade");
-                method.setAccessible(true);
-                m = MethodHandles.lookup().unreflect(method).asType(MethodType.methodType(Object.class, Object.class));
+                m = MethodHandles.lookup().unreflect(FACADE.of(clientImpl))
+                        .asType(MethodType.methodType(Object.class, Object.class));
                 facade = m;
             }
             return (Object) m.invokeExact(impl);
@@ -221,32 +224,55 @@ final class JdkHttpApi {
     }
 
     /** The two fields of {@code MultiExchange}, opened to this module at start-up; looked up at first use. */
-    private void internals() throws IllegalAccessException {
+    private void internals() {
         if (retriedOnce == null) {
             lookUpInternals(); // without a lock once done: every exchange reads its handler (LastHop)
         }
     }
 
-    private synchronized void lookUpInternals() throws IllegalAccessException {
+    private synchronized void lookUpInternals() {
         if (retriedOnce != null) {
             return;
         }
-        try {
-            Field handler = multiExchange.getDeclaredField("responseHandler");
-            handler.setAccessible(true);
-            Field retried;
-            try {
-                retried = multiExchange.getDeclaredField("retriedOnce");
-            } catch (NoSuchFieldException earlierJava17) {
-                retried = multiExchange.getDeclaredField("expiredOnce"); // the same flag, before it was renamed
-            }
-            retried.setAccessible(true);
-            exchangeHandler = handler;
-            retriedOnce = retried;
-        } catch (NoSuchFieldException e) {
-            throw new IllegalStateException("MultiExchange is not as the agent knows it", e);
-        }
+        Field[] found = INTERNALS.of(multiExchange);
+        exchangeHandler = found[0];
+        retriedOnce = found[1];
     }
+
+    /** {@code HttpClientImpl.facade()}, made accessible. */
+    private static final PerClassLookup<Method> FACADE = new PerClassLookup<Method>() {
+        @Override
+        protected Method computeValue(Class<?> clientImpl) {
+            try {
+                Method method = clientImpl.getDeclaredMethod("facade");
+                method.setAccessible(true);
+                return method;
+            } catch (NoSuchMethodException e) {
+                throw new IllegalStateException("HttpClientImpl is not as the agent knows it", e);
+            }
+        }
+    };
+
+    /** {@code MultiExchange.responseHandler} and its flag of the one resend, made accessible. */
+    private static final PerClassLookup<Field[]> INTERNALS = new PerClassLookup<Field[]>() {
+        @Override
+        protected Field[] computeValue(Class<?> multiExchange) {
+            try {
+                Field handler = multiExchange.getDeclaredField("responseHandler");
+                Field retried;
+                try {
+                    retried = multiExchange.getDeclaredField("retriedOnce");
+                } catch (NoSuchFieldException earlierJava17) {
+                    retried = multiExchange.getDeclaredField("expiredOnce"); // the same flag, before it was renamed
+                }
+                handler.setAccessible(true);
+                retried.setAccessible(true);
+                return new Field[] {handler, retried};
+            } catch (NoSuchFieldException e) {
+                throw new IllegalStateException("MultiExchange is not as the agent knows it", e);
+            }
+        }
+    };
 
     /** The API of the {@code java.net.http} that {@code site} (a hooked class) belongs to. */
     static JdkHttpApi of(Class<?> site) {
@@ -255,22 +281,37 @@ final class JdkHttpApi {
             synchronized (JdkHttpApi.class) {
                 api = instance;
                 if (api == null) {
-                    try {
-                        siteLoader = site.getClassLoader();
-                        if (Handles.BODY_HANDLER == null) { // initialises Handles: its failure is the agent's
-                            throw new IllegalStateException("java.net.http has no BodyHandler");
-                        }
-                        api = new JdkHttpApi(site.getClassLoader());
-                    } catch (Exception e) {
-                        throw new IllegalStateException("java.net.http is not as the agent knows it", e);
-                    } catch (LinkageError e) {
-                        throw new IllegalStateException("java.net.http is not as the agent knows it", e);
-                    }
+                    api = create(site);
                     instance = api;
                 }
             }
         }
         return api;
+    }
+
+    /**
+     * Looks {@code java.net.http} up in {@code site}'s loader. Privileged: on the application's thread, whose grant
+     * under a security manager need not let the agent have the platform class loader or look into its classes.
+     */
+    private static JdkHttpApi create(final Class<?> site) {
+        try {
+            return AccessController.doPrivileged(new PrivilegedExceptionAction<JdkHttpApi>() {
+                @Override
+                public JdkHttpApi run() throws Exception {
+                    siteLoader = site.getClassLoader();
+                    if (Handles.BODY_HANDLER == null) { // initialises Handles: its failure is the agent's
+                        throw new IllegalStateException("java.net.http has no BodyHandler");
+                    }
+                    return new JdkHttpApi(siteLoader);
+                }
+            });
+        } catch (PrivilegedActionException e) {
+            throw new IllegalStateException("java.net.http is not as the agent knows it", e.getException());
+        } catch (RuntimeException e) {
+            throw new IllegalStateException("java.net.http is not as the agent knows it", e);
+        } catch (LinkageError e) {
+            throw new IllegalStateException("java.net.http is not as the agent knows it", e);
+        }
     }
 
     /** An exception the client or the application's own code threw from a method called here. */

@@ -1,5 +1,6 @@
 package dev.retryagent.agent.jdkhttp;
 
+import dev.retryagent.agent.instrument.PerClassLookup;
 import dev.retryagent.engine.CallFacts;
 import dev.retryagent.engine.RetryLog;
 import dev.retryagent.policy.ClientNames;
@@ -19,8 +20,19 @@ import java.util.Locale;
  */
 final class LastHop {
     private static final String WHERE = ClientNames.JDK_HTTPCLIENT + ".redirect";
-    /** {@code MultiExchange.currentreq}, looked up at first use; null until then or when it cannot be. */
-    private static volatile Field currentRequest;
+    /** {@code MultiExchange.currentreq}, made accessible. */
+    private static final PerClassLookup<Field> CURRENT_REQUEST = new PerClassLookup<Field>() {
+        @Override
+        protected Field computeValue(Class<?> multiExchange) {
+            try {
+                Field f = multiExchange.getDeclaredField("currentreq");
+                f.setAccessible(true);
+                return f;
+            } catch (NoSuchFieldException e) {
+                throw new IllegalStateException("MultiExchange has no currentreq", e);
+            }
+        }
+    };
     private static volatile boolean missing;
 
     private LastHop() {
@@ -53,13 +65,7 @@ final class LastHop {
             return call;
         }
         try {
-            Field f = currentRequest;
-            if (f == null) {
-                f = multiExchange.getClass().getDeclaredField("currentreq");
-                f.setAccessible(true);
-                currentRequest = f;
-            }
-            Object sent = f.get(multiExchange);
+            Object sent = CURRENT_REQUEST.of(multiExchange.getClass()).get(multiExchange);
             URI uri = sent == null ? null : api.uri(sent);
             if (uri == null || uri.getHost() == null) {
                 return call;

@@ -4,6 +4,7 @@ import dev.retryagent.agent.bootstrap.Failures;
 import dev.retryagent.agent.bootstrap.InjectedFaults;
 import dev.retryagent.agent.bootstrap.PeerClosedCheck;
 import dev.retryagent.agent.bootstrap.RetryRuntime;
+import dev.retryagent.agent.instrument.PerClassLookup;
 import dev.retryagent.engine.CallFacts;
 import dev.retryagent.engine.HeaderLookup;
 import dev.retryagent.engine.RetryEngine;
@@ -18,6 +19,7 @@ import java.net.NoRouteToHostException;
 import java.net.ProtocolException;
 import java.net.Socket;
 import java.net.UnknownHostException;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.Map;
 import java.util.WeakHashMap;
@@ -200,20 +202,40 @@ final class OkHttpRequests {
 
     /**
      * A field of the connection an OkHttp object holds (read through its public getter), by reflection: the handles
-     * are looked up once per class; a failure to make them is logged once and then answers null for good.
+     * are looked up once per class, privileged ({@link PerClassLookup}); a failure to make them is logged once and
+     * then answers null for good.
      */
     private static final class ConnectionField {
         private final String where;
-        private final String field;
-        private final String[] getters;
-        private volatile Method getter;
-        private volatile Field handle;
         private volatile boolean unavailable;
+        private final PerClassLookup<Method> getter;
+        private final PerClassLookup<Field> field;
 
-        ConnectionField(String where, String field, String... getters) {
+        ConnectionField(String where, final String fieldName, final String... getterNames) {
             this.where = where;
-            this.field = field;
-            this.getters = getters;
+            this.getter = new PerClassLookup<Method>() {
+                @Override
+                protected Method computeValue(Class<?> holder) {
+                    for (String name : getterNames) {
+                        try {
+                            return holder.getMethod(name);
+                        } catch (NoSuchMethodException e) {
+                            // the next version's name
+                        }
+                    }
+                    throw new IllegalStateException(holder.getName() + " has none of " + Arrays.toString(getterNames));
+                }
+            };
+            this.field = new PerClassLookup<Field>() {
+                @Override
+                protected Field computeValue(Class<?> connection) {
+                    Field f = accessibleField(connection, fieldName);
+                    if (f == null) {
+                        throw new IllegalStateException(connection.getName() + " has no " + fieldName);
+                    }
+                    return f;
+                }
+            };
         }
 
         /** The field's value in the connection {@code holder} holds; null with no connection, or when unreadable. */
@@ -222,22 +244,8 @@ final class OkHttpRequests {
                 return null;
             }
             try {
-                Method get = getter;
-                if (get == null || get.getDeclaringClass() != holder.getClass()) {
-                    get = getter(holder.getClass());
-                    getter = get;
-                }
-                Object connection = get.invoke(holder);
-                if (connection == null) {
-                    return null;
-                }
-                Field f = handle;
-                if (f == null || f.getDeclaringClass() != connection.getClass()) {
-                    f = connection.getClass().getDeclaredField(field);
-                    f.setAccessible(true);
-                    handle = f;
-                }
-                return f.get(connection);
+                Object connection = getter.of(holder.getClass()).invoke(holder);
+                return connection == null ? null : field.of(connection.getClass()).get(connection);
             } catch (Exception e) {
                 unavailable = true;
                 RetryLog.internalError(where, e);
@@ -247,17 +255,6 @@ final class OkHttpRequests {
                 RetryLog.internalError(where, e);
                 return null;
             }
-        }
-
-        private Method getter(Class<?> holderClass) throws NoSuchMethodException {
-            for (int i = 0; i < getters.length - 1; i++) {
-                try {
-                    return holderClass.getMethod(getters[i]);
-                } catch (NoSuchMethodException e) {
-                    // the next version's name
-                }
-            }
-            return holderClass.getMethod(getters[getters.length - 1]);
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.retryagent.agent.springretry;
 
 import dev.retryagent.agent.bootstrap.Hooks;
+import dev.retryagent.agent.instrument.PerClassLookup;
 import dev.retryagent.agent.instrument.RetryLoopHandler;
 import dev.retryagent.engine.UpperLayer;
 import java.lang.reflect.Field;
@@ -12,7 +13,7 @@ import java.lang.reflect.Method;
  * {@code getMaxAttempts()} is 1 ({@code SimpleRetryPolicy}, {@code MaxAttemptsRetryPolicy}; from 2.0 every policy has
  * the method, {@code -1} meaning "not said", which counts as a layer); or a {@code CompositeRetryPolicy} whose parts
  * say so (what 1.3's {@code RetryTemplate.builder()} makes). By reflection only (the template's policy is private);
- * lookups are kept per class ({@link ClassValue}).
+ * lookups are kept per class ({@link PerClassLookup}).
  */
 public final class SpringRetryHooks extends RetryLoopHandler {
     public static final String DO_EXECUTE = "spring-retry.do-execute";
@@ -41,19 +42,15 @@ public final class SpringRetryHooks extends RetryLoopHandler {
     }
 
     /** The template's private {@code retryPolicy} field, per template class (an application's subclass included). */
-    private static final ClassValue<Field> POLICY_FIELD = new ClassValue<Field>() {
+    private static final PerClassLookup<Field> POLICY_FIELD = new PerClassLookup<Field>() {
         @Override
         protected Field computeValue(Class<?> templateClass) {
-            try {
-                return declaredField(templateClass, RETRY_TEMPLATE, RETRY_POLICY_FIELD);
-            } catch (NoSuchFieldException e) {
-                throw new IllegalStateException("no " + RETRY_POLICY_FIELD + " in " + templateClass.getName(), e);
-            }
+            return declaredField(templateClass, RETRY_TEMPLATE, RETRY_POLICY_FIELD);
         }
     };
 
     /** A policy class's {@code int getMaxAttempts()}, in a one-element array; empty when it has none (1.3 policies). */
-    private static final ClassValue<Method[]> MAX_ATTEMPTS = new ClassValue<Method[]>() {
+    private static final PerClassLookup<Method[]> MAX_ATTEMPTS = new PerClassLookup<Method[]>() {
         @Override
         protected Method[] computeValue(Class<?> policyClass) {
             try {
@@ -70,7 +67,7 @@ public final class SpringRetryHooks extends RetryLoopHandler {
     };
 
     /** A {@code CompositeRetryPolicy}'s fields {@code policies} and {@code optimistic}; empty for any other class. */
-    private static final ClassValue<Field[]> COMPOSITE_FIELDS = new ClassValue<Field[]>() {
+    private static final PerClassLookup<Field[]> COMPOSITE_FIELDS = new PerClassLookup<Field[]>() {
         @Override
         protected Field[] computeValue(Class<?> policyClass) {
             if (!COMPOSITE_RETRY_POLICY.equals(policyClass.getName())) {
@@ -90,7 +87,7 @@ public final class SpringRetryHooks extends RetryLoopHandler {
 
     @Override
     protected String layerOf(String hook, Object self) throws ReflectiveOperationException {
-        Object policy = POLICY_FIELD.get(self.getClass()).get(self);
+        Object policy = POLICY_FIELD.of(self.getClass()).get(self);
         return policy == null ? null : policyLayer(policy);
     }
 
@@ -105,7 +102,7 @@ public final class SpringRetryHooks extends RetryLoopHandler {
         if (NEVER_RETRY_POLICY.equals(type.getName())) {
             return true;
         }
-        Field[] composite = COMPOSITE_FIELDS.get(type);
+        Field[] composite = COMPOSITE_FIELDS.of(type);
         if (composite.length == 2) {
             Object[] parts = (Object[]) composite[0].get(policy);
             if (parts == null || parts.length == 0 || depth > MAX_NESTING) {
@@ -121,7 +118,7 @@ public final class SpringRetryHooks extends RetryLoopHandler {
             }
             return optimistic;
         }
-        Method[] max = MAX_ATTEMPTS.get(type);
+        Method[] max = MAX_ATTEMPTS.of(type);
         if (max.length == 1) {
             int attempts = (Integer) max[0].invoke(policy);
             return attempts == 0 || attempts == 1;
