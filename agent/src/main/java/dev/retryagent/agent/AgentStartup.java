@@ -87,7 +87,8 @@ public final class AgentStartup {
         RetryRuntime.install(policy);
         RetryAgent.mark("runtime");
 
-        Hooks.install(new ClientAdapters(clients, inst, AgentStartup.class.getClassLoader()));
+        Hooks.install(new ClientAdapters(clients, inst, AgentStartup.class.getClassLoader(),
+                AgentStartup.class.getProtectionDomain()));
         inst.addTransformer(transformer, true);
         RetryAgent.mark("hooks");
         int retransformed = transformer.retransformLoaded(inst);

@@ -10,6 +10,9 @@ import java.lang.reflect.Method;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.URL;
+import java.security.AccessController;
+import java.security.PrivilegedActionException;
+import java.security.PrivilegedExceptionAction;
 import java.security.ProtectionDomain;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -36,34 +39,46 @@ final class ClassInjector {
     private static Instrumentation instrumentation;
     /** Where the adapter class files are read from: the agent jar's class loader. */
     private static ClassLoader agentLoader;
+    /**
+     * The agent jar's domain, given to the adapter classes defined here as the agent's own copy of them has it: under a
+     * security manager they may then do what the policy grants that jar (their lookups, {@link PerClassLookup}), not
+     * only what it grants all code.
+     */
+    private static ProtectionDomain agentDomain;
     private static Method defineClass;
     private static Method findLoadedClass;
 
     private ClassInjector() {
     }
 
-    static synchronized void init(Instrumentation inst, ClassLoader agentClassLoader) {
+    static synchronized void init(Instrumentation inst, ClassLoader agentClassLoader, ProtectionDomain agentClassDomain) {
         instrumentation = inst;
         agentLoader = agentClassLoader;
+        agentDomain = agentClassDomain;
     }
 
     /**
      * Makes sure {@code client}'s adapter classes are defined in {@code loader} and returns its handler class.
      * Idempotent: a loader gets one copy however many of its classes ask.
      */
-    static synchronized Class<?> inject(ClassLoader loader, ClientInstrumentation client) throws Exception {
+    static synchronized Class<?> inject(ClassLoader loader, final ClientInstrumentation client) throws Exception {
         ensureAccess();
         Class<?> handler = (Class<?>) findLoadedClass.invoke(loader, client.handlerClass());
         if (handler != null) {
             return handler;
         }
-        ProtectionDomain domain = null; // as the class loader itself would give them: its default domain
-        for (Map.Entry<String, byte[]> adapter : adapterClasses(agentLoader, client).entrySet()) {
+        Map<String, byte[]> adapters = privileged(new PrivilegedExceptionAction<Map<String, byte[]>>() {
+            @Override
+            public Map<String, byte[]> run() throws IOException {
+                return adapterClasses(agentLoader, client);
+            }
+        });
+        for (Map.Entry<String, byte[]> adapter : adapters.entrySet()) {
             String name = adapter.getKey();
             Class<?> done = (Class<?>) findLoadedClass.invoke(loader, name);
             if (done == null) {
                 byte[] bytes = adapter.getValue();
-                done = (Class<?>) defineClass.invoke(loader, name, bytes, 0, bytes.length, domain);
+                done = (Class<?>) defineClass.invoke(loader, name, bytes, 0, bytes.length, agentDomain);
             }
             if (name.equals(client.handlerClass())) {
                 handler = done;
@@ -82,14 +97,33 @@ final class ClassInjector {
         if (defineClass != null) {
             return;
         }
-        openJavaLang();
-        Method define = ClassLoader.class.getDeclaredMethod("defineClass",
-                String.class, byte[].class, int.class, int.class, ProtectionDomain.class);
-        define.setAccessible(true);
-        Method find = ClassLoader.class.getDeclaredMethod("findLoadedClass", String.class);
-        find.setAccessible(true);
-        findLoadedClass = find;
-        defineClass = define;
+        Method[] methods = privileged(new PrivilegedExceptionAction<Method[]>() {
+            @Override
+            public Method[] run() throws Exception {
+                openJavaLang();
+                Method define = ClassLoader.class.getDeclaredMethod("defineClass",
+                        String.class, byte[].class, int.class, int.class, ProtectionDomain.class);
+                define.setAccessible(true);
+                Method find = ClassLoader.class.getDeclaredMethod("findLoadedClass", String.class);
+                find.setAccessible(true);
+                return new Method[] {define, find};
+            }
+        });
+        findLoadedClass = methods[1];
+        defineClass = methods[0];
+    }
+
+    /**
+     * Runs {@code action} privileged: a client's first use, which defines its adapters here, happens on the
+     * application's thread, whose grant under a security manager need not cover the agent's reading its own jar,
+     * opening {@code java.lang} to itself and reflection into {@code ClassLoader}.
+     */
+    private static <T> T privileged(PrivilegedExceptionAction<T> action) throws Exception {
+        try {
+            return AccessController.doPrivileged(action);
+        } catch (PrivilegedActionException e) {
+            throw e.getException();
+        }
     }
 
     /** Java 9+: {@code java.base} opens {@code java.lang} to the agent's module. Nothing to do on Java 8. */

@@ -3,6 +3,9 @@ package dev.retryagent.agent.instrument;
 import dev.retryagent.agent.bootstrap.Hooks;
 import dev.retryagent.engine.RetryLog;
 import java.lang.instrument.Instrumentation;
+import java.security.AccessController;
+import java.security.PrivilegedAction;
+import java.security.ProtectionDomain;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -49,10 +52,13 @@ public final class ClientAdapters implements Hooks.Resolver {
     /**
      * @param inst        used to open {@code java.lang} for defining adapter classes in other loaders (Java 9+)
      * @param agentLoader the class loader of the agent jar, which holds the adapter classes
+     * @param agentDomain the protection domain of the agent jar's classes, which adapter classes defined in other
+     *                    loaders get too
      */
-    public ClientAdapters(List<ClientInstrumentation> clients, Instrumentation inst, ClassLoader agentLoader) {
+    public ClientAdapters(List<ClientInstrumentation> clients, Instrumentation inst, ClassLoader agentLoader,
+                          ProtectionDomain agentDomain) {
         this.agentLoader = agentLoader;
-        ClassInjector.init(inst, agentLoader);
+        ClassInjector.init(inst, agentLoader, agentDomain);
         for (ClientInstrumentation client : clients) {
             for (HookPoint point : client.hookPoints()) {
                 byHookedClass.put(point.className(), client);
@@ -96,14 +102,23 @@ public final class ClientAdapters implements Hooks.Resolver {
         return ClassInjector.inject(loader, client);
     }
 
-    /** True when {@code loader} resolves {@code site}'s name to {@code site} itself. */
-    private static boolean sameClassVisible(ClassLoader loader, Class<?> site) {
-        try {
-            return Class.forName(site.getName(), false, loader) == site;
-        } catch (ClassNotFoundException e) {
-            return false;
-        } catch (LinkageError e) {
-            return false;
-        }
+    /**
+     * True when {@code loader} resolves {@code site}'s name to {@code site} itself. Privileged: asked on the
+     * application's thread, and a JDK-internal site ({@code jdk.internal.net.http}) is a package that the application's
+     * grant under a security manager need not let a class loader look up.
+     */
+    private static boolean sameClassVisible(final ClassLoader loader, final Class<?> site) {
+        return AccessController.doPrivileged(new PrivilegedAction<Boolean>() {
+            @Override
+            public Boolean run() {
+                try {
+                    return Class.forName(site.getName(), false, loader) == site;
+                } catch (ClassNotFoundException e) {
+                    return false;
+                } catch (LinkageError e) {
+                    return false;
+                }
+            }
+        });
     }
 }

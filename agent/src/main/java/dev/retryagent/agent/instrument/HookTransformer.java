@@ -3,6 +3,8 @@ package dev.retryagent.agent.instrument;
 import dev.retryagent.engine.RetryLog;
 import java.lang.instrument.ClassFileTransformer;
 import java.lang.instrument.Instrumentation;
+import java.security.AccessController;
+import java.security.PrivilegedAction;
 import java.security.ProtectionDomain;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -128,7 +130,7 @@ public final class HookTransformer implements ClassFileTransformer {
     }
 
     /** True when {@code client} (null: none to prepare) is ready for its classes to be woven; prepares it once. */
-    private boolean prepare(ClientInstrumentation client) {
+    private boolean prepare(final ClientInstrumentation client) {
         if (client == null) {
             return true;
         }
@@ -137,7 +139,14 @@ public final class HookTransformer implements ClassFileTransformer {
             if (ready == null) {
                 ready = Boolean.FALSE;
                 try {
-                    ready = client.prepare(instrumentation);
+                    // Privileged: the class being loaded is the application's doing, on its thread, whose grant under a
+                    // security manager need not cover the agent's changes to the modules' edges.
+                    ready = AccessController.doPrivileged(new PrivilegedAction<Boolean>() {
+                        @Override
+                        public Boolean run() {
+                            return client.prepare(instrumentation);
+                        }
+                    });
                 } catch (Throwable t) {
                     if (t instanceof VirtualMachineError) {
                         throw (VirtualMachineError) t;
