@@ -13,6 +13,9 @@ import dev.retryagent.policy.FailureKind;
 import java.io.IOException;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Method;
+import java.security.AccessControlContext;
+import java.security.AccessController;
+import java.security.PrivilegedAction;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -52,6 +55,13 @@ final class JdkHttpAsyncExchange implements AsyncExchange<JdkHttpAsyncExchange.H
     /** What the application gets: completed once, with the delivered attempt's response or the last failure. */
     final Result result = new Result();
     private volatile Attempt last;
+    /**
+     * Under a security manager, the access control context of the application's {@code sendAsync}: the client checks
+     * each request against the context of the thread that sends it ({@code URLPermission}), and a retry is sent from
+     * the agent's thread or the client's, so it is sent in this one, with what the application's call may do and no
+     * more. Null without a security manager.
+     */
+    private final AccessControlContext caller;
 
     JdkHttpAsyncExchange(JdkHttpApi api, Object client, Object request, Object applicationHandler, String markerHeader,
                 boolean async, boolean replacesBuiltInRetries) {
@@ -63,6 +73,7 @@ final class JdkHttpAsyncExchange implements AsyncExchange<JdkHttpAsyncExchange.H
         this.markerHeader = markerHeader;
         this.async = async;
         this.replacesBuiltInRetries = replacesBuiltInRetries;
+        this.caller = async && System.getSecurityManager() != null ? AccessController.getContext() : null;
     }
 
     /** The loop's caller: completes {@link #result}. */
@@ -153,7 +164,7 @@ final class JdkHttpAsyncExchange implements AsyncExchange<JdkHttpAsyncExchange.H
         current.sent = sent;
         Object handler = api.bodyHandler(current);
         if (async) {
-            CompletableFuture<?> future = api.sendAsync(client, sent, handler);
+            CompletableFuture<?> future = sendAsync(sent, handler);
             current.inFlight = future;
             if (isCancelled()) {
                 future.cancel(true);
@@ -184,6 +195,19 @@ final class JdkHttpAsyncExchange implements AsyncExchange<JdkHttpAsyncExchange.H
             }
         }
         current.accept(response, null);
+    }
+
+    /** {@code sendAsync} of one attempt: a retry in the application's context ({@link #caller}). */
+    private CompletableFuture<?> sendAsync(final Object sent, final Object handler) {
+        if (caller == null || attemptNumber == 1) {
+            return api.sendAsync(client, sent, handler);
+        }
+        return AccessController.doPrivileged(new PrivilegedAction<CompletableFuture<?>>() {
+            @Override
+            public CompletableFuture<?> run() {
+                return api.sendAsync(client, sent, handler);
+            }
+        }, caller);
     }
 
     @Override
