@@ -30,7 +30,7 @@ public record AttachCommandRun(List<String> command, int exitCode, String stdout
     }
 
     /** With {@code jdk}'s {@code java}: an operator attaches with the target's own JDK (Java 8: its tools.jar). */
-    static AttachCommandRun run(Jdks.Jdk jdk, Path workDir, List<String> jvmOptions, String... args) {
+    public static AttachCommandRun run(Jdks.Jdk jdk, Path workDir, List<String> jvmOptions, String... args) {
         List<String> command = new ArrayList<>();
         command.add(jdk.java().toString());
         command.addAll(jvmOptions);
