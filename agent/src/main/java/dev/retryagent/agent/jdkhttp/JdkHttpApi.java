@@ -339,23 +339,31 @@ final class JdkHttpApi {
 
     /**
      * Looks up the method {@link #sendInline} calls (in the package opened to this module at start-up); an
-     * {@code IllegalStateException} when it cannot be had.
+     * {@code IllegalStateException} when it cannot be had. Privileged: on the application's thread (see
+     * {@link #create}).
      */
     void lookUpSendInline() {
         if (sendInlineHandle != null) {
             return;
         }
         try {
-            ClassLoader loader = clientImpl.getClassLoader();
-            Method method = clientImpl.getDeclaredMethod("sendAsync",
-                    Class.forName("java.net.http.HttpRequest", false, loader),
-                    Class.forName("java.net.http.HttpResponse$BodyHandler", false, loader),
-                    Class.forName("java.net.http.HttpResponse$PushPromiseHandler", false, loader),
-                    java.util.concurrent.Executor.class);
-            method.setAccessible(true);
-            sendInlineHandle = MethodHandles.lookup().unreflect(method).asType(MethodType.methodType(
-                    CompletableFuture.class, Object.class, Object.class, Object.class, Object.class, Object.class));
-        } catch (Exception e) {
+            sendInlineHandle = AccessController.doPrivileged(new PrivilegedExceptionAction<MethodHandle>() {
+                @Override
+                public MethodHandle run() throws Exception {
+                    ClassLoader loader = clientImpl.getClassLoader();
+                    Method method = clientImpl.getDeclaredMethod("sendAsync",
+                            Class.forName("java.net.http.HttpRequest", false, loader),
+                            Class.forName("java.net.http.HttpResponse$BodyHandler", false, loader),
+                            Class.forName("java.net.http.HttpResponse$PushPromiseHandler", false, loader),
+                            java.util.concurrent.Executor.class);
+                    method.setAccessible(true);
+                    return MethodHandles.lookup().unreflect(method).asType(MethodType.methodType(CompletableFuture.class,
+                            Object.class, Object.class, Object.class, Object.class, Object.class));
+                }
+            });
+        } catch (PrivilegedActionException e) {
+            throw new IllegalStateException("HttpClientImpl is not as the agent knows it", e.getException());
+        } catch (RuntimeException e) {
             throw new IllegalStateException("HttpClientImpl is not as the agent knows it", e);
         } catch (LinkageError e) {
             throw new IllegalStateException("HttpClientImpl is not as the agent knows it", e);
