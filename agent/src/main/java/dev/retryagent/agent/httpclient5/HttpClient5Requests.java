@@ -198,8 +198,11 @@ final class HttpClient5Requests {
             return byType;
         }
         if (type.equals("org.apache.hc.core5.http.NoHttpResponseException")
-                || type.equals("org.apache.hc.core5.http.ConnectionClosedException")) {
-            return FailureKind.RESET; // closed before a complete response
+                || type.equals("org.apache.hc.core5.http.ConnectionClosedException")
+                || type.equals("org.apache.hc.core5.http.RequestNotExecutedException")) {
+            // closed before a complete response; the last: a leased connection found closed before the request went
+            // out on it (the async client's stale pooled connection), which its own retry element resends alone
+            return FailureKind.RESET;
         }
         if (failure instanceof MessageConstraintException) {
             // A response head past the client's limits: ten lines of garbage where the status line belongs ("Maximum

@@ -88,6 +88,7 @@
  *   <li>Failures: {@code ConnectException} (so {@code HttpHostConnectException}), {@code NoRouteToHostException},
  *       {@code ConnectTimeoutException}: connect; {@code SocketTimeoutException}: timeout (connect when it says
  *       so); {@code SocketException}, {@code NoHttpResponseException}, {@code ConnectionClosedException},
+ *       {@code RequestNotExecutedException},
  *       {@code EOFException}, {@code MessageConstraintException} (the client's own strategy resends after it), a
  *       protocol error on a connection that had carried an earlier request before this one's response head (a stale
  *       connection, told by the {@code EndpointDetails} counters in the context): reset; an aborted or cancelled

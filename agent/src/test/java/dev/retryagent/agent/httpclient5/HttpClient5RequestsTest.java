@@ -29,6 +29,7 @@ import org.apache.hc.client5.http.ConnectTimeoutException;
 import org.apache.hc.client5.http.HttpHostConnectException;
 import org.apache.hc.client5.http.impl.classic.RequestFailedException;
 import org.apache.hc.core5.http.ConnectionClosedException;
+import org.apache.hc.core5.http.RequestNotExecutedException;
 import org.apache.hc.client5.http.protocol.HttpClientContext;
 import org.apache.hc.core5.http.ContentType;
 import org.apache.hc.core5.http.EndpointDetails;
@@ -67,6 +68,7 @@ class HttpClient5RequestsTest {
         assertEquals(FailureKind.RESET, HttpClient5Requests.classify(new SocketException("Connection reset")));
         assertEquals(FailureKind.RESET, HttpClient5Requests.classify(new NoHttpResponseException("failed to respond")));
         assertEquals(FailureKind.RESET, HttpClient5Requests.classify(new ConnectionClosedException("closed")));
+        assertEquals(FailureKind.RESET, HttpClient5Requests.classify(new RequestNotExecutedException()));
         assertEquals(FailureKind.RESET, HttpClient5Requests.classify(new EOFException()));
         assertEquals(FailureKind.RESET,
                 HttpClient5Requests.classify(new SSLException("cut", new SocketException("reset"))));
