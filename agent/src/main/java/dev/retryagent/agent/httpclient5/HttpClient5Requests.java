@@ -201,7 +201,8 @@ final class HttpClient5Requests {
                 || type.equals("org.apache.hc.core5.http.ConnectionClosedException")
                 || type.equals("org.apache.hc.core5.http.RequestNotExecutedException")) {
             // closed before a complete response; the last: a leased connection found closed before the request went
-            // out on it (the async client's stale pooled connection), which its own retry element resends alone
+            // out on it (the async client's stale pooled connection). The client's own strategy never resends it (it
+            // is a ConnectionClosedException), so a GET the client alone loses there is recovered by the policy.
             return FailureKind.RESET;
         }
         if (failure instanceof MessageConstraintException) {
