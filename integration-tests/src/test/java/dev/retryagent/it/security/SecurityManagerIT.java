@@ -37,8 +37,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * The contract's applications under a security manager ({@code -Djava.security.manager},
  * docs/reference.md#under-a-security-manager), started with {@code -javaagent} and attached to, on each JDK of the run
- * that still has one: Java 8, 11 and 17 (18 to 23 need it allowed on the command line, 24 and later have none, so a
- * run on Java 25 alone runs nothing here).
+ * that still has one: Java 8, 11 and 17 (18 to 23 need it allowed on the command line, 24 and later have none: on
+ * Java 25 the JVM refuses {@code -Djava.security.manager} at start-up, with the agent exactly as without it).
  *
  * <p>The applications' own code is held to a restrictive policy written here (loopback connections, reading system
  * properties, what their client libraries need; never AllPermission, and nothing the agent needs). Per JDK:
@@ -84,11 +84,30 @@ class SecurityManagerIT {
         return Jdks.of(17);
     }
 
+    /** Java 24 and later: no security manager can be enabled at all. */
+    static List<Jdks.Jdk> jdksWithoutASecurityManager() {
+        return Jdks.of(25);
+    }
+
     @AfterEach
     void close() throws Exception {
         for (AutoCloseable c : closer) {
             c.close();
         }
+    }
+
+    @ParameterizedTest(name = "{0}", allowZeroInvocations = true)
+    @MethodSource("jdksWithoutASecurityManager")
+    void whereTheJdkRefusesASecurityManagerTheAgentChangesNothing(Jdks.Jdk jdk) {
+        ForkedApp.Result alone = ForkedApp.of(MetricsApp.class).name("sm-refused-alone-" + jdk).java(jdk.java())
+                .jvmArg("-Djava.security.manager").run();
+        ForkedApp.Result withAgent = ForkedApp.of(MetricsApp.class).name("sm-refused-agent-" + jdk).java(jdk.java())
+                .jvmArg("-Djava.security.manager").withAgent().run();
+
+        assertTrue(alone.exitCode() != 0, alone.describe());
+        assertEquals(alone.exitCode(), withAgent.exitCode(), withAgent.describe());
+        assertEquals(alone.stderr(), withAgent.stderr(), withAgent.describe());
+        assertEquals(alone.stdout(), withAgent.stdout(), withAgent.describe());
     }
 
     @ParameterizedTest(name = "{0}", allowZeroInvocations = true)
