@@ -114,6 +114,9 @@ class OpenTelemetryTracingIT {
             }
             Path work = Files.createDirectories(ForkedApp.workRoot());
             Path policy = Files.writeString(Files.createTempFile(work, "otel-policy-", ".yaml"), POLICY);
+            // The OpenTelemetry agent's log, where the exporter writes the spans, goes to a file of its own: read from
+            // stderr, its long lines could be cut by whatever else the JVM writes there.
+            Path spansFile = Files.createTempFile(work, "otel-agent-log-", ".txt");
             String ours = "-javaagent:" + ForkedApp.agentJarPath() + "=policy=" + policy;
             String otel = "-javaagent:" + Paths.get(System.getProperty("retry.agent.it.otel-agent.jar"));
             ForkedApp app = ForkedApp.of(TracedCallsApp.class).name("otel-" + first + "-first-" + okhttp)
@@ -122,13 +125,14 @@ class OpenTelemetryTracingIT {
                     .jvmArg(first.equals("opentelemetry") ? ours : otel)
                     .sysProp("otel.traces.exporter", "logging-otlp").sysProp("otel.metrics.exporter", "none")
                     .sysProp("otel.logs.exporter", "none").sysProp("otel.bsp.schedule.delay", "50")
+                    .sysProp("io.opentelemetry.javaagent.slf4j.simpleLogger.logFile", spansFile.toString())
                     .args(args);
             for (ClientLibs libs : List.of(ClientLibs.HTTPCLIENT5_NEWEST, ClientLibs.HTTPCLIENT4_NEWEST,
                     ClientLibs.OTEL_API)) {
                 libs.jars().forEach(app::classpath);
             }
             ForkedApp.Result run = app.run().assertExitCode(0);
-            List<JsonNode> spans = exportedSpans(run.stderr());
+            List<JsonNode> spans = exportedSpans(Files.readString(spansFile));
             assertTrue(run.agentLog().stream().anyMatch(l -> l.startsWith("retry-agent tracing via=opentelemetry-agent")), run.describe());
 
             List<String> failures = new ArrayList<>();
@@ -228,10 +232,10 @@ class OpenTelemetryTracingIT {
     }
 
     /** Every span in the OTLP JSON lines the logging exporter wrote. */
-    static List<JsonNode> exportedSpans(String stderr) throws IOException {
+    static List<JsonNode> exportedSpans(String exported) throws IOException {
         ObjectMapper json = new ObjectMapper();
         List<JsonNode> spans = new ArrayList<>();
-        for (String line : stderr.lines().toList()) {
+        for (String line : exported.lines().toList()) {
             int start = line.indexOf("{\"resource");
             if (start < 0) {
                 continue;
@@ -241,7 +245,7 @@ class OpenTelemetryTracingIT {
                 scopeSpans.path("spans").forEach(spans::add);
             }
         }
-        assertFalse(spans.isEmpty(), "the exporter wrote spans:\n" + stderr);
+        assertFalse(spans.isEmpty(), "the exporter wrote spans:\n" + exported);
         return spans;
     }
 
