@@ -24,9 +24,11 @@ public final class CallFacts {
     private final boolean markerPresent;
     /** The attempt of the agent-run call this call is made inside, on the same thread; 0 when none. */
     private final int enclosingAttempt;
-    /** The retry layer above the client this call is made inside (docs/reference.md#layers-above-the-client), or null
-     * when none. */
-    private final String upperLayer;
+    /**
+     * The retry layer above the client this call is made inside and what it retries
+     * (docs/reference.md#layers-above-the-client), or null when none.
+     */
+    private final LayerRetries upperLayer;
     /**
      * The call's rule, found by {@link Builder#build} under {@link #readUnder}; null for facts made otherwise (the
      * engine looks the rule up when asked, and a run keeps what it found).
@@ -70,7 +72,7 @@ public final class CallFacts {
 
     private CallFacts(String client, String method, String scheme, String host, int port, String path,
                       boolean idempotencyKeyPresent, boolean bodyReplayable, boolean markerPresent,
-                      int enclosingAttempt, String upperLayer, Policy readUnder, Resolution resolution,
+                      int enclosingAttempt, LayerRetries upperLayer, Policy readUnder, Resolution resolution,
                       Destination destination, int destinationRemovals) {
         this.client = client;
         this.method = method;
@@ -148,7 +150,7 @@ public final class CallFacts {
             String marker = policy.markerHeader();
             boolean markerPresent = marker != null && headers.hasMarker(marker);
             // Only where the rule defers to such a layer: under upperLayers: retry the call is any other.
-            String upperLayer = rule.mode != Mode.OFF && rule.settings.upperLayers() == UpperLayers.DEFER
+            LayerRetries upperLayer = rule.mode != Mode.OFF && rule.settings.upperLayers() == UpperLayers.DEFER
                     ? UpperLayer.of(headers) : null;
             return new CallFacts(client, method, scheme, host, port, path, idempotencyKey, bodyReplayable,
                     markerPresent, 0, upperLayer, policy, rule, destination, destinationRemovals);
@@ -254,6 +256,11 @@ public final class CallFacts {
      * aws-sdk-v2}; null when none.
      */
     public String upperLayer() {
+        return upperLayer == null ? null : upperLayer.layer();
+    }
+
+    /** {@link #upperLayer()} with what that layer retries, or null when none. */
+    public LayerRetries upperLayerRetries() {
         return upperLayer;
     }
 

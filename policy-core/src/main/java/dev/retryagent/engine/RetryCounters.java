@@ -10,7 +10,7 @@ public final class RetryCounters {
     final LongAdder retries = new LongAdder();
     final LongAdder successesAfterRetry = new LongAdder();
     final LongAdder wouldRetry = new LongAdder();
-    /** Calls made inside a retry layer above the client that the agent sent once, deferring to it. */
+    /** Calls made inside a retry layer above the client the rule defers to (the outcomes it retries are its own). */
     final LongAdder upperLayerCalls = new LongAdder();
     /** Attempts that ran into the limit the policy gave them ({@code attemptTimeout} or the deadline). */
     final LongAdder attemptTimeouts = new LongAdder();

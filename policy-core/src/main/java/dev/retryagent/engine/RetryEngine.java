@@ -200,10 +200,10 @@ public final class RetryEngine {
     /**
      * Whether this layer may retry {@code call} at all (docs/reference.md#one-retry-layer): mode {@code enforce}, more
      * than one attempt allowed, the request neither nested, nor inside a retry layer above the client that its rule
-     * defers to (docs/reference.md#layers-above-the-client), nor with a body that cannot be replayed, and idempotent or
-     * keyed. Outcome, time, Retry-After and budget aside. Only such a call carries the marker and makes the calls
-     * inside its attempts nested: a call that will not be retried here leaves the retrying to the layers below it. No
-     * side effects.
+     * defers to and that may retry every outcome the rule retries (docs/reference.md#layers-above-the-client), nor with
+     * a body that cannot be replayed, and idempotent or keyed. Outcome, time, Retry-After and budget aside. Only such a
+     * call carries the marker and makes the calls inside its attempts nested: a call that will not be retried here
+     * leaves the retrying to the layers below it. No side effects.
      */
     public boolean mayRetry(CallFacts call) {
         return mayRetry(resolve(call), call);
@@ -211,13 +211,13 @@ public final class RetryEngine {
 
     /**
      * Whether a first attempt of {@code call} that failed with {@code kind} could be retried at all under its rule:
-     * {@link #mayRetry(CallFacts)}, and the failure kind retryable. For adapters that must decide, before the request
-     * goes out, whether the agent would recover from a failure (a client's own resend is only harmless where it
-     * would). No side effects: nothing is counted.
+     * {@link #mayRetry(CallFacts)}, the failure kind retryable, and not one the layer above the client, if any, may
+     * retry itself. For adapters that must decide, before the request goes out, whether the agent would recover from a
+     * failure (a client's own resend is only harmless where it would). No side effects: nothing is counted.
      */
     public boolean mayRetry(CallFacts call, FailureKind kind) {
         Resolution r = resolve(call);
-        return r.settings.retriesFailure(kind) && mayRetry(r, call);
+        return r.settings.retriesFailure(kind) && mayRetry(r, call) && !leftToLayer(call, Outcome.failure(kind));
     }
 
     /**
@@ -258,13 +258,15 @@ public final class RetryEngine {
     /**
      * Why attempt {@code attempt} of {@code call} may not be followed by a retry under {@code settings}, whatever its
      * outcome and the time, in the contract's order (nested, upper layer, body, idempotency, attempts); null when
-     * nothing forbids it.
+     * nothing forbids it. The upper layer here is one that may retry every outcome the rule retries; one that leaves
+     * some to this layer takes only those it may retry, once the outcome is known ({@link #leftToLayer}).
      */
     static GiveUpReason refusal(RetrySettings settings, CallFacts call, int attempt) {
         if (call.nested()) {
             return GiveUpReason.NESTED;
         }
-        if (call.upperLayer() != null) {
+        LayerRetries layer = call.upperLayerRetries();
+        if (layer != null && layer.mayRetryAll(settings)) {
             return GiveUpReason.UPPER_LAYER;
         }
         if (!call.bodyReplayable()) {
@@ -362,7 +364,19 @@ public final class RetryEngine {
             return done(counters, attempt, outcome);
         }
         GiveUpReason refused = refusal(settings, call, attempt);
+        if (refused != GiveUpReason.NESTED && leftToLayer(call, outcome)) {
+            refused = GiveUpReason.UPPER_LAYER; // the contract's order: before body, idempotency and attempts
+        }
         return refused == null ? null : giveUp(counters, refused, attempt, settings.maxAttempts());
+    }
+
+    /**
+     * Whether {@code outcome} of {@code call} is left to the retry layer above the client that {@code call} is made
+     * inside: one its rule defers to, and that may retry that outcome (docs/reference.md#layers-above-the-client).
+     */
+    static boolean leftToLayer(CallFacts call, Outcome outcome) {
+        LayerRetries layer = call.upperLayerRetries();
+        return layer != null && layer.mayRetry(outcome);
     }
 
     /** A call's first decision at a destination: counted there, and as deferred to the layer above it, if one. */

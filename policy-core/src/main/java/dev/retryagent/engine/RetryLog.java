@@ -140,7 +140,8 @@ public final class RetryLog {
                 event = reason == GiveUpReason.UPPER_LAYER && mode == Mode.OBSERVE ? "would defer" : "give up";
                 detail = "reason=" + reason.logName();
                 if (reason == GiveUpReason.UPPER_LAYER) {
-                    detail += " layer=" + call.upperLayer();
+                    LayerRetries layer = call.upperLayerRetries();
+                    detail += " layer=" + (layer != null ? layer.layerFor(outcome) : call.upperLayer());
                 }
         }
         return LOGGER_NAME + " " + event + " " + call + " attempt=" + decision.attempt() + "/"

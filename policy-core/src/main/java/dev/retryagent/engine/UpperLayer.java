@@ -5,8 +5,8 @@ import java.util.Locale;
 /**
  * Which retry loop of another layer, above the client in the same JVM (an SDK's or a library's own retries,
  * docs/reference.md#layers-above-the-client), this thread is running, so that a call made inside it is recognised and
- * left to that layer. The loops are hooked at their entry and every exit; each pushes what it is here and pops it when
- * it returns or throws.
+ * the outcomes that layer retries ({@link LayerRetries}) are left to it. The loops are hooked at their entry and every
+ * exit; each pushes what it is here and pops it when it returns or throws.
  *
  * <p>Also reads the evidence a layer writes on the request itself, for loops not hooked on this thread: the AWS SDKs
  * stamp {@code amz-sdk-request: attempt=N; max=M} on every attempt (v1 also {@code amz-sdk-retry}, which names it).
@@ -40,28 +40,45 @@ public final class UpperLayer {
 
     /** The loops running on one thread, innermost last. */
     private static final class Loops {
-        final String[] names = new String[MAX_DEPTH];
+        final LayerRetries[] loops = new LayerRetries[MAX_DEPTH];
         int depth;
-        /** How many of the recorded loops are layers (neither null nor {@link #RETRIES_OFF}). */
+        /** How many of the recorded loops are layers (neither null nor {@link LayerRetries#RETRIES_OFF}). */
         int layers;
     }
+
+    /** What the AWS SDKs' attempt header says: the layer, and nothing of what it retries. */
+    private static final LayerRetries AWS_SDK_V2_BY_HEADER = LayerRetries.unknown(AWS_SDK_V2);
+    private static final LayerRetries AWS_SDK_V1_BY_HEADER = LayerRetries.unknown(AWS_SDK_V1);
 
     private UpperLayer() {
     }
 
     /**
-     * Marks this thread as running a retry loop until {@link #exit}: {@code name} is the layer's name when the loop
-     * retries, {@link #RETRIES_OFF} when its retries are off, null when nothing is known (the loop is not a layer).
+     * Marks this thread as running a retry loop until {@link #exit}: {@code loop} is the layer and what it retries when
+     * the loop retries, {@link LayerRetries#RETRIES_OFF} when its retries are off, null when nothing is known (the loop
+     * is not a layer). A layer entered inside another is recorded with it: an outcome either may retry is left to
+     * them ({@link LayerRetries#within}).
      */
-    public static void enter(String name) {
+    public static void enter(LayerRetries loop) {
         Loops loops = CURRENT.get();
-        int d = loops.depth++;
+        int d = loops.depth;
         if (d < MAX_DEPTH) {
-            loops.names[d] = name;
-            if (isLayer(name)) {
+            if (isLayer(loop)) {
+                loops.loops[d] = loops.layers > 0 ? loop.within(innermostLayer(loops, d)) : loop;
                 loops.layers++;
+            } else {
+                loops.loops[d] = loop;
             }
         }
+        loops.depth = d + 1;
+    }
+
+    /**
+     * {@link #enter(LayerRetries)} for a layer named {@code name} of which nothing is known but that it retries;
+     * {@link #RETRIES_OFF} and null as there.
+     */
+    public static void enter(String name) {
+        enter(name == null ? null : RETRIES_OFF.equals(name) ? LayerRetries.RETRIES_OFF : LayerRetries.unknown(name));
     }
 
     /** Ends the loop the last {@link #enter} on this thread began. */
@@ -72,47 +89,59 @@ public final class UpperLayer {
         }
         int d = --loops.depth;
         if (d < MAX_DEPTH) {
-            if (isLayer(loops.names[d])) {
+            if (isLayer(loops.loops[d])) {
                 loops.layers--;
             }
-            loops.names[d] = null;
+            loops.loops[d] = null;
         }
     }
 
-    private static boolean isLayer(String name) {
-        return name != null && name != RETRIES_OFF;
+    private static boolean isLayer(LayerRetries loop) {
+        return loop != null && !loop.isRetriesOff();
     }
 
     /**
-     * The layer whose loop this thread runs (the innermost that retries), {@link #RETRIES_OFF} when every loop it runs
-     * has its retries off, or null when it runs none.
+     * The name of the layer whose loop this thread runs (the innermost that retries), {@link #RETRIES_OFF} when every
+     * loop it runs has its retries off, or null when it runs none.
      */
     public static String current() {
+        LayerRetries loop = currentLoop();
+        return loop == null ? null : loop.layer();
+    }
+
+    /** {@link #current()}'s layer with what it retries; {@link LayerRetries#RETRIES_OFF} or null as there. */
+    static LayerRetries currentLoop() {
         Loops loops = CURRENT.get();
         int d = loops.depth;
         if (d == 0) {
             return null;
         }
         if (loops.layers == 0) {
-            return RETRIES_OFF;
+            return LayerRetries.RETRIES_OFF;
         }
-        for (int i = Math.min(d, MAX_DEPTH) - 1; i >= 0; i--) {
-            if (isLayer(loops.names[i])) {
-                return loops.names[i];
+        LayerRetries layer = innermostLayer(loops, d);
+        return layer != null ? layer : LayerRetries.RETRIES_OFF;
+    }
+
+    /** The innermost layer recorded below depth {@code depth}, or null. */
+    private static LayerRetries innermostLayer(Loops loops, int depth) {
+        for (int i = Math.min(depth, MAX_DEPTH) - 1; i >= 0; i--) {
+            if (isLayer(loops.loops[i])) {
+                return loops.loops[i];
             }
         }
-        return RETRIES_OFF;
+        return null;
     }
 
     /**
-     * The layer above the client a call of this thread with {@code headers} is made in: the hooked loop this thread
-     * runs, else the layer named by the request's own attempt header; null when none, or when the loops this thread
-     * runs have their retries off.
+     * The layer above the client a call of this thread with {@code headers} is made in, with what it retries: the
+     * hooked loop this thread runs, else the layer named by the request's own attempt header (nothing known of what
+     * it retries); null when none, or when the loops this thread runs have their retries off.
      */
-    static String of(HeaderLookup headers) {
-        String loop = current();
+    static LayerRetries of(HeaderLookup headers) {
+        LayerRetries loop = currentLoop();
         if (loop != null) {
-            return loop == RETRIES_OFF ? null : loop;
+            return loop.isRetriesOff() ? null : loop;
         }
         // One header looked up per call: both SDKs write it on every attempt, and its max says whether they retry.
         // v1's own header only names the layer then.
@@ -120,7 +149,7 @@ public final class UpperLayer {
         if (attempts == null || awsMaxAttempts(attempts) <= 1) {
             return null;
         }
-        return headers.value(AWS_SDK_V1_HEADER) != null ? AWS_SDK_V1 : AWS_SDK_V2;
+        return headers.value(AWS_SDK_V1_HEADER) != null ? AWS_SDK_V1_BY_HEADER : AWS_SDK_V2_BY_HEADER;
     }
 
     /**

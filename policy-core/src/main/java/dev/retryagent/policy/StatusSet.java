@@ -40,6 +40,20 @@ public final class StatusSet {
         return status >= MIN && status <= MAX && members[status];
     }
 
+    public boolean isEmpty() {
+        return sorted.length == 0;
+    }
+
+    /** Whether every code of {@code other} is in this set. */
+    public boolean containsAll(StatusSet other) {
+        for (int code : other.sorted) {
+            if (!members[code]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** The codes in ascending order (a copy). */
     public int[] codes() {
         return sorted.clone();

@@ -1,5 +1,6 @@
 package dev.retryagent.agent.bootstrap;
 
+import dev.retryagent.engine.LayerRetries;
 import dev.retryagent.engine.RetryLog;
 import dev.retryagent.engine.UpperLayer;
 import java.util.ArrayList;
@@ -61,12 +62,12 @@ public final class Hooks {
 
         /**
          * At the entry of hooked method {@code hook} of kind {@code RETRY_LOOP}: which retry layer above the client
-         * the loop starting here is (docs/reference.md#layers-above-the-client).
+         * the loop starting here is (docs/reference.md#layers-above-the-client), and what it retries.
          *
-         * @return the layer's name when the loop will retry; {@link UpperLayer#RETRIES_OFF} when its retries are
-         *         switched off; null when this run of the method is not such a loop
+         * @return the layer, with what its loop retries, when the loop will retry; {@link LayerRetries#RETRIES_OFF}
+         *         when its retries are switched off; null when this run of the method is not such a loop
          */
-        default String retryLayer(String hook, Object self, Object[] args) {
+        default LayerRetries retryLayer(String hook, Object self, Object[] args) {
             return null;
         }
     }
@@ -183,7 +184,7 @@ public final class Hooks {
      * when the handler fails (as "not a layer"), so that every leave has its enter.
      */
     public static void enterRetryLoop(String hook, Class<?> site, Object self, Object[] args) {
-        String layer = null;
+        LayerRetries layer = null;
         Resolver r = resolver;
         if (r != null) {
             try {
@@ -191,7 +192,7 @@ public final class Hooks {
                 Handler handler = r.handlerFor(site);
                 layer = handler == null ? null : handler.retryLayer(hook, self, args);
             } catch (VirtualMachineError e) {
-                UpperLayer.enter(null);
+                UpperLayer.enter((LayerRetries) null);
                 throw e;
             } catch (Throwable t) {
                 RetryLog.internalError("hook:" + hook, t);

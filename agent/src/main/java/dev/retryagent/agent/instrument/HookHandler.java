@@ -1,6 +1,7 @@
 package dev.retryagent.agent.instrument;
 
 import dev.retryagent.agent.bootstrap.Hooks;
+import dev.retryagent.engine.LayerRetries;
 import dev.retryagent.engine.RetryLog;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -40,7 +41,7 @@ public abstract class HookHandler implements Hooks.Handler {
 
     /** Code for a {@code RETRY_LOOP} hook point: the layer's answer, as {@link Hooks.Handler#retryLayer}. */
     public abstract static class OnRetryLoop {
-        public abstract String run(Object self, Object[] args);
+        public abstract LayerRetries run(Object self, Object[] args);
     }
 
     /*
@@ -170,7 +171,7 @@ public abstract class HookHandler implements Hooks.Handler {
     }
 
     @Override
-    public final String retryLayer(String hook, Object self, Object[] args) {
+    public final LayerRetries retryLayer(String hook, Object self, Object[] args) {
         Object code = codeOf(loops, hook);
         if (code == null) {
             unserved(hook, "RETRY_LOOP");

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import dev.retryagent.agent.RetryLayers;
 import dev.retryagent.agent.instrument.HookPoint;
+import dev.retryagent.engine.LayerRetries;
 import dev.retryagent.engine.UpperLayer;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
@@ -25,7 +26,8 @@ class AwsSdk2HooksTest {
     private String layer(SdkClientConfiguration config) {
         RetryableStage<Object> stage = new RetryableStage<>(
                 HttpClientDependencies.builder().clientConfiguration(config).build(), null);
-        return hooks.retryLayer(AwsSdk2Hooks.RETRYABLE_STAGE, stage, new Object[2]);
+        LayerRetries layer = hooks.retryLayer(AwsSdk2Hooks.RETRYABLE_STAGE, stage, new Object[2]);
+        return layer == null ? null : layer.layer();
     }
 
     private String strategy(RetryStrategy strategy) {

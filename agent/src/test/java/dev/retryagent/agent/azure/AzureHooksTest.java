@@ -13,6 +13,7 @@ import com.azure.core.http.policy.RetryPolicy;
 import dev.retryagent.agent.LibraryClassFiles;
 import dev.retryagent.agent.RetryLayers;
 import dev.retryagent.agent.instrument.HookPoint;
+import dev.retryagent.engine.LayerRetries;
 import dev.retryagent.engine.UpperLayer;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -22,7 +23,8 @@ class AzureHooksTest {
     private final AzureHooks hooks = new AzureHooks();
 
     private String layer(RetryPolicy policy) {
-        return hooks.retryLayer(AzureHooks.PROCESS_SYNC, policy, new Object[2]);
+        LayerRetries layer = hooks.retryLayer(AzureHooks.PROCESS_SYNC, policy, new Object[2]);
+        return layer == null ? null : layer.layer();
     }
 
     @Test

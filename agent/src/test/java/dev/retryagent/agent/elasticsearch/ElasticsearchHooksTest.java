@@ -24,8 +24,8 @@ class ElasticsearchHooksTest {
             assertNull(new ElasticsearchHooks().retryLayer(ElasticsearchHooks.PERFORM_REQUEST, one, new Object[1]));
         }
         try (RestClient two = RestClient.builder(new HttpHost("127.0.0.1", 9), new HttpHost("127.0.0.1", 10)).build()) {
-            assertEquals(ElasticsearchHooks.LAYER,
-                    new ElasticsearchHooks().retryLayer(ElasticsearchHooks.PERFORM_REQUEST, two, new Object[1]));
+            assertEquals(ElasticsearchHooks.LAYER, new ElasticsearchHooks()
+                    .retryLayer(ElasticsearchHooks.PERFORM_REQUEST, two, new Object[1]).layer());
         }
     }
 

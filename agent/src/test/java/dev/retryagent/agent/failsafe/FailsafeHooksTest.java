@@ -13,6 +13,7 @@ import dev.failsafe.Timeout;
 import dev.retryagent.agent.LibraryClassFiles;
 import dev.retryagent.agent.RetryLayers;
 import dev.retryagent.agent.instrument.HookPoint;
+import dev.retryagent.engine.LayerRetries;
 import dev.retryagent.engine.UpperLayer;
 import java.time.Duration;
 import java.util.List;
@@ -28,7 +29,11 @@ class FailsafeHooksTest {
         Object execution = Failsafe.with(policies[0], java.util.Arrays.copyOfRange(policies, 1, policies.length))
                 .get(ctx -> ctx);
         assertEquals(FailsafeHooks.SYNC_EXECUTION, execution.getClass().getName());
-        return hooks.retryLayer(FailsafeHooks.SYNC, execution, new Object[0]);
+        return name(hooks.retryLayer(FailsafeHooks.SYNC, execution, new Object[0]));
+    }
+
+    private static String name(LayerRetries layer) {
+        return layer == null ? null : layer.layer();
     }
 
     @Test
@@ -54,11 +59,11 @@ class FailsafeHooksTest {
     void failsafe2() {
         net.jodah.failsafe.FailsafeExecutor<Object> on = net.jodah.failsafe.Failsafe.with(
                 new net.jodah.failsafe.RetryPolicy<>().withMaxRetries(2));
-        assertEquals("failsafe", hooks.retryLayer(FailsafeHooks.SYNC_2, on, new Object[1]));
+        assertEquals("failsafe", name(hooks.retryLayer(FailsafeHooks.SYNC_2, on, new Object[1])));
         net.jodah.failsafe.FailsafeExecutor<Object> off = net.jodah.failsafe.Failsafe.with(
                 new net.jodah.failsafe.RetryPolicy<>().withMaxRetries(0),
                 new net.jodah.failsafe.CircuitBreaker<>());
-        assertSame(UpperLayer.RETRIES_OFF, hooks.retryLayer(FailsafeHooks.SYNC_2, off, new Object[1]));
+        assertSame(LayerRetries.RETRIES_OFF, hooks.retryLayer(FailsafeHooks.SYNC_2, off, new Object[1]));
         net.jodah.failsafe.FailsafeExecutor<Object> none = net.jodah.failsafe.Failsafe.with(
                 new net.jodah.failsafe.CircuitBreaker<>());
         assertNull(hooks.retryLayer(FailsafeHooks.SYNC_2, none, new Object[1]));

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 
 import dev.retryagent.agent.RetryLayers;
 import dev.retryagent.agent.instrument.HookPoint;
+import dev.retryagent.engine.LayerRetries;
 import dev.retryagent.engine.UpperLayer;
 import feign.Feign;
 import feign.RequestLine;
@@ -75,7 +76,8 @@ class FeignHooksTest {
 
     private String layerOf(Retryer retryer) {
         Items client = Feign.builder().retryer(retryer).target(Items.class, "http://127.0.0.1:9");
-        return hooks.retryLayer(FeignHooks.INVOKE, methodHandler(client), new Object[] {new Object[0]});
+        LayerRetries layer = hooks.retryLayer(FeignHooks.INVOKE, methodHandler(client), new Object[] {new Object[0]});
+        return layer == null ? null : layer.layer();
     }
 
     /** The {@code SynchronousMethodHandler} behind the proxy's one method. */

@@ -1,5 +1,6 @@
 package dev.retryagent.agent.instrument;
 
+import dev.retryagent.engine.LayerRetries;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -66,9 +67,9 @@ class HookHandlerTest {
             });
             serve("t.loop", new OnRetryLoop() {
                 @Override
-                public String run(Object self, Object[] args) {
+                public LayerRetries run(Object self, Object[] args) {
                     calls.add("loop");
-                    return "layer";
+                    return LayerRetries.unknown("layer");
                 }
             });
         }
@@ -81,7 +82,7 @@ class HookHandlerTest {
         assertTrue(handler.onEnter("t.skip", null, new Object[0]));
         assertSame(ANSWER, handler.onEnterMayReplace("t.replace", null, new Object[0]));
         handler.onExit("t.exit", null, new Object[0]);
-        assertEquals("layer", handler.retryLayer("t.loop", null, new Object[0]));
+        assertEquals("layer", handler.retryLayer("t.loop", null, new Object[0]).layer());
         assertEquals(List.of("entry s 2", "skip", "replace", "exit", "loop"), handler.calls);
 
         Map<String, HookPoint.Where> kinds = new LinkedHashMap<>();

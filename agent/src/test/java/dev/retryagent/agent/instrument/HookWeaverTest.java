@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
 import dev.retryagent.agent.bootstrap.Hooks;
+import dev.retryagent.engine.LayerRetries;
 import dev.retryagent.engine.UpperLayer;
 import java.io.InputStream;
 import java.util.ArrayList;
@@ -68,7 +69,7 @@ class HookWeaverTest {
 
     /** What a retry loop's handler answers at the loop's entry. */
     private interface LayerAnswer {
-        String at(String hook, Object self, Object[] args);
+        LayerRetries at(String hook, Object self, Object[] args);
     }
 
     /** A handler for {@code RETRY_LOOP} hook points only, answering {@code answer}. */
@@ -84,7 +85,7 @@ class HookWeaverTest {
             }
 
             @Override
-            public String retryLayer(String hook, Object self, Object[] args) {
+            public LayerRetries retryLayer(String hook, Object self, Object[] args) {
                 return answer.at(hook, self, args);
             }
         });
@@ -94,7 +95,7 @@ class HookWeaverTest {
     void aRetryLoopRunsInsideItsLayerUntilItReturnsOrThrows() throws Exception {
         installRetryLoop((hook, self, args) -> {
             calls.add("loop " + hook + " self=" + (self != null) + " args=" + Arrays.deepToString(args));
-            return "some-sdk";
+            return LayerRetries.unknown("some-sdk");
         });
         Class<?> c = wovenFixture(List.of(HookPoint.retryLoop("loop", FIXTURE, "retrying", "(I)Ljava/lang/String;")));
         Object fixture = c.getConstructor(String.class).newInstance("a");

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.retryagent.agent.LibraryClassFiles;
 import dev.retryagent.agent.RetryLayers;
 import dev.retryagent.agent.instrument.HookPoint;
+import dev.retryagent.engine.LayerRetries;
 import dev.retryagent.engine.UpperLayer;
 import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.retry.RetryConfig;
@@ -27,18 +28,23 @@ class Resilience4jHooksTest {
     @Test
     void aRetryOfMoreThanOneAttemptIsTheLayer() {
         Supplier<String> s = () -> "x";
-        assertEquals("resilience4j", hooks.retryLayer(Resilience4jHooks.RETRY_LOOP, null, new Object[]{retry(3), s}));
-        assertEquals("resilience4j", hooks.retryLayer(Resilience4jHooks.RETRY_LOOP, retry(2), new Object[]{s}));
-        assertEquals("resilience4j", hooks.retryLayer(Resilience4jHooks.RETRY_LOOP, Retry.ofDefaults("d"),
-                new Object[]{s}));
+        assertEquals("resilience4j", layer(null, retry(3), s));
+        assertEquals("resilience4j", layer(retry(2), s));
+        assertEquals("resilience4j", layer(Retry.ofDefaults("d"), s));
+    }
+
+    /** The name of the layer the handler answers for {@code self} and {@code args}, or null. */
+    private String layer(Object self, Object... args) {
+        LayerRetries layer = hooks.retryLayer(Resilience4jHooks.RETRY_LOOP, self, args);
+        return layer == null ? null : layer.layer();
     }
 
     @Test
     void oneAttemptIsRetriesOff() {
         Object answer = hooks.retryLayer(Resilience4jHooks.RETRY_LOOP, null, new Object[]{retry(1), (Supplier<?>) () -> 1});
-        assertTrue(answer == UpperLayer.RETRIES_OFF, String.valueOf(answer));
+        assertTrue(answer == LayerRetries.RETRIES_OFF, String.valueOf(answer));
         answer = hooks.retryLayer(Resilience4jHooks.RETRY_LOOP, retry(1), new Object[]{(Runnable) () -> { }});
-        assertTrue(answer == UpperLayer.RETRIES_OFF, String.valueOf(answer));
+        assertTrue(answer == LayerRetries.RETRIES_OFF, String.valueOf(answer));
     }
 
     @Test

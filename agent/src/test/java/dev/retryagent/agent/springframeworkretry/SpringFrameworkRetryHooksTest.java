@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 
 import dev.retryagent.agent.RetryLayers;
 import dev.retryagent.agent.instrument.HookPoint;
+import dev.retryagent.engine.LayerRetries;
 import dev.retryagent.engine.UpperLayer;
 import java.io.IOException;
 import java.lang.reflect.Method;
@@ -59,6 +60,7 @@ class SpringFrameworkRetryHooksTest {
     }
 
     private String layerOf(RetryTemplate template) {
-        return hooks.retryLayer(SpringFrameworkRetryHooks.EXECUTE, template, new Object[1]);
+        LayerRetries layer = hooks.retryLayer(SpringFrameworkRetryHooks.EXECUTE, template, new Object[1]);
+        return layer == null ? null : layer.layer();
     }
 }

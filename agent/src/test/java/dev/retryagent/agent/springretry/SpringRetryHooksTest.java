@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 
 import dev.retryagent.agent.RetryLayers;
 import dev.retryagent.agent.instrument.HookPoint;
+import dev.retryagent.engine.LayerRetries;
 import dev.retryagent.engine.UpperLayer;
 import java.io.IOException;
 import java.lang.reflect.Method;
@@ -94,6 +95,7 @@ class SpringRetryHooksTest {
     }
 
     private String layerOf(RetryTemplate template) {
-        return hooks.retryLayer(SpringRetryHooks.DO_EXECUTE, template, new Object[3]);
+        LayerRetries layer = hooks.retryLayer(SpringRetryHooks.DO_EXECUTE, template, new Object[3]);
+        return layer == null ? null : layer.layer();
     }
 }
