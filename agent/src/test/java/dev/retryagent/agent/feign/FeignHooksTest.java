@@ -2,15 +2,21 @@ package dev.retryagent.agent.feign;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 
 import dev.retryagent.agent.RetryLayers;
 import dev.retryagent.agent.instrument.HookPoint;
 import dev.retryagent.engine.LayerRetries;
+import dev.retryagent.engine.LayerRetries;
+import dev.retryagent.engine.LayerRetries.Failures;
+import dev.retryagent.engine.LayerRetries.Statuses;
 import dev.retryagent.engine.UpperLayer;
 import feign.Feign;
 import feign.RequestLine;
+import feign.ResponseInterceptor;
 import feign.RetryableException;
 import feign.Retryer;
+import feign.codec.ErrorDecoder;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
@@ -18,7 +24,10 @@ import java.util.Map;
 import net.bytebuddy.jar.asm.Type;
 import org.junit.jupiter.api.Test;
 
-/** The hooked loop and the retries-on/off answers against real Feign 13.12 method handlers (no network). */
+/**
+ * The hooked loop, the retries-on/off answers and what is retried, against real Feign 13.12 method handlers (no
+ * network).
+ */
 class FeignHooksTest {
     interface Items {
         @RequestLine("GET /items")
@@ -69,9 +78,56 @@ class FeignHooksTest {
         }));
     }
 
+    /**
+     * Feign's own decoder makes a {@code RetryableException} of a response with {@code Retry-After} only, and the
+     * retryer sees nothing else: a response without it is known not to be retried, whatever the retryer.
+     */
+    @Test
+    void feignsOwnDecoderRetriesAResponseOnlyWithRetryAfter() {
+        assertSame(FeignHooks.FEIGNS_OWN, retriesOf(Feign.builder().retryer(new Retryer.Default())));
+        assertEquals(Failures.RETRIED, FeignHooks.FEIGNS_OWN.failures());
+        assertEquals(Statuses.WITH_RETRY_AFTER, FeignHooks.FEIGNS_OWN.statuses());
+        assertSame(FeignHooks.FEIGNS_OWN, retriesOf(Feign.builder().retryer(new Retryer.Default(10, 50, 2))
+                .errorDecoder(new ErrorDecoder.Default())));
+        LayerRetries ownRetryer = retriesOf(Feign.builder().retryer(new Retryer() {
+            @Override
+            public void continueOrPropagate(RetryableException e) {
+            }
+
+            @Override
+            public Retryer clone() {
+                return this;
+            }
+        }));
+        assertSame(FeignHooks.FEIGNS_DECODER, ownRetryer);
+        assertEquals(Failures.UNKNOWN, ownRetryer.failures(), "which RetryableExceptions it retries is its own");
+        assertEquals(Statuses.WITH_RETRY_AFTER, ownRetryer.statuses());
+    }
+
+    @Test
+    void anApplicationsDecoderOrResponseInterceptorIsNotKnown() {
+        ErrorDecoder retryOn503 = (key, response) -> response.status() == 503
+                ? new RetryableException(503, "503", response.request().httpMethod(), (Long) null, response.request())
+                : new ErrorDecoder.Default().decode(key, response);
+        LayerRetries decoder = retriesOf(Feign.builder().retryer(new Retryer.Default()).errorDecoder(retryOn503));
+        assertSame(FeignHooks.NOT_KNOWN, decoder);
+        assertEquals("feign", decoder.layer());
+        assertEquals(Statuses.UNKNOWN, decoder.statuses());
+        ResponseInterceptor passThrough = (context, chain) -> chain.next(context);
+        assertSame(FeignHooks.NOT_KNOWN, retriesOf(Feign.builder().retryer(new Retryer.Default())
+                .responseInterceptor(passThrough)));
+        assertSame(LayerRetries.RETRIES_OFF, retriesOf(Feign.builder().retryer(Retryer.NEVER_RETRY)
+                .errorDecoder(retryOn503)), "retries off, whatever its decoder");
+    }
+
     @Test
     void nothingToReadIsNoLayer() {
         assertNull(hooks.retryLayer(FeignHooks.INVOKE, null, new Object[] {null}));
+    }
+
+    private LayerRetries retriesOf(Feign.Builder builder) {
+        return hooks.retryLayer(FeignHooks.INVOKE, methodHandler(builder.target(Items.class, "http://127.0.0.1:9")),
+                new Object[] {new Object[0]});
     }
 
     private String layerOf(Retryer retryer) {
