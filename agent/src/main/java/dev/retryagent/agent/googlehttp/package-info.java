@@ -21,7 +21,20 @@
  * refreshed and nothing else, so that the agent keeps retrying those calls' 503s. An application's own handler that
  * retries server errors is not recognised: its attempts and the agent's multiply, as without this hook.
  *
+ * <h2>What it retries</h2>
+ * In {@code execute()}, an {@code IOException} of the transport is retried when {@code getRetryOnExecuteIOException()}
+ * or the I/O-exception handler says so ({@code HttpBackOffIOExceptionHandler}: while its back-off lasts); a response
+ * that is not a success when the unsuccessful-response handler says so ({@code HttpBackOffUnsuccessfulResponseHandler}:
+ * when its {@code BackOffRequired} requires a back-off, {@code ON_SERVER_ERROR} by default, a status of 5xx;
+ * {@code ALWAYS}), else a redirect, else the deprecated {@code BackOffPolicy}. The handler reads those of the request
+ * at the loop's entry: failures retried with that exact handler class or the switch, not known with another handler,
+ * not retried without one; statuses by the exact handler class's {@code BackOffRequired} (its two constants), not
+ * known for any other handler, {@code BackOffRequired} or a {@code BackOffPolicy}, none without a handler. The
+ * outcomes the loop does not retry are the agent's.
+ *
  * <h2>Versions checked</h2>
- * 2.2.0 (the integration tests, with {@code NetHttpTransport} and {@code google-http-client-apache-v2} 2.2.0).
+ * 2.2.0 (the integration tests, with {@code NetHttpTransport} and {@code google-http-client-apache-v2} 2.2.0, with
+ * both back-off handlers and with the I/O-exception one only); what {@code execute()} and the handlers retry, in the
+ * sources of 2.1 and the class files of 2.2.0.
  */
 package dev.retryagent.agent.googlehttp;
