@@ -260,7 +260,7 @@ final class CheckCommand {
         }
         if (s.mode() != Mode.OFF) {
             row("upperLayers", st.upperLayers() == UpperLayers.DEFER
-                    ? "defer: a call inside an SDK's or a library's own retry loop is sent once, that layer retries"
+                    ? "defer: inside an SDK's or a library's own retry loop, the outcomes it retries are left to it"
                     : "retry: a call inside an SDK's or a library's own retry loop is retried here too; the attempts"
                             + " multiply");
         }

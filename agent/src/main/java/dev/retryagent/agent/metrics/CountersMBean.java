@@ -74,8 +74,8 @@ final class CountersMBean extends ReadOnlyMBean {
                                 GIVE_UPS_TABLE, true, false, false),
                         counter(BUDGET_REFUSALS, "Retries refused by the retry budget (also give_ups, reason budget)"),
                         counter(WOULD_RETRY, "Retries mode observe would have made"),
-                        counter(UPPER_LAYER_CALLS, "Calls made inside a retry loop above the client (an SDK's),"
-                                + " sent once: the agent deferred to that layer"),
+                        counter(UPPER_LAYER_CALLS, "Calls made inside a retry loop above the client (an SDK's):"
+                                + " the agent deferred to that layer the outcomes it retries"),
                         counter(ATTEMPT_TIMEOUTS, "Attempts cut short at the limit the policy gave them"
                                 + " (attemptTimeout, or the time left before the deadline)"),
                     },

@@ -239,8 +239,8 @@ class CheckCommandTest {
         String text = out();
         String defaults = text.substring(text.indexOf("defaults"), text.indexOf("rule #1"));
         String search = text.substring(text.indexOf("rule #1"), text.indexOf("rule #2"));
-        assertTrue(defaults.contains("upperLayers  defer: a call inside an SDK's or a library's own retry loop is"
-                + " sent once"), defaults);
+        assertTrue(defaults.contains("upperLayers  defer: inside an SDK's or a library's own retry loop, the outcomes"
+                + " it retries are left to it"), defaults);
         assertTrue(search.contains("upperLayers  retry: "), search);
         assertFalse(text.substring(text.indexOf("rule #2")).contains("upperLayers"), "mode off: nothing to say");
         Map<String, Object> doc = json("--json", file.toString());
