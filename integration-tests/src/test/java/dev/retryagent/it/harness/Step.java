@@ -162,6 +162,11 @@ public final class Step {
         return new Step(action, status, reason, copy, body, delay, bodyBytesBeforeCut, chunkedResponse, closeAfterResponse);
     }
 
+    /** This response with another status (its headers and body kept). */
+    public Step withStatus(int code) {
+        return new Step(action, code, reason, headers, body, delay, bodyBytesBeforeCut, chunkedResponse, closeAfterResponse);
+    }
+
     /** {@code Retry-After: n} (delay-seconds). */
     public Step retryAfterSeconds(long seconds) {
         return header("Retry-After", Long.toString(seconds));

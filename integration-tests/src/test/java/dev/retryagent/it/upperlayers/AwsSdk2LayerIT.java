@@ -9,6 +9,7 @@ import dev.retryagent.it.harness.Runs;
 import dev.retryagent.it.harness.ScriptedServer;
 import dev.retryagent.it.harness.Step;
 import dev.retryagent.it.upperlayers.LayerMatrix.App;
+import dev.retryagent.it.upperlayers.LayerMatrix.Scenario;
 import dev.retryagent.it.upperlayers.LayerMatrix.Way;
 import java.nio.file.Path;
 import java.util.List;
@@ -18,7 +19,8 @@ import org.junit.jupiter.api.Test;
  * The AWS SDK v2 (2.57.8, S3, sync) as a retry layer above its HTTP clients: Apache HttpClient 4
  * ({@code apache-client}), HttpURLConnection ({@code url-connection-client}) and Apache HttpClient 5
  * ({@code apache5-client}). The SDK's own attempts per call are read from the {@code max} of the
- * {@code amz-sdk-request} header it stamps.
+ * {@code amz-sdk-request} header it stamps. Its default strategy retries every outcome the agent retries (5xx and 429
+ * by their status, I/O errors; 408 by the error code in the body), so every one is left to it.
  */
 class AwsSdk2LayerIT {
     static final String S3_ERROR = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>SlowDown</Code>"
@@ -54,12 +56,18 @@ class AwsSdk2LayerIT {
         }
     }
 
+    /** The outcomes each HTTP client may answer differently; the statuses' others go through one of them only. */
+    private static final Scenario[] USUAL = Scenario.USUAL.toArray(new Scenario[0]);
+
     @Test
     void theSdkRetriesAloneUnderDeferAndTheAgentWhenItsRetriesAreOff() {
         LayerMatrix.measureAndCheck(new App("aws-sdk-v2-2.57.8", "sdk-apps", "dev.retryagent.it.sdkapps.AwsSdk2App",
                 List.of("libs"), "aws-sdk-v2", List.of(new Way("apache", true, LayerMatrix::awsMaxAttempts),
-                        new Way("urlconnection", true, LayerMatrix::awsMaxAttempts),
-                        new Way("apache5", true, LayerMatrix::awsMaxAttempts)), 1).nodes(1, s3Error(), s3Object()),
+                        new Way("urlconnection", true, LayerMatrix::awsMaxAttempts).only(USUAL),
+                        new Way("apache5", true, LayerMatrix::awsMaxAttempts).only(USUAL)), 1)
+                        .nodes(1, s3Error(), s3Object())
+                        .scenarios(List.of(Scenario.ALWAYS_503, Scenario.FLAKY, Scenario.FLAKY_RETRY_AFTER,
+                                Scenario.FLAKY_429, Scenario.OK, Scenario.DROPPED_GET, Scenario.DROPPED_POST)),
                 "aws-sdk-v2").bySetting().values().forEach(run -> run.byCall().forEach((call, m) -> {
                     if (call.endsWith(".off")) {
                         m.seen().forEach(r -> assertEquals(1, LayerMatrix.awsMaxAttempts(r),

@@ -17,10 +17,13 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.ToIntFunction;
+import java.util.stream.IntStream;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -35,7 +38,9 @@ import java.util.stream.Stream;
  * Setting#RETRY}). Counts what each call's servers received, checks them against the library's attempts and the agent's
  * (3, the built-in default), and prints one row per way and scenario: {@code LAYERS library=.. layer=.. way=..
  * scenario=.. libraryAttempts=.. alone=.. defer=.. retry=.. retriesOff=..} (retriesOff: the library's retries off,
- * under {@code defer}), each {@code requests(status)}.
+ * under {@code defer}), each {@code requests(status)}. Under {@code defer} the agent leaves to the library exactly the
+ * outcomes its loop retries: never more requests than the library's own for those, never fewer recoveries than the
+ * agent's alone for the others ({@link Way#notRetried}).
  */
 final class LayerMatrix {
     /** The agent's attempts (the built-in {@code maxAttempts}). */
@@ -44,6 +49,11 @@ final class LayerMatrix {
     enum Scenario {
         ALWAYS_503("always-503", "GET", false),
         FLAKY("503-503-200", "GET", false),
+        /** 503 with {@code Retry-After: 0} twice, then 200: what a library that honours Retry-After retries. */
+        FLAKY_RETRY_AFTER("503ra-503ra-200", "GET", false),
+        /** 429 twice, then 200: a status the agent retries that is no server error. */
+        FLAKY_429("429-429-200", "GET", false),
+        OK("200", "GET", false),
         DROPPED_GET("dropped-GET", "GET", false),
         DROPPED_POST("dropped-POST", "POST", false),
         /** A GET dropped on a kept-alive connection (after one 200 on it): where clients resend on their own. */
@@ -66,9 +76,17 @@ final class LayerMatrix {
             return switch (this) {
                 case ALWAYS_503 -> new Step[] {error};
                 case FLAKY -> new Step[] {error, error, ok};
+                case FLAKY_RETRY_AFTER -> new Step[] {error.retryAfterSeconds(0), error.retryAfterSeconds(0), ok};
+                case FLAKY_429 -> new Step[] {error.withStatus(429), error.withStatus(429), ok};
+                case OK -> new Step[] {ok};
                 case DROPPED_GET, DROPPED_POST -> new Step[] {Step.dropAfterRequest()};
                 case DROPPED_GET_REUSED -> new Step[] {ok, Step.dropAfterRequest()};
             };
+        }
+
+        /** The status of the error a scenario of errors ends with, unless recovered. */
+        int errorStatus() {
+            return this == FLAKY_429 ? 429 : 503;
         }
     }
 
@@ -77,13 +95,49 @@ final class LayerMatrix {
     }
 
     /**
-     * A way of calling the library: its name in the app's {@code --call}, whether the agent sees its loop, and the
+     * A way of calling the library: its name in the app's {@code --call}, whether the agent sees its loop, the
      * library's own attempts per call, from the requests a call made without the agent (its configuration, or the
-     * attempt header it stamps).
+     * attempt header it stamps), and the scenarios whose outcomes its loop does not retry (its own classification:
+     * under {@code defer} the agent's to retry; then the calls made in its loop are marked, as the agent may retry
+     * them). Its calls are the app's scenarios, or {@code only} these when not empty, each with the library's retries
+     * on and, with {@code retriesOff}, off.
      */
-    record Way(String name, boolean layer, ToIntFunction<List<RecordedRequest>> libraryAttempts) {
+    record Way(String name, boolean layer, ToIntFunction<List<RecordedRequest>> libraryAttempts,
+               Set<Scenario> notRetried, List<Scenario> only, boolean retriesOff) {
+        Way(String name, boolean layer, ToIntFunction<List<RecordedRequest>> libraryAttempts) {
+            this(name, layer, libraryAttempts, Set.of(), List.of(), true);
+        }
+
         Way(String name, boolean layer, int libraryAttempts) {
             this(name, layer, requests -> libraryAttempts);
+        }
+
+        /** A way the agent sees, whose loop of {@code libraryAttempts} does not retry {@code notRetried}. */
+        static Way leaving(String name, int libraryAttempts, Scenario... notRetried) {
+            return new Way(name, true, requests -> libraryAttempts, Set.of(notRetried), List.of(), true);
+        }
+
+        /** This way in {@code scenarios} only, of the app's (where the others would repeat another way's). */
+        Way only(Scenario... scenarios) {
+            return new Way(name, layer, libraryAttempts, notRetried, List.of(scenarios), retriesOff);
+        }
+
+        /** This way with the library's retries on only (where off it is another way of the app). */
+        Way withoutRetriesOff() {
+            return new Way(name, layer, libraryAttempts, notRetried, only, false);
+        }
+
+        /** Whether the loop leaves any outcome the agent retries to it. */
+        boolean leavesSome() {
+            return !notRetried.isEmpty();
+        }
+
+        List<Scenario> scenarios(App app) {
+            return only.isEmpty() ? app.scenarios() : app.scenarios().stream().filter(only::contains).toList();
+        }
+
+        List<Boolean> retries() {
+            return retriesOff ? List.of(true, false) : List.of(true);
         }
     }
 
@@ -181,7 +235,10 @@ final class LayerMatrix {
             List<String> args = new ArrayList<>();
             for (boolean retries : List.of(true, false)) {
                 for (Way way : app.ways()) {
-                    for (Scenario scenario : app.scenarios()) {
+                    if (!way.retries().contains(retries)) {
+                        continue;
+                    }
+                    for (Scenario scenario : way.scenarios(app)) {
                         String id = id(way.name(), scenario, retries);
                         List<ScriptedServer> nodes = new ArrayList<>();
                         servers.put(id, nodes);
@@ -244,7 +301,7 @@ final class LayerMatrix {
         Run alone = runs.get(Setting.ALONE);
         Map<String, Integer> libraryAttempts = new LinkedHashMap<>();
         for (Way way : app.ways()) {
-            for (Scenario scenario : app.scenarios()) {
+            for (Scenario scenario : way.scenarios(app)) {
                 int library = way.libraryAttempts().applyAsInt(alone.get(way, scenario, true).counted());
                 libraryAttempts.put(id(way.name(), scenario, true), library);
                 libraryAttempts.put(id(way.name(), scenario, false), 1);
@@ -253,7 +310,8 @@ final class LayerMatrix {
                         + " alone=" + cell(alone.get(way, scenario, true))
                         + " defer=" + cell(runs.get(Setting.DEFER).get(way, scenario, true))
                         + " retry=" + cell(runs.get(Setting.RETRY).get(way, scenario, true))
-                        + " retriesOff=" + cell(runs.get(Setting.DEFER).get(way, scenario, false)));
+                        + " retriesOff=" + (way.retriesOff() ? cell(runs.get(Setting.DEFER).get(way, scenario, false))
+                        : "-"));
             }
         }
         System.out.println("LAYERS library=" + app.library() + " upperLayerCalls defer="
@@ -274,12 +332,15 @@ final class LayerMatrix {
 
     private static void check(App app, Run run, Map<String, Integer> libraryAttempts) {
         String describe = run.setting() + " " + run.byCall() + "\n" + run.result().describe();
-        long deferred = 0;
+        long inLayer = 0;
+        long leftToLayer = 0;
         for (Way way : app.ways()) {
-            for (Scenario scenario : app.scenarios()) {
-                for (boolean retries : List.of(true, false)) {
-                    deferred += check(app, run, way, scenario, retries,
+            for (Scenario scenario : way.scenarios(app)) {
+                for (boolean retries : way.retries()) {
+                    Counted counted = check(app, run, way, scenario, retries,
                             libraryAttempts.get(id(way.name(), scenario, retries)), describe);
+                    inLayer += counted.inLayer();
+                    leftToLayer += counted.leftToLayer();
                 }
             }
         }
@@ -293,17 +354,24 @@ final class LayerMatrix {
             assertEquals(run.agentCounts().getLong("attempts"), run.agentCounts().getLong("calls"), describe);
         }
         assertTrue(run.agentCounts().getLong("calls") <= total, describe);
-        // Every attempt the layer made is a call the agent left to it, and none else.
-        assertEquals(deferred, run.upperLayerCalls(), "upper_layer_calls: " + describe);
+        // Every call made inside a layer the rule defers to is counted, and none else.
+        assertEquals(inLayer, run.upperLayerCalls(), "upper_layer_calls: " + describe);
         boolean logs = logged(run.result(), "reason=upper-layer", "layer=" + app.layer());
-        assertEquals(deferred > 0, logs, "reason=upper-layer layer=" + app.layer() + " logged: " + describe);
+        assertEquals(leftToLayer > 0, logs, "reason=upper-layer layer=" + app.layer() + " logged: " + describe);
     }
 
-    /** Checks one call; answers the requests the agent left to the layer in it and its warm-up. */
-    private static int check(App app, Run run, Way way, Scenario scenario, boolean retries, int library,
-                             String describe) {
-        boolean agentRetries = run.setting() != Setting.ALONE
-                && (run.setting() != Setting.DEFER || !way.layer() || library == 1);
+    /** Of one call: the calls the agent saw made inside the layer, and whether an outcome was left to it. */
+    private record Counted(int inLayer, int leftToLayer) {
+    }
+
+    /** Checks one call; answers what the agent counted of it and its warm-up inside the layer. */
+    private static Counted check(App app, Run run, Way way, Scenario scenario, boolean retries, int configured,
+                                 String describe) {
+        boolean retriedByLibrary = !way.notRetried().contains(scenario);
+        int library = retriedByLibrary ? configured : 1;
+        boolean inLayer = run.setting() == Setting.DEFER && way.layer() && configured > 1;
+        boolean deferred = inLayer && retriedByLibrary;
+        boolean agentRetries = run.setting() != Setting.ALONE && !deferred;
         Measured m = run.get(way, scenario, retries);
         String what = app.library() + " " + run.setting() + " " + way.name() + " " + scenario.label
                 + (retries ? "" : " (library retries off)") + ": " + m;
@@ -313,10 +381,18 @@ final class LayerMatrix {
                 assertEquals(library * agent, m.requests(), what + "\n" + describe);
                 assertEquals(503, m.status(), what);
             }
-            case FLAKY -> {
+            case FLAKY, FLAKY_RETRY_AFTER, FLAKY_429 -> {
                 int expected = Math.min(3, library * agent);
-                assertEquals(expected, m.requests(), what + "\n" + describe);
-                assertEquals(expected == 3 ? 200 : 503, m.status(), what);
+                if (run.setting() == Setting.ALONE && scenario == Scenario.FLAKY_RETRY_AFTER) {
+                    assertTrue(m.requests() >= expected, what); // OkHttp resends a 503 with Retry-After: 0 once
+                } else {
+                    assertEquals(expected, m.requests(), what + "\n" + describe);
+                }
+                assertEquals(m.requests() == 3 ? 200 : scenario.errorStatus(), m.status(), what);
+            }
+            case OK -> {
+                assertEquals(1, m.requests(), what);
+                assertEquals(200, m.status(), what);
             }
             case DROPPED_GET, DROPPED_GET_REUSED -> {
                 if (run.setting() == Setting.ALONE) {
@@ -335,15 +411,20 @@ final class LayerMatrix {
                 assertEquals(-1, m.status(), what);
             }
         }
-        boolean deferredHere = run.setting() == Setting.DEFER && way.layer() && library > 1;
-        if (deferredHere || run.setting() == Setting.ALONE || scenario == Scenario.DROPPED_POST) {
-            assertTrue(m.markers().stream().allMatch("null"::equals), "unmarked: " + what);
+        List<String> unmarked = m.markers().stream().map(marker -> "null").collect(Collectors.toList());
+        List<String> numbered = IntStream.rangeClosed(1, m.requests()).mapToObj(String::valueOf)
+                .collect(Collectors.toList());
+        if (run.setting() == Setting.ALONE || scenario.method.equals("POST")) {
+            assertEquals(unmarked, m.markers(), "unmarked: " + what);
+        } else if (deferred) {
+            // Each attempt of the library is a call of its own; marked when the agent may retry some outcome of it.
+            assertEquals(way.leavesSome() ? Collections.nCopies(m.requests(), "1") : unmarked, m.markers(), what);
+        } else if (inLayer || !retries) {
+            assertEquals(numbered, m.markers(), "the agent's own attempts: " + what);
         }
-        if (run.setting() != Setting.ALONE && !retries && scenario != Scenario.DROPPED_POST) {
-            assertEquals(List.of("1", "2", "3"), m.markers(), what);
-        }
-        // A warm-up call inside the layer is one the agent leaves to it as well.
-        return deferredHere ? m.seen().size() : 0;
+        // A warm-up call inside the layer is made inside it as well.
+        int calls = !inLayer ? 0 : deferred ? m.seen().size() : 1 + m.warm();
+        return new Counted(calls, deferred && scenario != Scenario.OK ? 1 : 0);
     }
 
     /** The {@code max} of the first request's {@code amz-sdk-request: attempt=N; max=M}, as the AWS SDKs stamp it. */

@@ -19,7 +19,9 @@ import java.util.concurrent.TimeUnit;
  * Feign's default client (HttpURLConnection) or {@code feign-okhttp}; {@code Retryer.Default(10, 50, retries + 1)}
  * (short waits) or, with no retries, {@code Retryer.NEVER_RETRY}.
  * Feign retries I/O errors by itself; a 503 only through an {@code ErrorDecoder} that makes it a
- * {@code RetryableException}, as services commonly add (the default decoder does so only with {@code Retry-After}).
+ * {@code RetryableException}, as services commonly add (the default decoder does so only with {@code Retry-After}):
+ * these ways have one, {@code RetryOn503}; the same ways suffixed {@value #FEIGNS_DECODER} keep Feign's own
+ * ({@code ErrorDecoder.Default}).
  * Way {@code okhttp-call-timeout}: {@code feign-okhttp} over an OkHttp client built with {@code callTimeout}
  * {@value #CALL_TIMEOUT_MS} ms. One Feign client per way, retries and base URL, kept for the run (connections pooled as in a service). Runs on
  * feign-core alone for the {@code default} way. A request interceptor counts the attempts (Feign applies it to
@@ -59,6 +61,8 @@ public final class FeignApp {
     }
 
     static final long CALL_TIMEOUT_MS = 500;
+    /** The suffix of a way whose client keeps Feign's own error decoder. */
+    static final String FEIGNS_DECODER = "+feign-decoder";
 
     public static void main(String[] args) {
         LayerCalls.run(args, FeignApp::call);
@@ -66,12 +70,14 @@ public final class FeignApp {
     }
 
     static int call(String method, String way, int retries, String base) {
+        boolean feignsDecoder = way.endsWith(FEIGNS_DECODER);
+        String client = feignsDecoder ? way.substring(0, way.length() - FEIGNS_DECODER.length()) : way;
         Items items = CLIENTS.computeIfAbsent(way + " " + retries + " " + base, k -> Feign.builder()
-                .client(way.equals("okhttp") ? OkHttp.CLIENT : way.equals("okhttp-call-timeout")
+                .client(client.equals("okhttp") ? OkHttp.CLIENT : client.equals("okhttp-call-timeout")
                         ? OkHttp.WITH_CALL_TIMEOUT : new Client.Default(null, null))
                 .retryer(retries > 0 ? new Retryer.Default(10, 50, retries + 1) : Retryer.NEVER_RETRY)
                 .requestInterceptor(template -> LayerCalls.attempt())
-                .errorDecoder(new RetryOn503())
+                .errorDecoder(feignsDecoder ? new ErrorDecoder.Default() : new RetryOn503())
                 .target(Items.class, base));
         try {
             if ("POST".equals(method)) {

@@ -15,7 +15,8 @@ import dev.retryagent.it.apps.LayerCalls;
 /**
  * google-http-client, one request per call on the transport named by the call: {@code nethttp}
  * ({@code NetHttpTransport}, HttpURLConnection) or {@code apache} ({@code ApacheHttpTransport}, HttpClient 4). Every
- * request has an {@code HttpBackOffUnsuccessfulResponseHandler} and an {@code HttpBackOffIOExceptionHandler}
+ * request has an {@code HttpBackOffIOExceptionHandler} and, but for way {@code nethttp-failures-only}
+ * ({@code NetHttpTransport}), an {@code HttpBackOffUnsuccessfulResponseHandler} (its default: server errors)
  * ({@code ExponentialBackOff}, 10 ms initial, 20 ms at most); retries on: the default {@code numberOfRetries} (10),
  * off: {@code setNumberOfRetries(0)}. The POST carries a byte-array body.
  */
@@ -32,8 +33,10 @@ public final class GoogleHttpApp {
                         ? transport.createRequestFactory().buildPostRequest(target,
                                 new ByteArrayContent("application/json", LayerCalls.BODY))
                         : transport.createRequestFactory().buildGetRequest(target);
-                request.setUnsuccessfulResponseHandler(new HttpBackOffUnsuccessfulResponseHandler(backOff()))
-                        .setIOExceptionHandler(new HttpBackOffIOExceptionHandler(backOff()));
+                request.setIOExceptionHandler(new HttpBackOffIOExceptionHandler(backOff()));
+                if (!client.equals("nethttp-failures-only")) {
+                    request.setUnsuccessfulResponseHandler(new HttpBackOffUnsuccessfulResponseHandler(backOff()));
+                }
                 if (retries == 0) {
                     request.setNumberOfRetries(0);
                 }
