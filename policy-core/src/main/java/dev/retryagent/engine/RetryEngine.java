@@ -261,6 +261,15 @@ public final class RetryEngine {
      * nothing forbids it.
      */
     static GiveUpReason refusal(RetrySettings settings, CallFacts call, int attempt) {
+        return refusal(settings, call, attempt, false);
+    }
+
+    /**
+     * {@link #refusal(RetrySettings, CallFacts, int)} after an attempt that ended with {@code unsent} (a failure before
+     * any byte of the request reached a server): such a request is no less idempotent than one no server saw, under
+     * {@code retryUnsent}.
+     */
+    static GiveUpReason refusal(RetrySettings settings, CallFacts call, int attempt, boolean unsent) {
         if (call.nested()) {
             return GiveUpReason.NESTED;
         }
@@ -270,10 +279,16 @@ public final class RetryEngine {
         if (!call.bodyReplayable()) {
             return GiveUpReason.BODY_NOT_REPLAYABLE;
         }
-        if (!call.idempotencyKeyPresent() && !settings.isIdempotentMethod(call.method())) {
+        if (!call.idempotencyKeyPresent() && !settings.isIdempotentMethod(call.method())
+                && !(unsent && settings.retryUnsent())) {
             return GiveUpReason.NOT_IDEMPOTENT;
         }
         return attempt >= settings.maxAttempts() ? GiveUpReason.ATTEMPTS : null;
+    }
+
+    /** Whether {@code settings} retry a request that never left whatever its method: a connect failure is one. */
+    static boolean retriesUnsent(RetrySettings settings) {
+        return settings.retryUnsent() && settings.retriesFailure(FailureKind.CONNECT);
     }
 
     /**
@@ -361,7 +376,7 @@ public final class RetryEngine {
         if (!isRetryable(settings, outcome)) {
             return done(counters, attempt, outcome);
         }
-        GiveUpReason refused = refusal(settings, call, attempt);
+        GiveUpReason refused = refusal(settings, call, attempt, outcome.isUnsent());
         return refused == null ? null : giveUp(counters, refused, attempt, settings.maxAttempts());
     }
 
@@ -428,6 +443,9 @@ public final class RetryEngine {
             return giveUp(counters, GiveUpReason.BUDGET, attempt, max);
         }
         counters.retries.increment();
+        if (outcome.isUnsent()) {
+            counters.unsentRetries.increment();
+        }
         return RetryDecision.retry(waitMillis, attempt + 1, max);
     }
 
