@@ -221,6 +221,17 @@ public final class RetryEngine {
     }
 
     /**
+     * Whether a first attempt of {@code call} that failed with {@code kind} before any byte of it reached a server could
+     * be retried at all under its rule ({@code retryUnsent}), whatever its method. For adapters whose client reports
+     * such a failure where the agent's loop does not run (HttpURLConnection connects in {@code getOutputStream()}). No
+     * side effects.
+     */
+    public boolean mayRetryUnsent(CallFacts call, FailureKind kind) {
+        Resolution r = resolve(call);
+        return r.mode == Mode.ENFORCE && r.settings.retriesFailure(kind) && refusal(r.settings, call, 1, true) == null;
+    }
+
+    /**
      * Whether {@code call}'s rule, in mode {@code enforce}, retries a response with {@code status}, whichever layer's
      * attempt {@code call} is (its facts may be those of an attempt the agent marked). For adapters that must tell
      * whether a client's own follow-up of such a response would double the agent's retry of it. No side effects.

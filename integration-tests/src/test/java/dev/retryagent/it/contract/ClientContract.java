@@ -289,6 +289,8 @@ public abstract class ClientContract<T extends ClientContract.Target> {
             addOwnCalls(target, c, b);
             for (String m : target.modes()) {
                 b.addRefusing(m + "-refused", "/refused/" + m, parts(m, c, "refused"));
+                b.addRefusing(m + "-refusedPost", "/refused/post/" + m, parts(m, c, "refusedPost", "method=POST",
+                        "body=order-17"));
             }
 
             ForkedApp.Result run;
@@ -305,9 +307,12 @@ public abstract class ClientContract<T extends ClientContract.Target> {
                 CompletableFuture<Void> signalled = b.sendSignals(app);
                 // Connection refused until the agent has logged a retry of it; then the port opens.
                 for (String m : target.modes()) {
-                    app.awaitStderrLine(l -> l.contains("path=/refused/" + m + " ") && l.contains("cause=failure:connect"),
-                            Duration.ofSeconds(20));
-                    b.openLate(m + "-refused");
+                    for (String path : List.of("/refused/", "/refused/post/")) {
+                        String id = m + (path.equals("/refused/") ? "-refused" : "-refusedPost");
+                        app.awaitStderrLine(l -> l.contains("path=" + path + m + " ")
+                                && l.contains("cause=failure:connect sent=no"), Duration.ofSeconds(20));
+                        b.openLate(id);
+                    }
                 }
                 signalled.join(); // before await(), which closes the application's stdin
                 run = app.await();
@@ -460,6 +465,13 @@ public abstract class ClientContract<T extends ClientContract.Target> {
         assertEquals(200, r.getInt("status"), run.describe());
         assertEquals("late", r.get("body"));
         assertEquals(1, b.late(m + "-refused").requestCount());
+
+        // a POST without key whose connection was refused never left: retried all the same, and received once
+        r = result(run, m + "-refusedPost");
+        assertEquals(200, r.getInt("status"), run.describe());
+        assertEquals(List.of("POST /refused/post/" + m + " HTTP/1.1\n\norder-17"), b.late(m + "-refusedPost").received());
+        assertTrue(logged(run, "retry ", "method=POST", "path=/refused/post/" + m + " ", "cause=failure:connect sent=no"),
+                run.describe());
 
         // cancelled while waiting between attempts: no further attempt
         if (cancels(m)) {
