@@ -232,6 +232,16 @@ public final class RetryEngine {
     }
 
     /**
+     * The last attempt after which the agent may retry {@code call} when that attempt failed with {@code kind} before
+     * any byte of it left: its rule's {@code maxAttempts} when {@link #mayRetryUnsent} allows it, else 1 (no attempt
+     * is followed by such a retry). For adapters whose client retries such a failure itself, so that one layer does.
+     * No side effects.
+     */
+    public int lastAttemptRetriedUnsent(CallFacts call, FailureKind kind) {
+        return mayRetryUnsent(call, kind) ? resolve(call).settings.maxAttempts() : 1;
+    }
+
+    /**
      * Whether {@code call}'s rule, in mode {@code enforce}, retries a response with {@code status}, whichever layer's
      * attempt {@code call} is (its facts may be those of an attempt the agent marked). For adapters that must tell
      * whether a client's own follow-up of such a response would double the agent's retry of it. No side effects.
