@@ -47,8 +47,8 @@ import org.openjdk.jmh.infra.Blackhole;
  *       exchange whose attempt answers 200 at once: the call's run (nested or not, mode, marker, scope), the
  *       attempt with its marker value, the decision (with the redirect check the adapters make) and its log
  *       call. This is the figure the target is about.</li>
- *   <li>{@link #postWithoutKeyThroughRetryLoop}: the same path for a call no rule can retry, a {@code POST}
- *       without idempotency key: it reads no clock, and its first attempt counts in the budget all the same.</li>
+ *   <li>{@link #postWithoutKeyThroughRetryLoop}: the same path for a {@code POST} without idempotency key: under the
+ *       built-in defaults it may be retried only if it never left, for which it reads the clock at its start.</li>
  *   <li>{@link #nanoTime}: the clock read alone, for reference.</li>
  * </ul>
  * {@code -p match=alternating} makes consecutive calls differ in path, so that the rule lookup remembered

@@ -1,6 +1,7 @@
 package dev.retryagent.analysis;
 
 import dev.retryagent.policy.BackoffPolicy;
+import dev.retryagent.policy.FailureKind;
 import dev.retryagent.policy.Jitter;
 import dev.retryagent.policy.RetryAfterPolicy;
 import dev.retryagent.policy.RetrySettings;
@@ -213,7 +214,9 @@ final class SectionChecks {
                 return;
             }
         }
+        boolean unsent = settings.retryUnsent() && settings.retriesFailure(FailureKind.CONNECT);
         warn("idempotencyKeyHeaders", "the rule matches only " + Human.join(methods)
-                + ", none idempotent, and names no idempotency key header: it never retries");
+                + ", none idempotent, and names no idempotency key header: it "
+                + (unsent ? "retries only a request that never left" : "never retries"));
     }
 }

@@ -207,8 +207,10 @@ final class CallRun {
 
     private static <R> Outcome failureOutcome(Outcomes<R> outcomes, IOException failure) {
         FailureKind kind = outcomes.classify(failure);
-        return kind == FailureKind.TIMEOUT && outcomes.cutShort(failure) ? Outcome.attemptTimeout()
-                : Outcome.failure(kind);
+        if (kind == FailureKind.TIMEOUT && outcomes.cutShort(failure)) {
+            return Outcome.attemptTimeout();
+        }
+        return outcomes.unsent(failure, kind) ? Outcome.unsentFailure(kind) : Outcome.failure(kind);
     }
 
     /**

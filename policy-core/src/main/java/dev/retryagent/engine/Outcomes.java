@@ -17,6 +17,16 @@ public interface Outcomes<R> {
     FailureKind classify(IOException failure);
 
     /**
+     * Whether {@code failure}, of {@code kind}, came before any byte of the request reached a server, so that the
+     * request may be retried whatever its method (docs/reference.md#requests-that-never-left). A connect failure
+     * always does; a client adds the failures it knows to come before its request left (an HTTP/2 stream the peer
+     * refused, a request its client never executed).
+     */
+    default boolean unsent(IOException failure, FailureKind kind) {
+        return kind == FailureKind.CONNECT;
+    }
+
+    /**
      * The time the application gave the whole call through the client's own call-level limit (OkHttp's
      * {@code callTimeout}, {@code java.net.http}'s request timeout), in milliseconds from the call's start; 0 when
      * it set none. It is a deadline of the call: no wait and no retry reaches past it.

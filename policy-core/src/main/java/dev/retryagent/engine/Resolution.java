@@ -57,6 +57,8 @@ final class Resolution {
         private final MethodSet methodsRetried;
         /** Whether the defaults or a rule is not off and allows more than one attempt. */
         private final boolean anyRetried;
+        /** Whether the defaults or a rule is not off, allows more than one attempt and retries unsent requests. */
+        private final boolean anyRetriesUnsent;
 
         Policies(Policy policy) {
             this.policy = policy;
@@ -69,27 +71,32 @@ final class Resolution {
             this.defaults = new Resolution(this, policy, policy.defaults());
             MethodSet methods = new MethodSet(Collections.<String>emptySet());
             boolean any = false;
+            boolean unsent = false;
             for (Resolution r : byRule) {
                 if (r.retries()) {
                     methods = new MethodSet(methods, r.settings.idempotentMethodSet());
                     any = true;
+                    unsent |= RetryEngine.retriesUnsent(r.settings);
                 }
             }
             if (defaults.retries()) {
                 methods = new MethodSet(methods, defaults.settings.idempotentMethodSet());
                 any = true;
+                unsent |= RetryEngine.retriesUnsent(defaults.settings);
             }
             this.methodsRetried = methods;
             this.anyRetried = any;
+            this.anyRetriesUnsent = unsent;
         }
 
         /**
          * Whether some rule of this policy, or its defaults, could retry a request with {@code method}, keyed or not,
          * that nothing else forbids: a client's redirect may have the request decided under any of them. The method
-         * is matched as {@link RetrySettings#isIdempotentMethod} matches it.
+         * is matched as {@link RetrySettings#isIdempotentMethod} matches it; any method may be retried where a request
+         * that never left is.
          */
         boolean mayRetrySomewhere(String method, boolean keyed) {
-            return keyed ? anyRetried : methodsRetried.contains(method);
+            return keyed ? anyRetried : anyRetriesUnsent || methodsRetried.contains(method);
         }
 
         /** The resolution of the first rule that matches the call, or of the defaults. */

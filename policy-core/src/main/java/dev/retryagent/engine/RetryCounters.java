@@ -8,6 +8,8 @@ public final class RetryCounters {
     private final String client;
     final LongAdder calls = new LongAdder();
     final LongAdder retries = new LongAdder();
+    /** Retries after a failure before any byte of the request reached a server (among {@link #retries}). */
+    final LongAdder unsentRetries = new LongAdder();
     final LongAdder successesAfterRetry = new LongAdder();
     final LongAdder wouldRetry = new LongAdder();
     /** Calls made inside a retry layer above the client the rule defers to (the outcomes it retries are its own). */
@@ -37,6 +39,10 @@ public final class RetryCounters {
 
     public long retries() {
         return retries.sum();
+    }
+
+    public long unsentRetries() {
+        return unsentRetries.sum();
     }
 
     public long successesAfterRetry() {

@@ -221,6 +221,28 @@ public final class RetryEngine {
     }
 
     /**
+     * Whether a first attempt of {@code call} that failed with {@code kind} before any byte of it reached a server could
+     * be retried at all under its rule ({@code retryUnsent}), whatever its method, and not by the layer above the
+     * client, if any, itself. For adapters whose client reports such a failure where the agent's loop does not run
+     * (HttpURLConnection connects in {@code getOutputStream()}). No side effects.
+     */
+    public boolean mayRetryUnsent(CallFacts call, FailureKind kind) {
+        Resolution r = resolve(call);
+        return r.mode == Mode.ENFORCE && r.settings.retriesFailure(kind) && refusal(r.settings, call, 1, true) == null
+                && !leftToLayer(call, Outcome.failure(kind));
+    }
+
+    /**
+     * The last attempt after which the agent may retry {@code call} when that attempt failed with {@code kind} before
+     * any byte of it left: its rule's {@code maxAttempts} when {@link #mayRetryUnsent} allows it, else 1 (no attempt
+     * is followed by such a retry). For adapters whose client retries such a failure itself, so that one layer does.
+     * No side effects.
+     */
+    public int lastAttemptRetriedUnsent(CallFacts call, FailureKind kind) {
+        return mayRetryUnsent(call, kind) ? resolve(call).settings.maxAttempts() : 1;
+    }
+
+    /**
      * Whether {@code call}'s rule, in mode {@code enforce}, retries a response with {@code status}, whichever layer's
      * attempt {@code call} is (its facts may be those of an attempt the agent marked). For adapters that must tell
      * whether a client's own follow-up of such a response would double the agent's retry of it. No side effects.
@@ -262,6 +284,15 @@ public final class RetryEngine {
      * some to this layer takes only those it may retry, once the outcome is known ({@link #leftToLayer}).
      */
     static GiveUpReason refusal(RetrySettings settings, CallFacts call, int attempt) {
+        return refusal(settings, call, attempt, false);
+    }
+
+    /**
+     * {@link #refusal(RetrySettings, CallFacts, int)} after an attempt that ended with {@code unsent} (a failure before
+     * any byte of the request reached a server): such a request is no less idempotent than one no server saw, under
+     * {@code retryUnsent}.
+     */
+    static GiveUpReason refusal(RetrySettings settings, CallFacts call, int attempt, boolean unsent) {
         if (call.nested()) {
             return GiveUpReason.NESTED;
         }
@@ -272,10 +303,16 @@ public final class RetryEngine {
         if (!call.bodyReplayable()) {
             return GiveUpReason.BODY_NOT_REPLAYABLE;
         }
-        if (!call.idempotencyKeyPresent() && !settings.isIdempotentMethod(call.method())) {
+        if (!call.idempotencyKeyPresent() && !settings.isIdempotentMethod(call.method())
+                && !(unsent && settings.retryUnsent())) {
             return GiveUpReason.NOT_IDEMPOTENT;
         }
         return attempt >= settings.maxAttempts() ? GiveUpReason.ATTEMPTS : null;
+    }
+
+    /** Whether {@code settings} retry a request that never left whatever its method: a connect failure is one. */
+    static boolean retriesUnsent(RetrySettings settings) {
+        return settings.retryUnsent() && settings.retriesFailure(FailureKind.CONNECT);
     }
 
     /**
@@ -363,7 +400,7 @@ public final class RetryEngine {
         if (!isRetryable(settings, outcome)) {
             return done(counters, attempt, outcome);
         }
-        GiveUpReason refused = refusal(settings, call, attempt);
+        GiveUpReason refused = refusal(settings, call, attempt, outcome.isUnsent());
         if (refused != GiveUpReason.NESTED && leftToLayer(call, outcome)) {
             refused = GiveUpReason.UPPER_LAYER; // the contract's order: before body, idempotency and attempts
         }
@@ -442,6 +479,9 @@ public final class RetryEngine {
             return giveUp(counters, GiveUpReason.BUDGET, attempt, max);
         }
         counters.retries.increment();
+        if (outcome.isUnsent()) {
+            counters.unsentRetries.increment();
+        }
         return RetryDecision.retry(waitMillis, attempt + 1, max);
     }
 

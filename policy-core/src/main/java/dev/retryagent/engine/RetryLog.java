@@ -145,7 +145,8 @@ public final class RetryLog {
                 }
         }
         return LOGGER_NAME + " " + event + " " + call + " attempt=" + decision.attempt() + "/"
-                + decision.maxAttempts() + " cause=" + outcome.cause() + " " + detail;
+                + decision.maxAttempts() + " cause=" + outcome.cause() + (outcome.isUnsent() ? " sent=no " : " ")
+                + detail;
     }
 
     /**

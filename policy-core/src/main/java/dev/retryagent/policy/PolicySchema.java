@@ -15,7 +15,7 @@ import java.util.List;
 final class PolicySchema {
     static final List<String> TOP_KEYS = names("version", "mode", "builtInRetries", "marker", "defaults", "rules");
     static final List<String> SETTINGS_KEYS = names("maxAttempts", "backoff", "deadline", "attemptTimeout", "retryOn", "retryAfter",
-            "idempotentMethods", "idempotencyKeyHeaders", "budget", "upperLayers");
+            "idempotentMethods", "idempotencyKeyHeaders", "retryUnsent", "budget", "upperLayers");
     /** A rule holds its {@code match}, its {@code mode} and any of the settings. */
     static final List<String> RULE_KEYS = concat(names("match", "mode"), SETTINGS_KEYS);
     static final List<String> MARKER_KEYS = names("header", "enabled");

@@ -272,6 +272,10 @@ final class PolicyValidator {
         if (headers != null) {
             b.idempotencyKeyHeaders(headers);
         }
+        Boolean unsent = read.bool(keys.get("retryUnsent"));
+        if (unsent != null) {
+            b.retryUnsent(unsent);
+        }
         if ((v = keys.get("budget")) != null) {
             Map<String, YamlValue> m = read.mapping(v, Place.BUDGET);
             if (m != null) {

@@ -27,6 +27,7 @@ public final class RetrySettings {
     private final Set<String> idempotentMethods;
     private final MethodSet idempotentMethodSet;
     private final List<String> idempotencyKeyHeaders;
+    private final boolean retryUnsent;
     private final BudgetPolicy budget;
     private final UpperLayers upperLayers;
 
@@ -63,6 +64,7 @@ public final class RetrySettings {
         this.idempotentMethodSet = new MethodSet(methods);
         this.idempotencyKeyHeaders = Collections.unmodifiableList(
                 new ArrayList<String>(require(b.idempotencyKeyHeaders, "idempotencyKeyHeaders")));
+        this.retryUnsent = b.retryUnsent;
         this.budget = require(b.budget, "budget");
         this.upperLayers = require(b.upperLayers, "upperLayers");
     }
@@ -159,6 +161,15 @@ public final class RetrySettings {
         return idempotencyKeyHeaders;
     }
 
+    /**
+     * {@code retryUnsent}: a request that failed before any byte of it reached a server (refused, unreachable,
+     * connect timeout, an HTTP/2 stream the peer did not process) may be retried whatever its method, as an idempotent
+     * one would be (docs/reference.md#requests-that-never-left).
+     */
+    public boolean retryUnsent() {
+        return retryUnsent;
+    }
+
     public BudgetPolicy budget() {
         return budget;
     }
@@ -194,6 +205,7 @@ public final class RetrySettings {
                 + ", retryAfter: " + retryAfter
                 + ", idempotentMethods: " + idempotentMethods
                 + ", idempotencyKeyHeaders: " + idempotencyKeyHeaders
+                + ", retryUnsent: " + retryUnsent
                 + ", budget: " + budget
                 + ", upperLayers: " + upperLayers.configName() + "}";
     }
@@ -211,6 +223,7 @@ public final class RetrySettings {
         private RetryAfterPolicy retryAfter;
         private List<String> idempotentMethods;
         private List<String> idempotencyKeyHeaders;
+        private boolean retryUnsent = true;
         private BudgetPolicy budget;
         private UpperLayers upperLayers;
 
@@ -229,6 +242,7 @@ public final class RetrySettings {
             retryAfter = s.retryAfter;
             idempotentMethods = new ArrayList<String>(s.idempotentMethods);
             idempotencyKeyHeaders = s.idempotencyKeyHeaders;
+            retryUnsent = s.retryUnsent;
             budget = s.budget;
             upperLayers = s.upperLayers;
         }
@@ -286,6 +300,11 @@ public final class RetrySettings {
 
         public Builder idempotencyKeyHeaders(List<String> value) {
             idempotencyKeyHeaders = new ArrayList<String>(value);
+            return this;
+        }
+
+        public Builder retryUnsent(boolean value) {
+            retryUnsent = value;
             return this;
         }
 

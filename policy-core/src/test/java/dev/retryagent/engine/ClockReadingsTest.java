@@ -30,8 +30,9 @@ import org.junit.jupiter.api.Test;
 /**
  * Which calls read the clock: one that may be retried (or would be, in observe) reads it once at its start, for its
  * deadline and the budget's window, and again only to decide on a retryable outcome; one that can only be done or
- * refused (a POST without key, one attempt allowed, nested, inside a layer above the client, a body that cannot be
- * replayed, mode off) reads it never. The clock here fails the test at any reading it was not told to expect.
+ * refused (a POST without key where no rule retries a request that never left, one attempt allowed, nested, inside a
+ * layer above the client, a body that cannot be replayed, mode off) reads it never. The clock here fails the test at
+ * any reading it was not told to expect.
  */
 class ClockReadingsTest {
     private static final String OTHER = "b.internal";
@@ -100,8 +101,13 @@ class ClockReadingsTest {
         return loop;
     }
 
+    /** A policy without jitter, where a POST without key is never retried, not even when it never left. */
     private static Policy exact(UnaryOperator<RetrySettings.Builder> change) {
-        return policy(defaults(b -> change.apply(noJitter(b))));
+        return policy(defaults(b -> change.apply(noJitter(b).retryUnsent(false))));
+    }
+
+    private static RetrySettings.Builder postsNeverRetried(RetrySettings.Builder b) {
+        return noJitter(b).retryUnsent(false);
     }
 
     private static FakeResponse run(RetryLoop loop, CallFacts call, int... statuses) throws IOException {
@@ -211,7 +217,7 @@ class ClockReadingsTest {
 
     @Test
     void inObserveAPostWithoutKeyReadsNoClockAndAGetReadsItForItsWouldRetry() throws IOException {
-        RetryEngine engine = engine(policy(Mode.OBSERVE, defaults(TestPolicies::noJitter)));
+        RetryEngine engine = engine(policy(Mode.OBSERVE, defaults(ClockReadingsTest::postsNeverRetried)));
         RetryLoop loop = strictLoop(engine);
         assertEquals(503, run(loop, call("POST"), 503, 200).status);
         assertEquals(0, clock.readings);
@@ -259,7 +265,7 @@ class ClockReadingsTest {
 
     @Test
     void aPostWithoutKeyRedirectedElsewhereReadsNoClockAndIsCountedAtBoth() throws IOException {
-        RetrySettings d = defaults(TestPolicies::noJitter);
+        RetrySettings d = defaults(ClockReadingsTest::postsNeverRetried);
         RetryEngine engine = engine(policy(d, rule(0, host(OTHER), d, b -> b.maxAttempts(4))));
         RetryLoop loop = strictLoop(engine);
         makeOther(loop);
@@ -305,6 +311,15 @@ class ClockReadingsTest {
     }
 
     @Test
+    void aPostWithoutKeyReadsItsStartWhereARequestThatNeverLeftIsRetried() throws IOException {
+        RetryEngine engine = engine(policy(defaults(TestPolicies::noJitter)));
+        RetryLoop loop = strictLoop(engine);
+        clock.allowReadings(true);
+        run(loop, call("POST"), 200);
+        assertEquals(1, clock.readings, "the start, for the deadline of a retry after a refused connection");
+    }
+
+    @Test
     void theFirstAttemptsOfCallsThatReadNoClockCountInTheBudget() throws IOException {
         // Ratio 0.5 and no floor. The call that made the destination, two POSTs and the GET are four first attempts:
         // two retries (without the POSTs, one).
@@ -327,7 +342,7 @@ class ClockReadingsTest {
 
     @Test
     void redirectedFactsThatNamedNoPolicyAreDecidedUnderTheOneTheCallStartedWith() throws IOException {
-        RetrySettings d = defaults(TestPolicies::noJitter);
+        RetrySettings d = defaults(ClockReadingsTest::postsNeverRetried);
         RetryEngine engine = engine(policy(d));
         RetryLoop loop = strictLoop(engine);
         makeOther(loop);

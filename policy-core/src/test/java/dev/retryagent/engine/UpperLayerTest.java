@@ -391,6 +391,22 @@ class UpperLayerTest {
         }
 
         @Test
+        void aRequestThatNeverLeftIsTheAgentsOnlyWhereTheLayerRetriesNoFailure() {
+            CallFacts insideFeign = inside(feign, "POST");
+            assertFalse(engine.mayRetryUnsent(insideFeign, FailureKind.CONNECT), "Feign retries a refused connection");
+            assertEquals(GiveUpReason.UPPER_LAYER,
+                    decide(insideFeign, Outcome.unsentFailure(FailureKind.CONNECT)).reason());
+            CallFacts insideServerErrorsOnly = inside(serverErrorsOnly, "POST");
+            assertTrue(engine.mayRetryUnsent(insideServerErrorsOnly, FailureKind.CONNECT));
+            assertEquals(Action.RETRY,
+                    decide(insideServerErrorsOnly, Outcome.unsentFailure(FailureKind.CONNECT)).action());
+            assertEquals(GiveUpReason.NOT_IDEMPOTENT,
+                    decide(insideServerErrorsOnly, Outcome.failure(FailureKind.RESET)).reason());
+            assertEquals(1, engine.lastAttemptRetriedUnsent(insideFeign, FailureKind.CONNECT));
+            assertEquals(3, engine.lastAttemptRetriedUnsent(insideServerErrorsOnly, FailureKind.CONNECT));
+        }
+
+        @Test
         void aLayerThatRetriesEveryOutcomeTheRuleRetriesIsDeferredToWhole() {
             LayerRetries serverErrorsAndFailures = LayerRetries.listed("google-http-client", Failures.RETRIED,
                     StatusSet.of(500, 502, 503, 504));

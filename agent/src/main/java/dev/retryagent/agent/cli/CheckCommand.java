@@ -16,6 +16,7 @@ import dev.retryagent.policy.PolicyError;
 import dev.retryagent.policy.PolicyException;
 import dev.retryagent.policy.PolicyLoader;
 import dev.retryagent.policy.RetryAfterPolicy;
+import dev.retryagent.policy.FailureKind;
 import dev.retryagent.policy.RetrySettings;
 import dev.retryagent.policy.UpperLayers;
 import java.io.PrintStream;
@@ -380,19 +381,31 @@ final class CheckCommand {
         RetrySettings st = s.settings();
         String keys = st.idempotencyKeyHeaders().isEmpty() ? null
                 : "header " + Human.join(st.idempotencyKeyHeaders());
+        boolean unsent = retriesUnsent(st);
+        String otherwise = unsent ? "if it never left" : "never";
         if (s.rule() != null && !s.rule().match().methods().isEmpty()) {
             List<String> parts = new ArrayList<String>();
             for (String method : s.rule().match().methods()) {
                 if (st.isIdempotentMethod(method)) {
                     parts.add(method);
                 } else {
-                    parts.add(method + (keys == null ? " never (not idempotent, no key header)" : " only with " + keys));
+                    parts.add(method + (keys == null ? " " + otherwise + " (not idempotent, no key header)"
+                            : " only with " + keys + (unsent ? " or if it never left" : "")));
                 }
             }
             return "methods " + Human.join(parts);
         }
         return "methods " + Human.join(st.idempotentMethods())
-                + (keys == null ? "; no others" : "; any other only with " + keys);
+                + (keys == null ? "; any other " + otherwise : "; any other only with " + keys
+                + (unsent ? " or if it never left" : ""));
+    }
+
+    /**
+     * Whether a request that never left (a connect failure) is retried whatever its method: {@code retryUnsent} and
+     * {@code connect} among the failures retried.
+     */
+    private static boolean retriesUnsent(RetrySettings st) {
+        return st.retryUnsent() && st.retriesFailure(FailureKind.CONNECT);
     }
 
     static String describe(Match m) {
@@ -477,6 +490,7 @@ final class CheckCommand {
         retries.put("failures", s.failureNames());
         retries.put("idempotentMethods", new ArrayList<String>(st.idempotentMethods()));
         retries.put("idempotencyKeyHeaders", st.idempotencyKeyHeaders());
+        retries.put("retryUnsent", st.retryUnsent());
         r.put("retries", retries);
         r.put("maxAttempts", st.maxAttempts());
         Map<String, Object> backoff = new LinkedHashMap<String, Object>();

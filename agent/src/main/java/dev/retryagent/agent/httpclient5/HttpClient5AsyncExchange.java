@@ -148,6 +148,11 @@ final class HttpClient5AsyncExchange implements AsyncExchange<HttpClient5AsyncEx
         return isCancelled() ? FailureKind.OTHER : HttpClient5Requests.classify(failure, scope.clientContext);
     }
 
+    @Override
+    public boolean unsent(IOException failure, FailureKind kind) {
+        return HttpClient5Requests.unsent(failure, kind);
+    }
+
     /**
      * Nothing to do here: an attempt whose head is not delivered hands the exec chain a
      * {@code DiscardingEntityConsumer}, and releases its connection when the body has been read

@@ -181,6 +181,15 @@ final class HttpClient5Requests {
         return requests >= 2 && responses < requests;
     }
 
+    /**
+     * Whether {@code failure}, of {@code kind}, came before any byte of the request went out: a connect failure, or a
+     * leased connection found closed before the request was written on it ({@code RequestNotExecutedException}).
+     */
+    static boolean unsent(IOException failure, FailureKind kind) {
+        return kind == FailureKind.CONNECT
+                || failure.getClass().getName().equals("org.apache.hc.core5.http.RequestNotExecutedException");
+    }
+
     /** How an attempt that failed with {@code failure} failed, by the exception alone
      * (docs/reference.md#classification). */
     static FailureKind classify(IOException failure) {

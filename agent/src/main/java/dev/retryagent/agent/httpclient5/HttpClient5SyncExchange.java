@@ -108,6 +108,11 @@ abstract class HttpClient5SyncExchange implements Exchange<ClassicHttpResponse> 
     }
 
     @Override
+    public final boolean unsent(IOException failure, FailureKind kind) {
+        return HttpClient5Requests.unsent(failure, kind);
+    }
+
+    @Override
     public final void discard(ClassicHttpResponse response) {
         HttpClient5Requests.discard(response);
     }

@@ -25,9 +25,10 @@ import java.util.logging.Level;
  *       HTTPS: {@code HttpsURLConnectionImpl} only delegates to a {@code DelegateHttpsURLConnection}, a subclass
  *       of this class that does not override the method, so the hook sees every HTTPS call once. The wrapper is
  *       deliberately left unmatched: hooking it too would run each attempt's attempts.</li>
- *   <li>entry of {@code getOutputStream()} of the same class: in streaming mode the request head goes out here,
- *       before the body and long before the first read, so this is where the one attempt of a streaming call
- *       gets its marker header. It changes nothing else.</li>
+ *   <li>entry of {@code getOutputStream()} of the same class, which may replace its result: in streaming mode
+ *       the request head goes out here, before the body and long before the first read, so this is where the one
+ *       attempt of a streaming call gets its marker header; a buffered body's connection is opened here, so this is
+ *       where a refused connection is kept from the application when the first read may retry the request.</li>
  *   <li>entry of the private {@code writeRequests()} of the same class, which writes every request head (the
  *       connection's client in hand): under {@code builtInRetries: replace} the JDK's hidden resend of an attempt
  *       the agent runs is switched off there ({@code bootstrap.HiddenResend}).</li>
@@ -57,7 +58,7 @@ public final class HttpUrlConnectionInstrumentation extends ClientInstrumentatio
                 "dev.retryagent.agent.httpurlconnection.bootstrap.HttpUrlConnectionHooks",
                 HookPoint.entryMayReplace(HttpUrlConnectionHooks.GET_INPUT_STREAM, HTTP_URL_CONNECTION,
                         "getInputStream", GET_INPUT_STREAM_DESCRIPTOR),
-                HookPoint.entry(HttpUrlConnectionHooks.GET_OUTPUT_STREAM, HTTP_URL_CONNECTION,
+                HookPoint.entryMayReplace(HttpUrlConnectionHooks.GET_OUTPUT_STREAM, HTTP_URL_CONNECTION,
                         "getOutputStream", GET_OUTPUT_STREAM_DESCRIPTOR),
                 HookPoint.entry(HttpUrlConnectionHooks.WRITE_REQUESTS, HTTP_URL_CONNECTION,
                         "writeRequests", WRITE_REQUESTS_DESCRIPTOR));

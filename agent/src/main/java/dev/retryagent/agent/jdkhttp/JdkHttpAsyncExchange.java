@@ -7,6 +7,7 @@ import dev.retryagent.engine.AttemptScope;
 import dev.retryagent.engine.AttemptCallback;
 import dev.retryagent.engine.CallFacts;
 import dev.retryagent.engine.Outcome;
+import dev.retryagent.engine.RetryEngine;
 import dev.retryagent.engine.RetryLog;
 import dev.retryagent.policy.ClientNames;
 import dev.retryagent.policy.FailureKind;
@@ -52,6 +53,11 @@ final class JdkHttpAsyncExchange implements AsyncExchange<JdkHttpAsyncExchange.H
     private final boolean async;
     /** Whether the client's own resend after an expired connection is off for this call's attempts. */
     final boolean replacesBuiltInRetries;
+    /**
+     * The attempt from which the client's own connect retry stays on: before it, the agent retries a refused
+     * connection itself ({@link RetryEngine#lastAttemptRetriedUnsent}).
+     */
+    final int lastAttemptRetriedUnsent;
     /** What the application gets: completed once, with the delivered attempt's response or the last failure. */
     final Result result = new Result();
     private volatile Attempt last;
@@ -64,7 +70,7 @@ final class JdkHttpAsyncExchange implements AsyncExchange<JdkHttpAsyncExchange.H
     private final AccessControlContext caller;
 
     JdkHttpAsyncExchange(JdkHttpApi api, Object client, Object request, Object applicationHandler, String markerHeader,
-                boolean async, boolean replacesBuiltInRetries) {
+                boolean async, boolean replacesBuiltInRetries, int lastAttemptRetriedUnsent) {
         this.api = api;
         this.client = client;
         this.facade = async ? api.facade(client) : null;
@@ -73,6 +79,7 @@ final class JdkHttpAsyncExchange implements AsyncExchange<JdkHttpAsyncExchange.H
         this.markerHeader = markerHeader;
         this.async = async;
         this.replacesBuiltInRetries = replacesBuiltInRetries;
+        this.lastAttemptRetriedUnsent = lastAttemptRetriedUnsent;
         this.caller = async && System.getSecurityManager() != null ? AccessController.getContext() : null;
     }
 
@@ -119,7 +126,7 @@ final class JdkHttpAsyncExchange implements AsyncExchange<JdkHttpAsyncExchange.H
     @Override
     public void send(int attempt, int scope, String marker, AsyncAttempt<Head> handle) {
         attemptNumber = attempt;
-        Attempt current = new Attempt(handle);
+        Attempt current = new Attempt(handle, attempt);
         last = current;
         if (attempt == 1) {
             // The application's own call, on its thread: what the client throws at once is its own (Thrown).
@@ -265,6 +272,8 @@ final class JdkHttpAsyncExchange implements AsyncExchange<JdkHttpAsyncExchange.H
      */
     final class Attempt implements InvocationHandler, BiConsumer<Object, Throwable> {
         private final AsyncAttempt<Head> handle;
+        /** The attempt's number in the call, 1 for the first. */
+        final int number;
         volatile CompletableFuture<?> inFlight;
         /** The client's {@code MultiExchange} of this attempt, once it started ({@link LastHop}). */
         volatile Object exchange;
@@ -275,8 +284,9 @@ final class JdkHttpAsyncExchange implements AsyncExchange<JdkHttpAsyncExchange.H
         /** The attempt's failure as its future held it (what a dependent stage of it gets), before unwrapping. */
         volatile Throwable thrown;
 
-        Attempt(AsyncAttempt<Head> handle) {
+        Attempt(AsyncAttempt<Head> handle, int number) {
             this.handle = handle;
+            this.number = number;
         }
 
         JdkHttpAsyncExchange call() {

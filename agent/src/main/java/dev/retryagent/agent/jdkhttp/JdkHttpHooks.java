@@ -8,11 +8,13 @@ import dev.retryagent.engine.CallFacts;
 import dev.retryagent.engine.RetryEngine;
 import dev.retryagent.engine.RetryLog;
 import dev.retryagent.policy.ClientNames;
+import dev.retryagent.policy.FailureKind;
 import dev.retryagent.policy.Mode;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.lang.reflect.Proxy;
 import java.util.concurrent.CompletableFuture;
+import java.net.ConnectException;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 
@@ -92,19 +94,28 @@ public final class JdkHttpHooks extends HookHandler {
     /**
      * Under {@code builtInRetries: replace}, an attempt the agent runs is not resent by the client after an expired
      * connection (a pooled connection that failed before the first byte of the answer): the client is told it has
-     * resent once already, so it fails with the cause, as it does after its own one resend. Its resend after a
-     * refused connection (the request never left) and of a request the peer says it did not process stay.
+     * resent once already, so it fails with the cause, as it does after its own one resend. Its connect retry after a
+     * refused connection (the request never left) goes the same way for an attempt the agent itself may follow with a
+     * retry of a request that never left, so that one layer retries it; on the call's last attempt it stays, as does
+     * the resend of a request the peer says it did not process.
      */
     static void switchOffResend(Object multiExchange, Object failure) throws IllegalAccessException {
         Throwable t = failure instanceof Throwable ? (Throwable) failure : null;
         if ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
             t = t.getCause();
         }
-        if (t == null || !CONNECTION_EXPIRED.equals(t.getClass().getName())) {
+        if (t == null) {
+            return;
+        }
+        boolean expired = CONNECTION_EXPIRED.equals(t.getClass().getName());
+        if (!expired && !(t instanceof ConnectException)) {
             return;
         }
         JdkHttpAsyncExchange.Attempt attempt = LastHop.attemptOf(multiExchange);
-        if (attempt != null && attempt.call().replacesBuiltInRetries) {
+        if (attempt == null || !attempt.call().replacesBuiltInRetries) {
+            return;
+        }
+        if (expired || attempt.number < attempt.call().lastAttemptRetriedUnsent) {
             JdkHttpApi.of(multiExchange.getClass()).markRetriedOnce(multiExchange);
         }
     }
@@ -138,8 +149,9 @@ public final class JdkHttpHooks extends HookHandler {
             if (facts == null || engine.modeFor(facts) == Mode.OFF) {
                 return Hooks.PROCEED;
             }
+            boolean replaces = RetryRuntime.replacesBuiltInRetries(facts);
             call = new JdkHttpAsyncExchange(api, client, request, handler, facts.policy().markerHeader(), async,
-                    RetryRuntime.replacesBuiltInRetries(facts));
+                    replaces, replaces ? engine.lastAttemptRetriedUnsent(facts, FailureKind.CONNECT) : 1);
         } catch (JdkHttpApi.Thrown e) {
             // The request's own accessors threw: the client meets the same when it reads them.
             return Hooks.PROCEED;

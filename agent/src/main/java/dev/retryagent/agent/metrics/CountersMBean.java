@@ -47,6 +47,7 @@ final class CountersMBean extends ReadOnlyMBean {
     static final String WOULD_RETRY = "would_retry";
     static final String UPPER_LAYER_CALLS = "upper_layer_calls";
     static final String ATTEMPT_TIMEOUTS = "attempt_timeouts";
+    static final String UNSENT_RETRIES = "unsent_retries";
 
     static final CompositeType GIVE_UP_ROW;
     static final TabularType GIVE_UPS_TABLE;
@@ -78,6 +79,8 @@ final class CountersMBean extends ReadOnlyMBean {
                                 + " the agent deferred to that layer the outcomes it retries"),
                         counter(ATTEMPT_TIMEOUTS, "Attempts cut short at the limit the policy gave them"
                                 + " (attemptTimeout, or the time left before the deadline)"),
+                        counter(UNSENT_RETRIES, "Retries after a failure before any byte of the request reached"
+                                + " a server (refused, unreachable, connect timeout), whatever its method"),
                     },
                     new OpenMBeanConstructorInfoSupport[0], new OpenMBeanOperationInfoSupport[0],
                     new MBeanNotificationInfo[0]);
@@ -135,6 +138,8 @@ final class CountersMBean extends ReadOnlyMBean {
             return c.upperLayerCalls;
         } else if (ATTEMPT_TIMEOUTS.equals(attribute)) {
             return c.attemptTimeouts;
+        } else if (UNSENT_RETRIES.equals(attribute)) {
+            return c.unsentRetries;
         }
         throw new AttributeNotFoundException(attribute);
     }

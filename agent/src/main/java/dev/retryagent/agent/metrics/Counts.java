@@ -14,6 +14,7 @@ final class Counts {
     long wouldRetry;
     long upperLayerCalls;
     long attemptTimeouts;
+    long unsentRetries;
     final long[] giveUps = new long[REASONS.length];
 
     void add(RetryCounters c) {
@@ -23,6 +24,7 @@ final class Counts {
         wouldRetry += c.wouldRetry();
         upperLayerCalls += c.upperLayerCalls();
         attemptTimeouts += c.attemptTimeouts();
+        unsentRetries += c.unsentRetries();
         for (GiveUpReason reason : REASONS) {
             giveUps[reason.ordinal()] += c.giveUps(reason);
         }
@@ -35,6 +37,7 @@ final class Counts {
         wouldRetry += c.wouldRetry;
         upperLayerCalls += c.upperLayerCalls;
         attemptTimeouts += c.attemptTimeouts;
+        unsentRetries += c.unsentRetries;
         for (int i = 0; i < giveUps.length; i++) {
             giveUps[i] += c.giveUps[i];
         }

@@ -117,6 +117,11 @@ final class OkHttpAsyncExchange implements AsyncExchange<Response> {
         return OkHttpRequests.classify(failure, inFlight);
     }
 
+    @Override
+    public boolean unsent(IOException failure, FailureKind kind) {
+        return OkHttpRequests.unsent(failure, kind);
+    }
+
     /**
      * A clone gets the client's whole call timeout anew: it gets what is left of the application's call's instead, so
      * that the call timeout still times the call as a whole (fail open: the clone's own is left).

@@ -130,6 +130,14 @@ final class OkHttpRequests {
     }
 
     /**
+     * Whether an attempt that failed with {@code failure}, of {@code kind}, may be retried as a request that never
+     * left: a connect failure, or one {@link #neverSent} names that is retried at all.
+     */
+    static boolean unsent(IOException failure, FailureKind kind) {
+        return kind == FailureKind.CONNECT || neverSent(failure);
+    }
+
+    /**
      * {@code codec} (an {@code Http1ExchangeCodec}) is about to write {@code request}'s head; {@code http1} false: an
      * HTTP/2 stream, whose own refusal tells whether it was processed. Under {@code builtInRetries: replace} the
      * connection's socket is polled first ({@link PeerClosedCheck}): a request written to a connection that its

@@ -72,6 +72,11 @@ final class OkHttpSyncExchange implements Exchange<Response> {
         return OkHttpRequests.classify(failure, chain.call());
     }
 
+    @Override
+    public boolean unsent(IOException failure, FailureKind kind) {
+        return OkHttpRequests.unsent(failure, kind);
+    }
+
     /** OkHttp's call timeout: it times the whole call, and the agent's attempts and waits run inside it. */
     @Override
     public long callerLimitMillis() {

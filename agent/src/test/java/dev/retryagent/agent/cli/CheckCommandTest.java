@@ -231,6 +231,25 @@ class CheckCommandTest {
     }
 
     @Test
+    void eachRuleSaysWhetherARequestThatNeverLeftIsRetriedWhateverItsMethod() throws IOException {
+        Path file = policy(CLEAN + "rules:\n"
+                + "  - match: { host: \"orders.internal\", methods: [POST] }\n    idempotencyKeyHeaders: []\n"
+                + "  - match: { host: \"ledger.internal\", methods: [POST] }\n    idempotencyKeyHeaders: []\n"
+                + "    retryUnsent: false\n");
+        check(file.toString());
+        String text = out();
+        assertTrue(text.contains("methods POST if it never left (not idempotent, no key header)"), text);
+        assertTrue(text.contains("methods POST never (not idempotent, no key header)"), text);
+        assertTrue(text.contains("any other only with header Idempotency-Key or if it never left"), text);
+        assertTrue(text.contains("[idempotencyKeyHeaders] the rule matches only POST, none idempotent, and names no "
+                + "idempotency key header: it retries only a request that never left"), text);
+        assertTrue(text.contains("it never retries"), text);
+        Map<String, Object> doc = json("--json", file.toString());
+        assertEquals(true, object(rule(doc, 1).get("retries")).get("retryUnsent"));
+        assertEquals(false, object(rule(doc, 2).get("retries")).get("retryUnsent"));
+    }
+
+    @Test
     void eachRuleSaysWhatItDoesInsideAnSdksRetryLoop() throws IOException {
         Path file = policy(CLEAN + "rules:\n"
                 + "  - match: { host: \"search.internal\" }\n    upperLayers: retry\n"

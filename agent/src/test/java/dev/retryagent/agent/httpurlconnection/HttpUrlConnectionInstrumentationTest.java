@@ -46,7 +46,7 @@ class HttpUrlConnectionInstrumentationTest {
         assertEquals(3, points.size());
         assertEquals(HookPoint.Where.ENTRY_MAY_REPLACE, points.get(0).where());
         assertEquals("getInputStream", points.get(0).methodName());
-        assertEquals(HookPoint.Where.ENTRY, points.get(1).where());
+        assertEquals(HookPoint.Where.ENTRY_MAY_REPLACE, points.get(1).where());
         assertEquals("getOutputStream", points.get(1).methodName());
         assertEquals(HookPoint.Where.ENTRY, points.get(2).where());
         assertEquals("writeRequests", points.get(2).methodName(), "where the JDK's hidden resend is switched off");
@@ -99,7 +99,7 @@ class HttpUrlConnectionInstrumentationTest {
             List<String> first = firstCalls(woven);
             assertTrue(first.contains("getInputStream()Ljava/io/InputStream; -> dev/retryagent/agent/bootstrap/Hooks.enterMayReplace"),
                     jdk + ": " + first);
-            assertTrue(first.contains("getOutputStream()Ljava/io/OutputStream; -> dev/retryagent/agent/bootstrap/Hooks.enter"),
+            assertTrue(first.contains("getOutputStream()Ljava/io/OutputStream; -> dev/retryagent/agent/bootstrap/Hooks.enterMayReplace"),
                     jdk + ": " + first);
             assertTrue(first.contains("writeRequests()V -> dev/retryagent/agent/bootstrap/Hooks.enter"), jdk + ": " + first);
         });

@@ -1,5 +1,6 @@
 package dev.retryagent.it.harness;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -8,16 +9,23 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * A server that comes up late on a port that refused connections until then ({@link ScriptedServer} always takes
  * an ephemeral port of its own; {@link ScriptedServer#refusingPort()} gives one that refuses): answers every
- * request {@code 200 late}, closing the connection, and counts them. Requests without a body (GET) only.
+ * request {@code 200 late}, closing the connection, and records each one's request line and body (sent with a
+ * {@code Content-Length} or chunked).
  */
 public final class LateServer implements AutoCloseable {
     private final ServerSocket socket;
     private final AtomicInteger requests = new AtomicInteger();
+    private final List<String> received = new CopyOnWriteArrayList<>();
 
     private LateServer(int port) throws IOException {
         socket = new ServerSocket();
@@ -43,6 +51,11 @@ public final class LateServer implements AutoCloseable {
         return requests.get();
     }
 
+    /** Each request answered so far, as its request line, a blank line and its body. */
+    public List<String> received() {
+        return List.copyOf(received);
+    }
+
     private void serve() {
         while (!socket.isClosed()) {
             try (Socket s = socket.accept()) {
@@ -58,6 +71,8 @@ public final class LateServer implements AutoCloseable {
                 if (c < 0) {
                     continue;
                 }
+                String body = new String(body(in, head.toString()), StandardCharsets.ISO_8859_1);
+                received.add(head.substring(0, head.indexOf("\r\n")) + "\n\n" + body);
                 requests.incrementAndGet();
                 OutputStream out = s.getOutputStream();
                 out.write("HTTP/1.1 200 OK\r\nContent-Length: 4\r\nConnection: close\r\n\r\nlate"
@@ -67,6 +82,40 @@ public final class LateServer implements AutoCloseable {
                 // closed, or the client went away
             }
         }
+    }
+
+    private static byte[] body(InputStream in, String head) throws IOException {
+        String lower = head.toLowerCase(Locale.ROOT);
+        Matcher length = Pattern.compile("\r\ncontent-length: *(\\d+)").matcher(lower);
+        if (length.find()) {
+            return in.readNBytes(Integer.parseInt(length.group(1)));
+        }
+        if (!lower.contains("\r\ntransfer-encoding: chunked")) {
+            return new byte[0];
+        }
+        ByteArrayOutputStream body = new ByteArrayOutputStream();
+        while (true) {
+            int size = Integer.parseInt(line(in).split(";")[0].trim(), 16);
+            if (size == 0) {
+                while (!line(in).isEmpty()) {
+                    // trailers
+                }
+                return body.toByteArray();
+            }
+            body.write(in.readNBytes(size));
+            line(in);
+        }
+    }
+
+    private static String line(InputStream in) throws IOException {
+        StringBuilder line = new StringBuilder();
+        int c;
+        while ((c = in.read()) >= 0 && c != '\n') {
+            if (c != '\r') {
+                line.append((char) c);
+            }
+        }
+        return line.toString();
     }
 
     @Override

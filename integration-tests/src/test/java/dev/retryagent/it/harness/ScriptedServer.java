@@ -610,7 +610,9 @@ public final class ScriptedServer implements AutoCloseable {
         }
     }
 
-    private static void readHeaders(InputStream in, List<Map.Entry<String, String>> fields) throws IOException {
+    // The request readers below are RollingServer's too.
+
+    static void readHeaders(InputStream in, List<Map.Entry<String, String>> fields) throws IOException {
         while (true) {
             String line = readLine(in);
             if (line == null) {
@@ -631,7 +633,7 @@ public final class ScriptedServer implements AutoCloseable {
         }
     }
 
-    private static void readChunked(InputStream in, ByteArrayOutputStream body) throws IOException {
+    static void readChunked(InputStream in, ByteArrayOutputStream body) throws IOException {
         while (true) {
             String sizeLine = readLine(in);
             if (sizeLine == null) {
@@ -659,7 +661,7 @@ public final class ScriptedServer implements AutoCloseable {
         }
     }
 
-    private static void readFully(InputStream in, ByteArrayOutputStream body, long length) throws IOException {
+    static void readFully(InputStream in, ByteArrayOutputStream body, long length) throws IOException {
         byte[] buffer = new byte[8192];
         long left = length;
         while (left > 0) {
@@ -673,7 +675,7 @@ public final class ScriptedServer implements AutoCloseable {
     }
 
     /** A line without its CRLF (or bare LF), ISO-8859-1; null at end of stream before any byte. */
-    private static String readLine(InputStream in) throws IOException {
+    static String readLine(InputStream in) throws IOException {
         StringBuilder sb = new StringBuilder();
         int c;
         boolean any = false;

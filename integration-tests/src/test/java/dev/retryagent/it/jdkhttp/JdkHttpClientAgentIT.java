@@ -14,6 +14,7 @@ import dev.retryagent.it.harness.Jdks;
 import dev.retryagent.it.harness.ForkedApp;
 import dev.retryagent.it.harness.RecordedRequest;
 import dev.retryagent.it.harness.ReportLine;
+import dev.retryagent.it.harness.ScriptedServer;
 import dev.retryagent.it.harness.Step;
 import dev.retryagent.it.harness.TlsMaterial;
 import java.util.ArrayList;
@@ -217,6 +218,48 @@ class JdkHttpClientAgentIT extends ClientContract<JdkHttpClientAgentIT.Jvm> {
                 }
             }
             assertFalse(run.stderr().contains("internal-error"), run.describe());
+        }
+    }
+
+    /**
+     * A refused connection, alone and with the agent (3 attempts, 10 ms apart), a POST without key in each mode: the
+     * client retries a refused connection once by itself (its debug log says so: "ConnectException (async):
+     * retrying"); with the agent, which retries a request that never left itself, only its last attempt keeps that
+     * retry, so one layer retries. Counted from the client's own debug log.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jdks")
+    void theClientsOwnConnectRetryIsLeftToTheAgent(Jdks.Jdk jdk) {
+        List<String> args = new ArrayList<>();
+        for (String m : MODES) {
+            args.addAll(List.of("--call", "id=" + m + "-refused;url=http://127.0.0.1:"
+                    + ScriptedServer.refusingPort() + "/never/" + m + ";mode=" + m
+                    + ";method=POST;body=once"));
+        }
+        String policy = "version: 1\ndefaults:\n  maxAttempts: 3\n  backoff: { base: 10ms, cap: 10ms, jitter: none }\n";
+        // alone: the client's one retry per call; the agent: the same, on its last attempt; the agent keeping the
+        // clients' own retries (builtInRetries: keep): one per attempt
+        for (String variant : List.of("alone", "agent", "keep")) {
+            ForkedApp app = app(jdk, "connect-retry-" + variant).sysProp("jdk.internal.httpclient.debug", "true")
+                    .args(args);
+            boolean agent = !variant.equals("alone");
+            if (agent) {
+                app.policy(variant.equals("keep") ? policy + "builtInRetries: keep\n" : policy).agentArg("log", "debug");
+            }
+            ForkedApp.Result run = app.run().assertExitCode(0);
+            for (String m : MODES) {
+                assertTrue(result(run, m + "-refused").get("failure").contains("ConnectException"), run.describe());
+            }
+            long clientRetries = run.stderrLines().stream()
+                    .filter(l -> l.contains("ConnectException (async): retrying")).count();
+            assertEquals(MODES.size() * (variant.equals("keep") ? 3 : 1), clientRetries, variant + "\n"
+                    + run.describe());
+            if (agent) {
+                for (String m : MODES) {
+                    assertTrue(logged(run, "give up", "path=/never/" + m + " ", "attempt=3/3",
+                            "cause=failure:connect sent=no", "reason=attempts"), run.describe());
+                }
+            }
         }
     }
 

@@ -142,6 +142,7 @@ class MetricsIT {
         expected.put("would_retry", server == watched ? (long) seen.size() : 0L);
         expected.put("upper_layer_calls", 0L); // no SDK's retry loop above these calls
         expected.put("attempt_timeouts", 0L); // no rule sets an attemptTimeout
+        expected.put("unsent_retries", 0L); // every server here accepts its connections
         for (String reason : List.of("deadline", "retry-after-too-long", "body-not-replayable", "nested",
                 "upper-layer")) {
             expected.put("give_ups." + reason, 0L);

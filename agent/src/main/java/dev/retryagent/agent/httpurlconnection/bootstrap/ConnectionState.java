@@ -3,6 +3,8 @@ package dev.retryagent.agent.httpurlconnection.bootstrap;
 import dev.retryagent.engine.RetryLog;
 import java.io.Closeable;
 import java.io.IOException;
+import java.io.OutputStream;
+import java.lang.reflect.Constructor;
 import java.lang.reflect.Field;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
@@ -64,6 +66,11 @@ final class ConnectionState {
     private final Field connectionLock;
     /** Optional: the headers the application set ({@code MessageHeader}), apart from those the JDK adds. */
     private final Field userHeaders;
+    /** The buffer of a body that is not streamed, sent with each request head. */
+    private final Field poster;
+    /** What {@code getOutputStream()} failed with, rethrown by its next call (Java 25; earlier JDKs keep none). */
+    private final Field rememberedExceptionOut;
+    private final Constructor<?> newPoster;
     /** Required: {@code streaming()}, true in fixed-length or chunked streaming mode. */
     private final Method streaming;
     /** Required: {@code MessageHeader.reset()}. */
@@ -107,6 +114,10 @@ final class ConnectionState {
         connectionLock = lock != null && ReentrantLock.class.isAssignableFrom(lock.getType()) ? lock : null;
         Field user = optionalField(impl, "userHeaders");
         userHeaders = user != null && user.getType() == requestsType(impl) ? user : null;
+        poster = field(impl, "poster");
+        newPoster = poster.getType().getConstructor();
+        Field out = optionalField(impl, "rememberedExceptionOut");
+        rememberedExceptionOut = out != null && out.getType() == Exception.class ? out : null;
         streaming = impl.getDeclaredMethod("streaming");
         streaming.setAccessible(true);
         Class<?> messageHeader = requests.getType();
@@ -164,10 +175,11 @@ final class ConnectionState {
 
     /** The fields of {@code sun.net.www.protocol.http.HttpURLConnection} without which there is no retry. */
     static final List<String> REQUIRED_FIELDS = Collections.unmodifiableList(Arrays.asList(
-            "inputStream", "rememberedException", "responses", "requests", "setRequests", "failedOnce"));
+            "inputStream", "rememberedException", "responses", "requests", "setRequests", "failedOnce", "poster"));
     /** Its fields that are used when present. */
     static final List<String> OPTIONAL_FIELDS = Collections.unmodifiableList(Arrays.asList(
-            "errorStream", "cachedInputStream", "filteredHeaders", "connectionLock", "userHeaders", "cachedHeaders"));
+            "errorStream", "cachedInputStream", "filteredHeaders", "connectionLock", "userHeaders", "cachedHeaders",
+            "rememberedExceptionOut"));
 
     private static Class<?> requestsType(Class<?> impl) throws NoSuchFieldException {
         Field f = find(impl, "requests");
@@ -280,6 +292,11 @@ final class ConnectionState {
         return (Boolean) invoke(streaming, conn);
     }
 
+    /** True while the connection holds an open connection to its server (or a cached response). */
+    boolean isConnected(HttpURLConnection conn) {
+        return readBoolean(connected, conn);
+    }
+
     /** True once the request head has been built (and, in streaming mode, sent by {@code getOutputStream}). */
     boolean requestHeadBuilt(HttpURLConnection conn) {
         return readBoolean(setRequests, conn);
@@ -298,6 +315,27 @@ final class ConnectionState {
     }
 
     // ---- writing ----
+
+    /**
+     * After {@code getOutputStream()} of a body that is not streamed failed to connect: the connection forgets that
+     * failure and gets the empty buffer {@code getOutputStream()} would have returned, so that its first read
+     * connects again and sends the body from the buffer, as it does when the application connected already.
+     */
+    OutputStream bufferWithoutConnection(HttpURLConnection conn) {
+        if (rememberedExceptionOut != null) {
+            write(rememberedExceptionOut, conn, null);
+        }
+        Object buffer = read(poster, conn);
+        if (buffer == null) {
+            try {
+                buffer = newPoster.newInstance();
+            } catch (ReflectiveOperationException e) {
+                throw new IllegalStateException(e);
+            }
+            write(poster, conn, buffer);
+        }
+        return (OutputStream) buffer;
+    }
 
     /**
      * Sets request header {@code name} to {@code value} in the headers the next attempt sends, whether or not

@@ -15,7 +15,9 @@ import dev.retryagent.policy.FailureKind;
 import dev.retryagent.policy.Mode;
 import dev.retryagent.policy.Policy;
 import java.io.IOException;
+import java.net.ConnectException;
 import java.net.HttpURLConnection;
+import java.net.NoRouteToHostException;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -55,12 +57,14 @@ public final class HttpUrlConnectionHooks extends HookHandler {
                 return self instanceof HttpURLConnection ? getInputStream((HttpURLConnection) self) : Hooks.PROCEED;
             }
         });
-        serve(GET_OUTPUT_STREAM, new OnEntry() {
+        serve(GET_OUTPUT_STREAM, new OnEntryMayReplace() {
             @Override
-            public void run(Object self, Object[] args) {
-                if (self instanceof HttpURLConnection) {
-                    beforeStreamingHead((HttpURLConnection) self);
+            public Object run(Object self, Object[] args) {
+                if (!(self instanceof HttpURLConnection)) {
+                    return Hooks.PROCEED;
                 }
+                beforeStreamingHead((HttpURLConnection) self);
+                return getOutputStream((HttpURLConnection) self);
             }
         });
         serve(WRITE_REQUESTS, new OnEntry() {
@@ -130,6 +134,46 @@ public final class HttpUrlConnectionHooks extends HookHandler {
         }
         synchronized (conn) {
             markStreamingHead(loop, state, conn);
+        }
+    }
+
+    /**
+     * {@code conn.getOutputStream()} of a body that is not streamed, when its rule retries a request that never left:
+     * the JDK connects here, long before the first read that the loop runs, so a refused connection would reach the
+     * application before the agent sees the call. The JDK's method is run; if it fails to connect (refused,
+     * unreachable: nothing was sent), the application gets the empty buffer it would have got, and the first read
+     * runs the call in the loop, which connects again, sends the body from the buffer and retries as for any request
+     * that never left. A connect timeout still reaches the application here: its wait belongs to the call's deadline,
+     * which starts at the first read. {@link Hooks#PROCEED} when the JDK's method runs as alone.
+     */
+    static Object getOutputStream(HttpURLConnection conn) {
+        RetryLoop loop = RetryRuntime.loop();
+        ConnectionState state = loop == null ? null : ConnectionState.get();
+        if (state == null || !conn.getDoOutput() || state.isStreaming(conn) || state.isConnected(conn)
+                || state.hasResult(conn)) {
+            return Hooks.PROCEED;
+        }
+        CallFacts facts = HttpUrlConnectionRequests.facts(conn, false, loop.engine(), state);
+        if (!loop.engine().mayRetryUnsent(facts, FailureKind.CONNECT)) {
+            return Hooks.PROCEED;
+        }
+        try {
+            return conn.getOutputStream(); // the JDK's own method: the hook lets its nested call through
+        } catch (ConnectException | NoRouteToHostException e) {
+            ReentrantLock lock = state.lockOf(conn);
+            if (lock == null) {
+                synchronized (conn) {
+                    return state.bufferWithoutConnection(conn);
+                }
+            }
+            lock.lock();
+            try {
+                return state.bufferWithoutConnection(conn);
+            } finally {
+                lock.unlock();
+            }
+        } catch (IOException | RuntimeException e) {
+            throw new Hooks.Propagate(e); // the JDK's own failure, as alone
         }
     }
 
