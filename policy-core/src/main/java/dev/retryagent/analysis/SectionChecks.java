@@ -1,7 +1,6 @@
 package dev.retryagent.analysis;
 
 import dev.retryagent.policy.BackoffPolicy;
-import dev.retryagent.policy.FailureKind;
 import dev.retryagent.policy.Jitter;
 import dev.retryagent.policy.RetryAfterPolicy;
 import dev.retryagent.policy.RetrySettings;
@@ -214,7 +213,7 @@ final class SectionChecks {
                 return;
             }
         }
-        boolean unsent = settings.retryUnsent() && settings.retriesFailure(FailureKind.CONNECT);
+        boolean unsent = settings.retriesUnsentRequests();
         warn("idempotencyKeyHeaders", "the rule matches only " + Human.join(methods)
                 + ", none idempotent, and names no idempotency key header: it "
                 + (unsent ? "retries only a request that never left" : "never retries"));

@@ -76,13 +76,13 @@ final class Resolution {
                 if (r.retries()) {
                     methods = new MethodSet(methods, r.settings.idempotentMethodSet());
                     any = true;
-                    unsent |= RetryEngine.retriesUnsent(r.settings);
+                    unsent |= r.settings.retriesUnsentRequests();
                 }
             }
             if (defaults.retries()) {
                 methods = new MethodSet(methods, defaults.settings.idempotentMethodSet());
                 any = true;
-                unsent |= RetryEngine.retriesUnsent(defaults.settings);
+                unsent |= defaults.settings.retriesUnsentRequests();
             }
             this.methodsRetried = methods;
             this.anyRetried = any;

@@ -310,11 +310,6 @@ public final class RetryEngine {
         return attempt >= settings.maxAttempts() ? GiveUpReason.ATTEMPTS : null;
     }
 
-    /** Whether {@code settings} retry a request that never left whatever its method: a connect failure is one. */
-    static boolean retriesUnsent(RetrySettings settings) {
-        return settings.retryUnsent() && settings.retriesFailure(FailureKind.CONNECT);
-    }
-
     /**
      * Counts a call at {@code call}'s destination (its counters' {@code calls}, its budget's first attempts) whose
      * attempt was redirected by the client to another destination, where it is decided. For a run: its rule is not

@@ -170,6 +170,14 @@ public final class RetrySettings {
         return retryUnsent;
     }
 
+    /**
+     * Whether these settings retry a request that never left whatever its method: {@link #retryUnsent()}, and
+     * {@code connect} among the failures retried (a connect failure is the one every client reports so).
+     */
+    public boolean retriesUnsentRequests() {
+        return retryUnsent && retriesFailure(FailureKind.CONNECT);
+    }
+
     public BudgetPolicy budget() {
         return budget;
     }

@@ -16,7 +16,6 @@ import dev.retryagent.policy.PolicyError;
 import dev.retryagent.policy.PolicyException;
 import dev.retryagent.policy.PolicyLoader;
 import dev.retryagent.policy.RetryAfterPolicy;
-import dev.retryagent.policy.FailureKind;
 import dev.retryagent.policy.RetrySettings;
 import dev.retryagent.policy.UpperLayers;
 import java.io.PrintStream;
@@ -381,7 +380,7 @@ final class CheckCommand {
         RetrySettings st = s.settings();
         String keys = st.idempotencyKeyHeaders().isEmpty() ? null
                 : "header " + Human.join(st.idempotencyKeyHeaders());
-        boolean unsent = retriesUnsent(st);
+        boolean unsent = st.retriesUnsentRequests();
         String otherwise = unsent ? "if it never left" : "never";
         if (s.rule() != null && !s.rule().match().methods().isEmpty()) {
             List<String> parts = new ArrayList<String>();
@@ -398,14 +397,6 @@ final class CheckCommand {
         return "methods " + Human.join(st.idempotentMethods())
                 + (keys == null ? "; any other " + otherwise : "; any other only with " + keys
                 + (unsent ? " or if it never left" : ""));
-    }
-
-    /**
-     * Whether a request that never left (a connect failure) is retried whatever its method: {@code retryUnsent} and
-     * {@code connect} among the failures retried.
-     */
-    private static boolean retriesUnsent(RetrySettings st) {
-        return st.retryUnsent() && st.retriesFailure(FailureKind.CONNECT);
     }
 
     static String describe(Match m) {
