@@ -138,28 +138,28 @@ public final class HttpUrlConnectionHooks extends HookHandler {
     }
 
     /**
-     * {@code conn.getOutputStream()} of a body that is not streamed, when its rule retries a request that never left:
-     * the JDK connects here, long before the first read that the loop runs, so a refused connection would reach the
-     * application before the agent sees the call. The JDK's method is run; if it fails to connect (refused,
-     * unreachable: nothing was sent), the application gets the empty buffer it would have got, and the first read
-     * runs the call in the loop, which connects again, sends the body from the buffer and retries as for any request
-     * that never left. A connect timeout still reaches the application here: its wait belongs to the call's deadline,
-     * which starts at the first read. {@link Hooks#PROCEED} when the JDK's method runs as alone.
+     * {@code conn.getOutputStream()}, whose body the JDK connects for long before the first read that the loop runs, so
+     * that a refused connection would reach the application before the agent sees the call. The JDK's method is run;
+     * only when it fails to connect (refused, unreachable: nothing was sent) and the call's rule retries a request that
+     * never left, for a body that is not streamed, does the application get the empty buffer it would have got, and
+     * the first read runs the call in the loop, which connects again, sends the body from the buffer and retries as for
+     * any request that never left. A connect timeout still reaches the application here: its wait belongs to the
+     * call's deadline, which starts at the first read. Everything else is the JDK's own result or failure, as alone;
+     * {@link Hooks#PROCEED} when the agent is not running.
      */
     static Object getOutputStream(HttpURLConnection conn) {
         RetryLoop loop = RetryRuntime.loop();
         ConnectionState state = loop == null ? null : ConnectionState.get();
-        if (state == null || !conn.getDoOutput() || state.isStreaming(conn) || state.isConnected(conn)
-                || state.hasResult(conn)) {
-            return Hooks.PROCEED;
-        }
-        CallFacts facts = HttpUrlConnectionRequests.facts(conn, false, loop.engine(), state);
-        if (!loop.engine().mayRetryUnsent(facts, FailureKind.CONNECT)) {
+        if (state == null) {
             return Hooks.PROCEED;
         }
         try {
             return conn.getOutputStream(); // the JDK's own method: the hook lets its nested call through
         } catch (ConnectException | NoRouteToHostException e) {
+            if (state.isStreaming(conn) || !loop.engine().mayRetryUnsent(
+                    HttpUrlConnectionRequests.facts(conn, false, loop.engine(), state), FailureKind.CONNECT)) {
+                throw new Hooks.Propagate(e);
+            }
             ReentrantLock lock = state.lockOf(conn);
             if (lock == null) {
                 synchronized (conn) {
