@@ -1,6 +1,7 @@
 package dev.retryagent.agent;
 
-import dev.retryagent.agent.boot.BootClasses;
+import dev.retryagent.agent.startup.AgentStartup;
+import dev.retryagent.agent.startup.bootloading.BootClasses;
 import java.io.File;
 import java.io.FileInputStream;
 import java.io.IOException;
@@ -14,7 +15,7 @@ import java.security.PrivilegedExceptionAction;
 /**
  * {@code Premain-Class} and {@code Agent-Class}. Deliberately tiny and linked to nothing but the JDK: before
  * any class of the engine may load, the classes of the nested {@code META-INF/retry-agent/bootstrap.jar}
- * (policy-core, relocated SnakeYAML and {@code dev.retryagent.agent.bootstrap}) are made the boot loader's
+ * (policy-core, relocated SnakeYAML and {@code dev.retryagent.agent.bootloader.runtime}) are made the boot loader's
  * ({@link BootClasses}), so that the one engine is visible from every class loader that loads an HTTP client. Only
  * then does {@link AgentStartup} run. Nothing thrown here reaches the application: it starts, without retries.
  */
@@ -26,7 +27,7 @@ public final class RetryAgent {
      */
     public static final String STARTED_PROPERTY = "retry-agent.started";
     /** A class of the bootstrap jar: once the boot loader finds it, the agent has started here. */
-    private static final String BOOTSTRAP_MARKER = "dev.retryagent.agent.bootstrap.Hooks";
+    private static final String BOOTSTRAP_MARKER = "dev.retryagent.agent.bootloader.runtime.Hooks";
     private static final String ALREADY_STARTED =
             "retry-agent already-started: this JVM runs the agent already; the second load is ignored";
 
@@ -143,7 +144,7 @@ public final class RetryAgent {
      * Ends the phase {@code name} of {@link #TIMES_PROPERTY}'s line: its wall and its thread's CPU time, in
      * microseconds ({@code wall/cpu}). Nothing unless the property is set.
      */
-    static void mark(String name) {
+    public static void mark(String name) {
         StringBuilder line = times;
         if (line != null) {
             long now = System.nanoTime();

@@ -57,7 +57,7 @@ class ClassSharingIT {
             List<String> loaded = Files.readAllLines(log);
             assertTrue(loaded.stream().anyMatch(l -> l.contains(" java.lang.Object source: shared objects file")),
                     "the JVM ran with class data sharing on (else the warning could not show)\n" + run.describe());
-            assertTrue(loaded.stream().anyMatch(l -> l.contains(" dev.retryagent.agent.bootstrap.Hooks source: ")),
+            assertTrue(loaded.stream().anyMatch(l -> l.contains(" dev.retryagent.agent.bootloader.runtime.Hooks source: ")),
                     "the bootstrap classes are in the boot loader\n" + run.describe());
             assertTrue(loaded.stream().noneMatch(l -> l.contains(" dev.retryagent.") && l.contains("retry-agent-bootstrap")),
                     "no bootstrap class came from an appended jar\n" + run.describe());

@@ -63,7 +63,7 @@ class StartupClassesIT {
             } else {
                 assertEquals("__JVM_DefineClass__", bootSources.get(0), bootSources.toString());
             }
-            assertTrue(agentClasses.contains(AGENT + "RetryLayers"), agentClasses.toString());
+            assertTrue(agentClasses.contains(AGENT + "LayerTable"), agentClasses.toString());
             for (String name : agentClasses) {
                 String inAgent = name.substring(AGENT.length());
                 String pkg = inAgent.indexOf('.') < 0 ? "" : inAgent.substring(0, inAgent.indexOf('.'));

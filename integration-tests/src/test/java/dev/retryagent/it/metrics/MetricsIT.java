@@ -262,7 +262,7 @@ class MetricsIT {
                 .policy(policy()).jvmArg("-Xlog:class+load:file=classes.txt")
                 .args("--idle-ms", "2500").run().assertExitCode(0);
         List<String> loaded = Files.readAllLines(run.runDir().resolve("classes.txt"));
-        assertTrue(loaded.stream().anyMatch(l -> l.contains(" dev.retryagent.agent.metrics.Metrics ")),
+        assertTrue(loaded.stream().anyMatch(l -> l.contains(" dev.retryagent.agent.operations.metrics.Metrics ")),
                 "the metrics task was scheduled");
         List<String> jmx = loaded.stream().filter(l -> l.contains(" javax.management.") || l.contains(" java.lang.management.")
                 || l.contains(" sun.management.") || l.contains(" com.sun.jmx.")).toList();

@@ -1,6 +1,0 @@
-/**
- * The policy file: {@link dev.retryagent.agent.reload.PolicyWatcher} loads it at start-up and again whenever its
- * content changes (docs/reference.md#hot-reload), {@link dev.retryagent.agent.reload.ContentHash} names each content.
- * Loaded only when there is a policy file: a start on the built-in policy loads none of its classes.
- */
-package dev.retryagent.agent.reload;
