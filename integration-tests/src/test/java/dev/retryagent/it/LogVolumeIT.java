@@ -3,6 +3,7 @@ package dev.retryagent.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Tag;
 
 import dev.retryagent.it.apps.OutageApp;
 import dev.retryagent.it.harness.ForkedApp;
@@ -21,6 +22,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * one loopback destination that always answers 503. At {@code info} the first event of each kind is a line and the
  * window's summary follows when its 10 s are over, with no further call; at {@code debug} every event is a line.
  */
+@Tag(Jdks.MATRIX)
 class LogVolumeIT {
     /** 3 attempts and 10 retries per 10 s: of 20 calls, 5 retry twice and 15 are refused by the budget. */
     private static final String POLICY = """

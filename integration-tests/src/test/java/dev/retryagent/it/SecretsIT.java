@@ -3,6 +3,8 @@ package dev.retryagent.it;
 import static dev.retryagent.it.harness.Runs.logged;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import dev.retryagent.it.harness.Jdks;
+import org.junit.jupiter.api.Tag;
 
 import dev.retryagent.it.apps.SecretsApp;
 import dev.retryagent.it.harness.ClientLibs;
@@ -34,6 +36,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * message is a secret; and once in observe mode ({@code would retry} lines). Then it prints every MBean of the {@code
  * retry-agent} domain with every attribute. No line on the JVM's stdout or stderr holds the tag.
  */
+@Tag(Jdks.MATRIX)
 class SecretsIT {
     private static final String POLICY = """
             version: 1

@@ -3,6 +3,7 @@ package dev.retryagent.it.attach;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Tag;
 
 import dev.retryagent.it.apps.LongRunningClientsApp;
 import dev.retryagent.it.harness.ClientLibs;
@@ -32,6 +33,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * built and used before the attach, and the same objects are used afterwards. Prints one {@code ATTACH ...} line per
  * client and phase: the requests the server saw for one call and their markers.
  */
+@Tag(Jdks.MATRIX)
 class AttachIT {
     private static final List<String> CLIENTS =
             List.of("okhttp", "okhttp-async", "httpclient5", "httpclient5-async", "httpclient4", "httpclient4-async",

@@ -2,6 +2,7 @@ package dev.retryagent.it.failopen;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Tag;
 
 import dev.retryagent.it.apps.HttpClient4Scenario;
 import dev.retryagent.it.apps.HttpClient5Scenario;
@@ -56,6 +57,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * </ul>
  * Otherwise the server answers 200, so one request per call is also what each client sends alone.
  */
+@Tag(Jdks.MATRIX)
 @Timeout(600)
 class FailOpenIT {
     static final int CALLS = 20;

@@ -30,6 +30,12 @@ public final class Jdks {
     public static final int[] ALL = {8, 11, 17, 25};
     /** The versions {@code java.net.http} exists on. */
     public static final int[] JAVA_11_UP = {11, 17, 25};
+    /**
+     * The tag of a test that forks on Java 25 itself whenever the run's JDKs include it, through {@link #of} or
+     * {@link #besides}: CI's Java 25 pass leaves it out ({@code -Dretry.agent.it.excludedGroups=jdk-matrix}), as the
+     * first pass ran its Java 25 forks already.
+     */
+    public static final String MATRIX = "jdk-matrix";
 
     private Jdks() {
     }

@@ -6,6 +6,7 @@ import static dev.retryagent.it.harness.Runs.markers;
 import static dev.retryagent.it.harness.Runs.result;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Tag;
 
 import dev.retryagent.it.apps.HttpClient4Scenario;
 import dev.retryagent.it.contract.Batch;
@@ -41,6 +42,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * a {@code ServiceUnavailableRetryStrategy}) under {@code replace} and {@code keep}; and a pool of 5 connections that
  * survives 1,000 retried calls.
  */
+@Tag(Jdks.MATRIX)
 class HttpClient4AgentIT extends ClientContract<HttpClient4AgentIT.Jvm> {
     static final List<String> APIS = List.of("classic", "async");
 

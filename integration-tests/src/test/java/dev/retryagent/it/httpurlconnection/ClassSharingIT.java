@@ -5,10 +5,11 @@ import static dev.retryagent.it.harness.Runs.result;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Tag;
 
 import dev.retryagent.it.contract.ClientContract;
-import dev.retryagent.it.harness.Jdks;
 import dev.retryagent.it.harness.ForkedApp;
+import dev.retryagent.it.harness.Jdks;
 import dev.retryagent.it.harness.ScriptedServer;
 import dev.retryagent.it.harness.Step;
 import java.io.IOException;
@@ -32,6 +33,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * The application-class side under an AppCDS archive is measured by {@code agent/bench/cds.sh}: it needs the
  * application in a jar, and the harness runs it from a directory.
  */
+@Tag(Jdks.MATRIX)
 @Timeout(120)
 class ClassSharingIT {
     private static final String WARNING = "Sharing is only supported for boot loader classes";

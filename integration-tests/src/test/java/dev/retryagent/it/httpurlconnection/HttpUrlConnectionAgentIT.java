@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Tag;
 
 import dev.retryagent.it.contract.Batch;
 import dev.retryagent.it.contract.ClientContract;
@@ -40,6 +41,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * ({@link HttpUrlConnectionBatchApp}), and the checks only it has: every way of reading the response, streaming
  * modes, read timeouts, disconnects, the JDK's own resend, HTTPS, and a class loaded before the agent.
  */
+@Tag(Jdks.MATRIX)
 class HttpUrlConnectionAgentIT extends ClientContract<HttpUrlConnectionAgentIT.Jvm> {
     private static final List<String> READ_MODES = List.of("stream", "message", "header", "length", "fields");
 

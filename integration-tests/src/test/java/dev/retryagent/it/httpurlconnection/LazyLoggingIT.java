@@ -4,10 +4,11 @@ import static dev.retryagent.it.harness.Runs.markers;
 import static dev.retryagent.it.harness.Runs.result;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Tag;
 
 import dev.retryagent.it.harness.ClassLoadLog;
-import dev.retryagent.it.harness.Jdks;
 import dev.retryagent.it.harness.ForkedApp;
+import dev.retryagent.it.harness.Jdks;
 import dev.retryagent.it.harness.ScriptedServer;
 import dev.retryagent.it.harness.Step;
 import java.io.IOException;
@@ -15,9 +16,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * The agent creates its {@code java.util.logging} logger only when it writes its first line: an HttpURLConnection
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.Timeout;
  * agent, a retried call loads no class of OpenTelemetry's (the agent's own tracing classes are defined with the rest
  * of its bootstrap classes, and never run).
  */
+@Tag(Jdks.MATRIX)
 @Timeout(120)
 class LazyLoggingIT {
     private static final Duration WAIT = Duration.ofSeconds(10);

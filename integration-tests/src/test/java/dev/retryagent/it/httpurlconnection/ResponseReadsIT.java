@@ -5,6 +5,7 @@ import static dev.retryagent.it.harness.Runs.result;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Tag;
 
 import dev.retryagent.it.harness.ForkedApp;
 import dev.retryagent.it.harness.Jdks;
@@ -36,6 +37,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * case, one that read {@code getHeaderField("Retry-After")} one per read in the refused cases. Prints one
  * {@code RESPONSE-READS} line per JDK and case with the counts.
  */
+@Tag(Jdks.MATRIX)
 @Timeout(180)
 class ResponseReadsIT {
     static final String TRANSPARENT = "version: 1\nbuiltInRetries: keep\ndefaults:\n  maxAttempts: 1\n";

@@ -5,10 +5,11 @@ import static dev.retryagent.it.harness.Runs.result;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Tag;
 
 import dev.retryagent.it.harness.ClassLoadLog;
-import dev.retryagent.it.harness.Jdks;
 import dev.retryagent.it.harness.ForkedApp;
+import dev.retryagent.it.harness.Jdks;
 import dev.retryagent.it.harness.ScriptedServer;
 import dev.retryagent.it.harness.Step;
 import java.io.IOException;
@@ -16,9 +17,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * What a start on the built-in policy loads of the agent jar, from the class loading log of an HttpURLConnection
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.Timeout;
  * when a class of its library is woven, and this application has none), and none of the policy file watcher's
  * classes (README, Start-up); and the route of the engine's classes into the boot loader on each JDK.
  */
+@Tag(Jdks.MATRIX)
 @Timeout(120)
 class StartupClassesIT {
     private static final Duration WAIT = Duration.ofSeconds(10);

@@ -3,6 +3,7 @@ package dev.retryagent.it.jdkhttp;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Tag;
 
 import dev.retryagent.it.harness.ForkedApp;
 import dev.retryagent.it.harness.Jdks;
@@ -26,6 +27,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * a null one), the exceptions its dependent stages get and a {@code send} failure's stack, and per response the
  * request it says it answers (and the previous response's, after a redirect). Each line is the same as alone.
  */
+@Tag(Jdks.MATRIX)
 class CallerViewIT {
     static final String TRANSPARENT = "version: 1\nbuiltInRetries: keep\ndefaults:\n  maxAttempts: 1\n";
     static final List<String> FORMS = List.of("send", "async2", "async3", "async3null");

@@ -7,11 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Tag;
 
 import dev.retryagent.it.contract.Batch;
 import dev.retryagent.it.contract.ClientContract;
-import dev.retryagent.it.harness.Jdks;
 import dev.retryagent.it.harness.ForkedApp;
+import dev.retryagent.it.harness.Jdks;
 import dev.retryagent.it.harness.RecordedRequest;
 import dev.retryagent.it.harness.ReportLine;
 import dev.retryagent.it.harness.ScriptedServer;
@@ -30,6 +31,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * (only the final response reaches it), every body publisher (the ones that send the same bytes twice are retried,
  * the others never and unmarked), HTTPS, and a POST that the client alone would resend after a dropped connection.
  */
+@Tag(Jdks.MATRIX)
 class JdkHttpClientAgentIT extends ClientContract<JdkHttpClientAgentIT.Jvm> {
     static final List<String> MODES = List.of("sync", "async");
     static final List<String> HANDLERS = List.of("string", "bytes", "stream", "lines", "file");

@@ -2,6 +2,7 @@ package dev.retryagent.it.metrics;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Tag;
 
 import dev.retryagent.it.harness.ClientLibs;
 import dev.retryagent.it.harness.ForkedApp;
@@ -23,9 +24,9 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * The JMX counters of a forked JVM that runs the built agent equal what the loopback servers counted: read by the
@@ -38,6 +39,7 @@ import org.junit.jupiter.api.Timeout;
  * and {@code watched} (always 503, a rule in mode observe: would retry). The expected values are derived from the
  * requests each server recorded: attempts are the requests, retries those whose marker is 2 or more.
  */
+@Tag(Jdks.MATRIX)
 @Timeout(120)
 class MetricsIT {
     private static final String OKHTTP = "okhttp";

@@ -5,6 +5,7 @@ import static dev.retryagent.it.harness.Runs.markers;
 import static dev.retryagent.it.harness.Runs.result;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Tag;
 
 import dev.retryagent.it.contract.Batch;
 import dev.retryagent.it.contract.ClientContract;
@@ -31,6 +32,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * {@link ClientContract} for OkHttp, in forked JVMs that run a plain OkHttp application ({@link OkHttpBatchApp}),
  * and the checks only OkHttp has (one agent interceptor, callbacks, the pool, its own resends under replace).
  */
+@Tag(Jdks.MATRIX)
 class OkHttpAgentIT extends ClientContract<OkHttpAgentIT.Jvm> {
     /** One forked JVM: an OkHttp version, its modes, its JDK, the loader of OkHttp and the app. */
     record Jvm(ClientLibs libs, List<String> modes, Jdks.Jdk jdk, AppLoader loader)

@@ -3,10 +3,11 @@ package dev.retryagent.it.onelayer;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Tag;
 
-import dev.retryagent.it.harness.Jdks;
 import dev.retryagent.it.harness.ClientLibs;
 import dev.retryagent.it.harness.ForkedApp;
+import dev.retryagent.it.harness.Jdks;
 import dev.retryagent.it.harness.RecordedRequest;
 import dev.retryagent.it.harness.ReportLine;
 import dev.retryagent.it.harness.ScriptedServer;
@@ -37,6 +38,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * request no server has seen stays (the POST succeeds, seen once). Each run prints one {@code HIDDEN-RETRIES} line
  * with the counts.
  */
+@Tag(Jdks.MATRIX)
 @Timeout(300)
 class HiddenRetriesIT {
 

@@ -3,10 +3,11 @@ package dev.retryagent.it.onelayer;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Tag;
 
-import dev.retryagent.it.harness.Jdks;
 import dev.retryagent.it.harness.ClientLibs;
 import dev.retryagent.it.harness.ForkedApp;
+import dev.retryagent.it.harness.Jdks;
 import dev.retryagent.it.harness.RecordedRequest;
 import dev.retryagent.it.harness.ReportLine;
 import dev.retryagent.it.harness.ScriptedServer;
@@ -39,6 +40,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * {@code STALE} line per run; asserted only where the replace rule depends on it: nothing the client recovers alone
  * is lost under the agent).
  */
+@Tag(Jdks.MATRIX)
 @Timeout(300)
 class StaleConnectionIT {
 

@@ -3,6 +3,7 @@ package dev.retryagent.it.reload;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Tag;
 
 import dev.retryagent.it.apps.LineDrivenApp;
 import dev.retryagent.it.harness.ClientLibs;
@@ -37,6 +38,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * {@link #RELOAD_LIMIT}) and prints how long that took ({@code RELOAD-MS}), then makes its calls: no call's outcome
  * depends on timing.
  */
+@Tag(Jdks.MATRIX)
 class HotReloadIT {
     private static final Duration RELOAD_LIMIT = Duration.ofSeconds(10);
     private static final Duration CALL_LIMIT = Duration.ofSeconds(20);

@@ -3,6 +3,7 @@ package dev.retryagent.it.security;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Tag;
 
 import dev.retryagent.it.apps.LongRunningClientsApp;
 import dev.retryagent.it.attach.AttachCommandRun;
@@ -56,6 +57,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  *       and async) are retried.</li>
  * </ul>
  */
+@Tag(Jdks.MATRIX)
 @Timeout(300)
 class SecurityManagerIT {
     private static final String POLICY = "version: 1\n"

@@ -5,6 +5,7 @@ import static dev.retryagent.it.harness.Runs.markers;
 import static dev.retryagent.it.harness.Runs.result;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Tag;
 
 import dev.retryagent.it.harness.ClientLibs;
 import dev.retryagent.it.harness.ForkedApp;
@@ -27,6 +28,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * timeout) is a deadline of that call under the agent too: no wait and no attempt past it, and the caller's own
  * exception at its time, not after the agent's wait. The rule's deadline (10 s) and backoff stay the defaults'.
  */
+@Tag(Jdks.MATRIX)
 @Timeout(120)
 class CallerTimeLimitsIT {
     private static final Duration WAIT = Duration.ofSeconds(10);

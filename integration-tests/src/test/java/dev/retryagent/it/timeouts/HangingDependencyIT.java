@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Tag;
 
 import dev.retryagent.it.apps.HttpClient4Scenario;
 import dev.retryagent.it.apps.HttpClient5Scenario;
@@ -36,6 +37,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * attempt is cut at its limit through the connection's own timeouts, retried when the request may be retried, and the
  * deadline ends the call. The servers hold a hanging answer for 60 s: a call that was not cut would take that long.
  */
+@Tag(Jdks.MATRIX)
 @Timeout(180)
 class HangingDependencyIT {
     private static final Duration WAIT = Duration.ofSeconds(10);
