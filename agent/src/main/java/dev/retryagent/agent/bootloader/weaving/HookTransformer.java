@@ -28,9 +28,7 @@ import java.util.logging.Level;
  * is woven, not at start-up: an application pays for the clients it uses only (on Java 25 each costs milliseconds
  * of reflection on the Module API). A client whose preparation fails is left out: its classes load unchanged.
  *
- * <p>Tried and dropped: weaving the hooked classes ahead on a background thread. On two cores start-up is
- * CPU-bound; the thread saved the application's thread ~5 ms of weaving and cost ~35 ms of CPU (~12 ms of wall
- * time) reading the class files a second time.
+ * <p>Weaving ahead on a background thread was tried and left: docs/decisions.md.
  */
 public final class HookTransformer implements ClassFileTransformer {
     /** Hook points by internal class name. */
