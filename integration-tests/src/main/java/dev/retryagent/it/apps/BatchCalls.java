@@ -67,7 +67,7 @@ public final class BatchCalls {
 
     /** The options of one app alone. */
     public interface OwnOptions {
-        /** Takes the option at {@code argv[i]} (and its arguments): the index of its last argument, or -1 if not its. */
+        /** Takes the option at {@code argv[i]} and its arguments: the index of the last one, or -1 if not its. */
         int take(String[] argv, int i);
     }
 

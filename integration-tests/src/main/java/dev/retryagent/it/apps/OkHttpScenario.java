@@ -62,7 +62,8 @@ public final class OkHttpScenario {
             System.exit(2);
             return;
         }
-        Report.line("APP", "client", "okhttp", "version", OkHttpKit.version(), "java", System.getProperty("java.version"));
+        Report.line("APP", "client", "okhttp", "version", OkHttpKit.version(),
+                "java", System.getProperty("java.version"));
         ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "scenario-timer");
             t.setDaemon(true);

@@ -1,5 +1,7 @@
 package dev.retryagent.it.httpurlconnection;
 
+import static dev.retryagent.it.apps.BatchCalls.elapsedMs;
+import static dev.retryagent.it.apps.BatchCalls.sinceInterruptUs;
 import static dev.retryagent.it.apps.CallSpec.one;
 
 import dev.retryagent.it.apps.BatchCalls;
@@ -167,12 +169,12 @@ public final class HttpUrlConnectionBatchApp {
                     "h.Retry-After", conn.getHeaderField("Retry-After"),
                     "h.X-Attempt", conn.getHeaderField("X-Attempt"), "stream", stream, "streamMessage", streamMessage,
                     "body", body, "errorStream", errorStream == null ? "null" : "set",
-                    "fields", conn.getHeaderFields().size(), "elapsedMs", BatchCalls.elapsedMs(start),
-                    "interrupted", Thread.currentThread().isInterrupted(), "sinceInterruptUs", BatchCalls.sinceInterruptUs(id));
+                    "fields", conn.getHeaderFields().size(), "elapsedMs", elapsedMs(start),
+                    "interrupted", Thread.currentThread().isInterrupted(), "sinceInterruptUs", sinceInterruptUs(id));
         } catch (IOException | RuntimeException e) {
-            Long since = BatchCalls.sinceInterruptUs(id);
+            Long since = sinceInterruptUs(id);
             Report.line("RESULT", "id", id, "write", write, "failure", e.getClass().getName(),
-                    "message", e.getMessage(), "stage", stage, "elapsedMs", BatchCalls.elapsedMs(start),
+                    "message", e.getMessage(), "stage", stage, "elapsedMs", elapsedMs(start),
                     "interrupted", Thread.currentThread().isInterrupted(), "sinceInterruptUs", since);
         }
     }

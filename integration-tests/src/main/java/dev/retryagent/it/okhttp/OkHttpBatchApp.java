@@ -1,5 +1,7 @@
 package dev.retryagent.it.okhttp;
 
+import static dev.retryagent.it.apps.BatchCalls.elapsedMs;
+import static dev.retryagent.it.apps.BatchCalls.sinceInterruptUs;
 import static dev.retryagent.it.apps.CallSpec.one;
 
 import dev.retryagent.it.apps.BatchCalls;
@@ -51,7 +53,8 @@ public final class OkHttpBatchApp {
             return i + 1;
         });
         OkHttpClient client = OkHttpKit.newClient(clientKind[0]);
-        Report.line("APP", "client", "okhttp", "version", OkHttpKit.version(), "java", System.getProperty("java.version"));
+        Report.line("APP", "client", "okhttp", "version", OkHttpKit.version(),
+                "java", System.getProperty("java.version"));
         long agentInterceptors = client.interceptors().stream()
                 .filter(i -> i.getClass().getName().startsWith("dev.retryagent")).count();
         Report.line("INTERCEPTORS", "agent", agentInterceptors, "total", client.interceptors().size());
@@ -61,7 +64,8 @@ public final class OkHttpBatchApp {
         for (Map<String, List<String>> call : options.calls()) {
             String id = one(call, "id", "call" + callbacks.size());
             callbacks.put(id, new AtomicInteger());
-            OkHttpClient shared = "own".equals(one(call, "client", "shared")) ? OkHttpKit.newClient(clientKind[0]) : client;
+            OkHttpClient shared =
+                    "own".equals(one(call, "client", "shared")) ? OkHttpKit.newClient(clientKind[0]) : client;
             clients.put(id, withTimeouts(shared, call));
         }
         BatchCalls.runEach(options, (spec, id) -> run(clients.get(id), spec, id, callbacks.get(id)), 60_000);
@@ -117,21 +121,21 @@ public final class OkHttpBatchApp {
             @Override
             public void response(Call c, Response r, String body) {
                 callbacks.incrementAndGet();
-                Report.line("RESULT", "id", id, "status", r.code(), "body", body, "elapsedMs", BatchCalls.elapsedMs(start),
+                Report.line("RESULT", "id", id, "status", r.code(), "body", body, "elapsedMs", elapsedMs(start),
                         "bodyWrites", bodyWrites.get(), "thread", Thread.currentThread().getName(),
                         "sameCall", c == call, "h.Retry-After", r.header("Retry-After"),
                         "interrupted", Thread.currentThread().isInterrupted(),
-                        "sinceInterruptUs", BatchCalls.sinceInterruptUs(id));
+                        "sinceInterruptUs", sinceInterruptUs(id));
             }
 
             @Override
             public void failure(Call c, Exception e, Integer status) {
                 callbacks.incrementAndGet();
                 Report.line("RESULT", "id", id, "failure", e.getClass().getName(), "message", e.getMessage(),
-                        "elapsedMs", BatchCalls.elapsedMs(start), "bodyWrites", bodyWrites.get(),
+                        "elapsedMs", elapsedMs(start), "bodyWrites", bodyWrites.get(),
                         "thread", Thread.currentThread().getName(), "sameCall", c == call,
                         "interrupted", Thread.currentThread().isInterrupted(),
-                        "sinceInterruptUs", BatchCalls.sinceInterruptUs(id));
+                        "sinceInterruptUs", sinceInterruptUs(id));
             }
 
             @Override

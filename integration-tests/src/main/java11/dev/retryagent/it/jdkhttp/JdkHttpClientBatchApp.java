@@ -1,5 +1,7 @@
 package dev.retryagent.it.jdkhttp;
 
+import static dev.retryagent.it.apps.BatchCalls.elapsedMs;
+import static dev.retryagent.it.apps.BatchCalls.sinceInterruptUs;
 import static dev.retryagent.it.apps.CallSpec.one;
 
 import dev.retryagent.it.apps.BatchCalls;
@@ -202,15 +204,15 @@ public final class JdkHttpClientBatchApp {
             if (report) {
                 Report.line("RESULT", "id", id, "status", response.statusCode(), "body", body,
                         "h.Retry-After", response.headers().firstValue("Retry-After").orElse(null),
-                        "version", response.version(), "elapsedMs", BatchCalls.elapsedMs(start),
-                        "interrupted", Thread.currentThread().isInterrupted(), "sinceInterruptUs", BatchCalls.sinceInterruptUs(id),
+                        "version", response.version(), "elapsedMs", elapsedMs(start),
+                        "interrupted", Thread.currentThread().isInterrupted(), "sinceInterruptUs", sinceInterruptUs(id),
                         "thread", Thread.currentThread().getName());
             }
         } catch (Throwable e) {
             if (report) {
                 Report.line("RESULT", "id", id, "failure", e.getClass().getName(), "message", e.getMessage(),
-                        "cancelled", e instanceof CancellationException, "elapsedMs", BatchCalls.elapsedMs(start),
-                        "interrupted", Thread.currentThread().isInterrupted(), "sinceInterruptUs", BatchCalls.sinceInterruptUs(id));
+                        "cancelled", e instanceof CancellationException, "elapsedMs", elapsedMs(start),
+                        "interrupted", Thread.currentThread().isInterrupted(), "sinceInterruptUs", sinceInterruptUs(id));
             }
         }
     }
