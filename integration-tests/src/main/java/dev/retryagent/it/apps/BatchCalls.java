@@ -60,6 +60,17 @@ public final class BatchCalls {
         Seen make(Map<String, List<String>> spec, String id) throws Exception;
     }
 
+    /** One call of a spec, made and reported as the app makes and reports it. */
+    public interface Runner {
+        void run(Map<String, List<String>> spec, String id);
+    }
+
+    /** The options of one app alone. */
+    public interface OwnOptions {
+        /** Takes the option at {@code argv[i]} and its arguments: the index of the last one, or -1 if not its. */
+        int take(String[] argv, int i);
+    }
+
     /** A batch app's options: {@code --await-go}, {@code --sequential} and {@code --call SPEC} (repeatable). */
     public static final class Options {
         private final boolean awaitGo;
@@ -86,6 +97,11 @@ public final class BatchCalls {
 
         /** The options of {@code argv}; an unknown one ends the app with exit code 2. */
         public static Options parse(String[] argv) {
+            return parse(argv, (args, i) -> -1);
+        }
+
+        /** As {@link #parse(String[])}, the app's {@code own} options besides. */
+        public static Options parse(String[] argv, OwnOptions own) {
             boolean awaitGo = false;
             boolean sequential = false;
             List<Map<String, List<String>>> calls = new ArrayList<>();
@@ -101,8 +117,12 @@ public final class BatchCalls {
                         calls.add(CallSpec.parse(argv[++i]));
                         break;
                     default:
-                        System.err.println("usage error: unknown argument " + argv[i]);
-                        System.exit(2);
+                        int last = own.take(argv, i);
+                        if (last < 0) {
+                            System.err.println("usage error: unknown argument " + argv[i]);
+                            System.exit(2);
+                        }
+                        i = last;
                 }
             }
             return new Options(awaitGo, sequential, calls);
@@ -165,21 +185,58 @@ public final class BatchCalls {
      * ({@code call-ID}), all at once or one after the other under {@code --sequential}, and waits for them.
      */
     public static void runAll(Options options, Call call) throws IOException, InterruptedException {
+        awaitGo(options);
+        runEach(options, (spec, id) -> run(spec, id, call), 120_000);
+    }
+
+    /**
+     * Runs every call ({@link #runAll}), then prints the {@code CALLBACKS} lines, the app's {@code POOL} lines
+     * ({@code pools}) and {@code DONE}, and ends the JVM.
+     */
+    public static void runAllAndExit(Options options, Call call, Runnable pools)
+            throws IOException, InterruptedException {
+        runAll(options, call);
+        Callbacks.report();
+        pools.run();
+        Report.line("DONE");
+        System.exit(0);
+    }
+
+    /** Prints READY and waits for a line on stdin, under {@code --await-go}. */
+    public static void awaitGo(Options options) throws IOException {
         if (options.awaitGo()) {
             Signals.awaitGo();
         }
+    }
+
+    /**
+     * Runs every call on a thread of its own ({@code call-ID}), all at once or one after the other under
+     * {@code --sequential}, and waits for each up to {@code joinMillis}.
+     */
+    public static void runEach(Options options, Runner runner, long joinMillis) throws InterruptedException {
         List<Thread> threads = new ArrayList<>();
         for (Map<String, List<String>> spec : options.calls()) {
             String id = CallSpec.one(spec, "id", "call" + threads.size());
-            Thread t = new Thread(() -> run(spec, id, call), "call-" + id);
+            Thread t = new Thread(() -> runner.run(spec, id), "call-" + id);
             threads.add(t);
             t.start();
             if (options.sequential()) {
-                t.join(120_000);
+                t.join(joinMillis);
             }
         }
         for (Thread t : threads) {
-            t.join(120_000);
+            t.join(joinMillis);
+        }
+    }
+
+    /** Interrupts this thread, the call's, after the spec's {@code interruptAfterMs}, if it has one. */
+    public static void interruptAfter(Map<String, List<String>> spec, String id) {
+        if (spec.containsKey("interruptAfterMs")) {
+            Thread caller = Thread.currentThread();
+            TIMERS.schedule(() -> {
+                INTERRUPTED_AT.put(id, System.nanoTime());
+                caller.interrupt();
+            }, Long.parseLong(CallSpec.one(spec, "interruptAfterMs", "0")), TimeUnit.MILLISECONDS);
         }
     }
 
@@ -215,13 +272,7 @@ public final class BatchCalls {
                 repeated(spec, id, repeat, call);
                 return;
             }
-            if (spec.containsKey("interruptAfterMs")) {
-                Thread caller = Thread.currentThread();
-                TIMERS.schedule(() -> {
-                    INTERRUPTED_AT.put(id, System.nanoTime());
-                    caller.interrupt();
-                }, Long.parseLong(CallSpec.one(spec, "interruptAfterMs", "0")), TimeUnit.MILLISECONDS);
-            }
+            interruptAfter(spec, id);
             long start = System.nanoTime();
             try {
                 Seen seen = call.make(spec, id);
@@ -262,7 +313,8 @@ public final class BatchCalls {
                 "elapsedMs", elapsedMs(start));
     }
 
-    private static Long sinceInterruptUs(String id) {
+    /** The time from the interrupt of call {@code id}'s thread to now, or null when it was not interrupted. */
+    public static Long sinceInterruptUs(String id) {
         long now = System.nanoTime();
         Long at = INTERRUPTED_AT.get(id);
         return at == null ? null : TimeUnit.NANOSECONDS.toMicros(now - at);
@@ -279,7 +331,8 @@ public final class BatchCalls {
                 "sinceInterruptUs", since);
     }
 
-    private static long elapsedMs(long start) {
+    /** Milliseconds since {@code start} (System.nanoTime). */
+    public static long elapsedMs(long start) {
         return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
     }
 }

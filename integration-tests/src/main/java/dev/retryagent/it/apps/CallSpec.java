@@ -1,6 +1,9 @@
 package dev.retryagent.it.apps;
 
+import dev.retryagent.it.clients.KitRequest;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -8,7 +11,7 @@ import java.util.Map;
 /**
  * The batch applications' {@code --call} argument: {@code key=value} pairs separated by {@code ;}, a key may
  * come more than once; {@code %3B} in a value is a {@code ;}. Every batch application parses its calls here (JDK
- * types only: it runs in the forked JVMs, and in the Spring Boot applications' jars).
+ * types and the kits' {@link KitRequest} only: it runs in the forked JVMs, and in the Spring Boot applications' jars).
  */
 public final class CallSpec {
     private CallSpec() {
@@ -32,5 +35,38 @@ public final class CallSpec {
     public static String one(Map<String, List<String>> spec, String key, String fallback) {
         List<String> values = spec.get(key);
         return values == null ? fallback : values.get(values.size() - 1);
+    }
+
+    /** The spec's {@code header=Name:value} parts as name and value, in order. */
+    public static List<String[]> headers(Map<String, List<String>> spec) {
+        List<String[]> headers = new ArrayList<>();
+        for (String header : spec.getOrDefault("header", Collections.<String>emptyList())) {
+            int colon = header.indexOf(':');
+            headers.add(new String[] {header.substring(0, colon).trim(), header.substring(colon + 1).trim()});
+        }
+        return headers;
+    }
+
+    /** The spec's {@code body}; an empty one for a POST or PUT without it; null for no body. */
+    public static String body(Map<String, List<String>> spec) {
+        String text = one(spec, "body", null);
+        String method = one(spec, "method", "GET");
+        return text == null && (method.equals("POST") || method.equals("PUT")) ? "" : text;
+    }
+
+    /**
+     * The spec's request: {@code method}, {@code url}, {@code header}s and {@link #body} as {@code text/plain} in
+     * UTF-8, one-shot under {@code oneShot=true}.
+     */
+    public static KitRequest request(Map<String, List<String>> spec) {
+        KitRequest request = KitRequest.of(one(spec, "method", "GET"), one(spec, "url", null));
+        for (String[] header : headers(spec)) {
+            request = request.header(header[0], header[1]);
+        }
+        String text = body(spec);
+        if (text != null) {
+            request = request.body(text.getBytes(StandardCharsets.UTF_8), "text/plain; charset=utf-8");
+        }
+        return Boolean.parseBoolean(one(spec, "oneShot", "false")) ? request.oneShot() : request;
     }
 }

@@ -3,11 +3,11 @@ package dev.retryagent.it.apps;
 import static dev.retryagent.it.apps.CallSpec.one;
 
 import dev.retryagent.it.apps.BatchCalls.Seen;
+import dev.retryagent.it.clients.HttpClient4Kit;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -18,11 +18,9 @@ import org.apache.http.HttpHost;
 import org.apache.http.HttpResponse;
 import org.apache.http.client.ResponseHandler;
 import org.apache.http.client.config.RequestConfig;
-import org.apache.http.client.methods.CloseableHttpResponse;
 import org.apache.http.client.methods.RequestBuilder;
 import org.apache.http.client.methods.HttpRequestBase;
 import org.apache.http.client.methods.HttpUriRequest;
-import org.apache.http.client.protocol.HttpClientContext;
 import org.apache.http.concurrent.FutureCallback;
 import org.apache.http.entity.ContentType;
 import org.apache.http.entity.InputStreamEntity;
@@ -37,7 +35,6 @@ import org.apache.http.impl.nio.client.HttpAsyncClients;
 import org.apache.http.impl.nio.conn.PoolingNHttpClientConnectionManager;
 import org.apache.http.impl.nio.reactor.DefaultConnectingIOReactor;
 import org.apache.http.impl.nio.reactor.IOReactorConfig;
-import org.apache.http.nio.client.methods.HttpAsyncMethods;
 import org.apache.http.pool.PoolStats;
 import org.apache.http.util.EntityUtils;
 import org.apache.http.util.VersionInfo;
@@ -101,12 +98,10 @@ public final class HttpClient4Scenario {
                 async(one(call, "client", "default"));
             }
         }
-        BatchCalls.runAll(options, HttpClient4Scenario::once);
-        BatchCalls.Callbacks.report();
-        CLASSIC_POOLS.forEach((kind, pool) -> pool(pool.getTotalStats(), "classic", kind));
-        ASYNC_POOLS.forEach((kind, pool) -> pool(pool.getTotalStats(), "async", kind));
-        Report.line("DONE");
-        System.exit(0);
+        BatchCalls.runAllAndExit(options, HttpClient4Scenario::once, () -> {
+            CLASSIC_POOLS.forEach((kind, pool) -> pool(pool.getTotalStats(), "classic", kind));
+            ASYNC_POOLS.forEach((kind, pool) -> pool(pool.getTotalStats(), "async", kind));
+        });
     }
 
     private static void pool(PoolStats stats, String api, String kind) {
@@ -226,14 +221,10 @@ public final class HttpClient4Scenario {
             builder.setConfig(RequestConfig.custom()
                     .setSocketTimeout(Integer.parseInt(one(spec, "readTimeoutMs", "0"))).build());
         }
-        for (String header : spec.getOrDefault("header", Collections.<String>emptyList())) {
-            int colon = header.indexOf(':');
-            builder.addHeader(header.substring(0, colon).trim(), header.substring(colon + 1).trim());
+        for (String[] header : CallSpec.headers(spec)) {
+            builder.addHeader(header[0], header[1]);
         }
-        String text = one(spec, "body", null);
-        if (text == null && (method.equals("POST") || method.equals("PUT"))) {
-            text = "";
-        }
+        String text = CallSpec.body(spec);
         if (text != null) {
             byte[] body = text.getBytes(StandardCharsets.UTF_8);
             builder.setEntity(Boolean.parseBoolean(one(spec, "stream", "false"))
@@ -243,39 +234,15 @@ public final class HttpClient4Scenario {
         return builder.build();
     }
 
+    private static HttpHost host(HttpUriRequest request) {
+        return new HttpHost(request.getURI().getHost(), request.getURI().getPort(), request.getURI().getScheme());
+    }
+
     private static Seen classicCall(Map<String, List<String>> spec) throws Exception {
         CloseableHttpClient client = classic(one(spec, "client", "default"));
         HttpUriRequest request = request(spec);
-        HttpHost host = new HttpHost(request.getURI().getHost(), request.getURI().getPort(), request.getURI().getScheme());
-        HttpClientContext context = HttpClientContext.create();
-        switch (one(spec, "overload", "req-handler")) {
-            case "req":
-                try (CloseableHttpResponse response = client.execute(request)) {
-                    return read(response);
-                }
-            case "req-ctx":
-                try (CloseableHttpResponse response = client.execute(request, context)) {
-                    return read(response);
-                }
-            case "host-req":
-                try (CloseableHttpResponse response = client.execute(host, request)) {
-                    return read(response);
-                }
-            case "host-req-ctx":
-                try (CloseableHttpResponse response = client.execute(host, request, context)) {
-                    return read(response);
-                }
-            case "req-handler":
-                return client.execute(request, READ);
-            case "req-ctx-handler":
-                return client.execute(request, READ, context);
-            case "host-req-handler":
-                return client.execute(host, request, READ);
-            case "host-req-ctx-handler":
-                return client.execute(host, request, READ, context);
-            default:
-                throw new IllegalArgumentException("overload " + one(spec, "overload", null));
-        }
+        HttpHost host = host(request);
+        return HttpClient4Kit.execute(client, one(spec, "overload", "req-handler"), host, request, READ);
     }
 
     private static Seen asyncCall(Map<String, List<String>> spec, String id) throws Exception {
@@ -298,22 +265,9 @@ public final class HttpClient4Scenario {
                 callbacks.cancelled();
             }
         };
-        HttpHost host = new HttpHost(request.getURI().getHost(), request.getURI().getPort(), request.getURI().getScheme());
-        Future<HttpResponse> future;
-        switch (one(spec, "request", "uri")) {
-            case "uri":
-                future = client.execute(request, callback);
-                break;
-            case "host":
-                future = client.execute(host, request, callback);
-                break;
-            case "producer":
-                future = client.execute(HttpAsyncMethods.create(host, request), HttpAsyncMethods.createConsumer(),
-                        callback);
-                break;
-            default:
-                throw new IllegalArgumentException("request " + one(spec, "request", null));
-        }
+        HttpHost host = host(request);
+        Future<HttpResponse> future = HttpClient4Kit.Async.execute(client, one(spec, "request", "uri"), host, request,
+                callback);
         BatchCalls.cancelAfter(spec, future);
         if (spec.containsKey("abortOn") && request instanceof HttpRequestBase) {
             Signals.on(one(spec, "abortOn", null), ((HttpRequestBase) request)::abort);

@@ -3,14 +3,13 @@ package dev.retryagent.it.apps;
 import static dev.retryagent.it.apps.CallSpec.one;
 
 import dev.retryagent.it.apps.BatchCalls.Seen;
+import dev.retryagent.it.clients.HttpClient5Kit;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -24,13 +23,11 @@ import org.apache.hc.client5.http.impl.DefaultHttpRequestRetryStrategy;
 import org.apache.hc.client5.http.impl.async.CloseableHttpAsyncClient;
 import org.apache.hc.client5.http.impl.async.HttpAsyncClients;
 import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
-import org.apache.hc.client5.http.impl.classic.CloseableHttpResponse;
 import org.apache.hc.client5.http.impl.classic.HttpClients;
 import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManager;
 import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManagerBuilder;
 import org.apache.hc.client5.http.impl.nio.PoolingAsyncClientConnectionManager;
 import org.apache.hc.client5.http.impl.nio.PoolingAsyncClientConnectionManagerBuilder;
-import org.apache.hc.client5.http.protocol.HttpClientContext;
 import org.apache.hc.core5.concurrent.FutureCallback;
 import org.apache.hc.core5.http.ClassicHttpResponse;
 import org.apache.hc.core5.http.ContentType;
@@ -43,8 +40,6 @@ import org.apache.hc.core5.http.io.entity.InputStreamEntity;
 import org.apache.hc.core5.http.io.entity.StringEntity;
 import org.apache.hc.core5.http.message.BasicHttpRequest;
 import org.apache.hc.core5.http.nio.AsyncEntityProducer;
-import org.apache.hc.core5.http.nio.DataStreamChannel;
-import org.apache.hc.core5.http.nio.entity.StringAsyncEntityProducer;
 import org.apache.hc.core5.http.nio.support.BasicRequestProducer;
 import org.apache.hc.core5.pool.PoolStats;
 import org.apache.hc.core5.reactor.IOReactorConfig;
@@ -109,12 +104,10 @@ public final class HttpClient5Scenario {
                 async(one(call, "client", "default"));
             }
         }
-        BatchCalls.runAll(options, HttpClient5Scenario::once);
-        BatchCalls.Callbacks.report();
-        CLASSIC_POOLS.forEach((kind, pool) -> pool(pool.getTotalStats(), "classic", kind));
-        ASYNC_POOLS.forEach((kind, pool) -> pool(pool.getTotalStats(), "async", kind));
-        Report.line("DONE");
-        System.exit(0);
+        BatchCalls.runAllAndExit(options, HttpClient5Scenario::once, () -> {
+            CLASSIC_POOLS.forEach((kind, pool) -> pool(pool.getTotalStats(), "classic", kind));
+            ASYNC_POOLS.forEach((kind, pool) -> pool(pool.getTotalStats(), "async", kind));
+        });
     }
 
     private static void pool(PoolStats stats, String api, String kind) {
@@ -225,11 +218,7 @@ public final class HttpClient5Scenario {
     }
 
     private static byte[] bodyBytes(Map<String, List<String>> spec) {
-        String text = one(spec, "body", null);
-        String method = one(spec, "method", "GET");
-        if (text == null && (method.equals("POST") || method.equals("PUT"))) {
-            text = "";
-        }
+        String text = CallSpec.body(spec);
         return text == null ? null : text.getBytes(StandardCharsets.UTF_8);
     }
 
@@ -238,13 +227,11 @@ public final class HttpClient5Scenario {
     }
 
     private static void headers(Map<String, List<String>> spec, org.apache.hc.core5.http.HttpMessage message) {
-        for (String header : spec.getOrDefault("header", Collections.<String>emptyList())) {
-            int colon = header.indexOf(':');
-            message.addHeader(header.substring(0, colon).trim(), header.substring(colon + 1).trim());
+        for (String[] header : CallSpec.headers(spec)) {
+            message.addHeader(header[0], header[1]);
         }
     }
 
-    @SuppressWarnings("deprecation") // the execute overloads returning a response are deprecated in 5.6, not gone
     private static Seen classicCall(Map<String, List<String>> spec) throws Exception {
         CloseableHttpClient client = classic(one(spec, "client", "default"));
         URI uri = URI.create(one(spec, "url", null));
@@ -258,39 +245,7 @@ public final class HttpClient5Scenario {
                     : new StringEntity(new String(body, StandardCharsets.UTF_8), ContentType.TEXT_PLAIN));
         }
         HttpHost host = HttpHost.create(uri);
-        HttpClientContext context = HttpClientContext.create();
-        switch (one(spec, "overload", "req-handler")) {
-            case "req":
-                try (CloseableHttpResponse response = client.execute(request)) {
-                    return read(response);
-                }
-            case "req-ctx":
-                try (CloseableHttpResponse response = client.execute(request, context)) {
-                    return read(response);
-                }
-            case "host-req":
-                try (CloseableHttpResponse response = client.execute(host, request)) {
-                    return read(response);
-                }
-            case "host-req-ctx":
-                try (CloseableHttpResponse response = client.execute(host, request, context)) {
-                    return read(response);
-                }
-            case "open":
-                try (ClassicHttpResponse response = client.executeOpen(host, request, context)) {
-                    return read(response);
-                }
-            case "req-handler":
-                return client.execute(request, READ);
-            case "req-ctx-handler":
-                return client.execute(request, context, READ);
-            case "host-req-handler":
-                return client.execute(host, request, READ);
-            case "host-req-ctx-handler":
-                return client.execute(host, request, context, READ);
-            default:
-                throw new IllegalArgumentException("overload " + one(spec, "overload", null));
-        }
+        return HttpClient5Kit.execute(client, one(spec, "overload", "req-handler"), host, request, READ);
     }
 
     /** The request's own {@code RequestConfig}: a response timeout of {@code readTimeoutMs}, or none (null). */
@@ -306,9 +261,8 @@ public final class HttpClient5Scenario {
         if (spec.containsKey("readTimeoutMs")) {
             request.responseTimeout(Timeout.ofMilliseconds(Long.parseLong(one(spec, "readTimeoutMs", "0"))));
         }
-        for (String header : spec.getOrDefault("header", Collections.<String>emptyList())) {
-            int colon = header.indexOf(':');
-            request.addHeader(header.substring(0, colon).trim(), header.substring(colon + 1).trim());
+        for (String[] header : CallSpec.headers(spec)) {
+            request.addHeader(header[0], header[1]);
         }
         byte[] body = bodyBytes(spec);
         if (body != null) {
@@ -348,7 +302,7 @@ public final class HttpClient5Scenario {
             BasicHttpRequest request = new BasicHttpRequest(method, uri);
             headers(spec, request);
             AsyncEntityProducer entity = body == null ? null
-                    : new Producer(new String(body, StandardCharsets.UTF_8), !stream(spec));
+                    : HttpClient5Kit.textProducer(new String(body, StandardCharsets.UTF_8), !stream(spec));
             future = client.execute(new BasicRequestProducer(request, entity), SimpleResponseConsumer.create(),
                     callback);
         } else {
@@ -365,66 +319,5 @@ public final class HttpClient5Scenario {
         SimpleHttpResponse response = future.get(60, TimeUnit.SECONDS);
         return new Seen(response.getCode(), response.getBodyText() == null ? "" : response.getBodyText(),
                 header(response, "Retry-After"));
-    }
-
-    /** A text body producer; when not repeatable it says so, as a producer of a stream would. */
-    private static final class Producer implements AsyncEntityProducer {
-        private final StringAsyncEntityProducer delegate;
-        private final boolean repeatable;
-
-        Producer(String text, boolean repeatable) {
-            this.delegate = new StringAsyncEntityProducer(text, ContentType.TEXT_PLAIN);
-            this.repeatable = repeatable;
-        }
-
-        @Override
-        public boolean isRepeatable() {
-            return repeatable;
-        }
-
-        @Override
-        public void failed(Exception cause) {
-            delegate.failed(cause);
-        }
-
-        @Override
-        public long getContentLength() {
-            return delegate.getContentLength();
-        }
-
-        @Override
-        public String getContentType() {
-            return delegate.getContentType();
-        }
-
-        @Override
-        public String getContentEncoding() {
-            return delegate.getContentEncoding();
-        }
-
-        @Override
-        public boolean isChunked() {
-            return delegate.isChunked();
-        }
-
-        @Override
-        public Set<String> getTrailerNames() {
-            return delegate.getTrailerNames();
-        }
-
-        @Override
-        public int available() {
-            return delegate.available();
-        }
-
-        @Override
-        public void produce(DataStreamChannel channel) throws IOException {
-            delegate.produce(channel);
-        }
-
-        @Override
-        public void releaseResources() {
-            delegate.releaseResources();
-        }
     }
 }

@@ -1,7 +1,7 @@
 package dev.retryagent.it.apps;
 
-import dev.retryagent.it.clients.OkHttpBody;
-import java.io.IOException;
+import dev.retryagent.it.clients.KitRequest;
+import dev.retryagent.it.clients.OkHttpKit;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
@@ -12,13 +12,9 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import okhttp3.Call;
-import okhttp3.Callback;
-import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
-import okhttp3.RequestBody;
 import okhttp3.Response;
-import okhttp3.ResponseBody;
 
 /**
  * A "legacy" OkHttp application: it makes calls the ordinary way and prints what it saw. It knows nothing
@@ -66,7 +62,8 @@ public final class OkHttpScenario {
             System.exit(2);
             return;
         }
-        Report.line("APP", "client", "okhttp", "version", okHttpVersion(), "java", System.getProperty("java.version"));
+        Report.line("APP", "client", "okhttp", "version", OkHttpKit.version(),
+                "java", System.getProperty("java.version"));
         ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "scenario-timer");
             t.setDaemon(true);
@@ -99,22 +96,13 @@ public final class OkHttpScenario {
         String kind = args.get("client", "builder");
         boolean tuned = args.has("connect-timeout-ms") || args.has("read-timeout-ms") || args.has("call-timeout-ms")
                 || args.has("retry-on-connection-failure");
-        OkHttpClient.Builder builder;
-        switch (kind) {
-            case "new":
-                if (tuned) {
-                    throw new IllegalArgumentException("--client new cannot take timeouts or retry settings");
-                }
-                return new OkHttpClient();
-            case "builder":
-                builder = new OkHttpClient.Builder();
-                break;
-            case "newBuilder":
-                builder = new OkHttpClient().newBuilder();
-                break;
-            default:
-                throw new IllegalArgumentException("--client new|builder|newBuilder, got " + kind);
+        if (kind.equals("new")) {
+            if (tuned) {
+                throw new IllegalArgumentException("--client new cannot take timeouts or retry settings");
+            }
+            return OkHttpKit.newClient(kind);
         }
+        OkHttpClient.Builder builder = OkHttpKit.builder(kind);
         if (args.has("connect-timeout-ms")) {
             builder.connectTimeout(args.getLong("connect-timeout-ms", 0), TimeUnit.MILLISECONDS);
         }
@@ -131,20 +119,38 @@ public final class OkHttpScenario {
     }
 
     private static Request request(Args args, AtomicInteger bodyWrites) {
-        String method = args.get("method", "GET").toUpperCase();
-        byte[] bytes = args.body();
-        if (bytes == null && (method.equals("POST") || method.equals("PUT") || method.equals("PATCH"))) {
-            bytes = new byte[0];
-        }
-        RequestBody body = bytes == null ? null
-                : new OkHttpBody(bytes, MediaType.parse(args.get("content-type", "text/plain; charset=utf-8")),
-                        args.has("one-shot"), bodyWrites);
-        Request.Builder builder = new Request.Builder().url(args.required("url")).method(method, body);
+        KitRequest request = KitRequest.of(args.get("method", "GET").toUpperCase(), args.required("url"));
         for (String h : args.all("header")) {
             String[] kv = Args.splitHeader(h);
-            builder.addHeader(kv[0], kv[1]);
+            request = request.header(kv[0], kv[1]);
         }
-        return builder.build();
+        byte[] body = args.body();
+        if (body == null && (request.method().equals("POST") || request.method().equals("PUT")
+                || request.method().equals("PATCH"))) {
+            body = new byte[0];
+        }
+        if (body != null) {
+            request = request.body(body, args.get("content-type", "text/plain; charset=utf-8"));
+        }
+        return OkHttpKit.request(args.has("one-shot") ? request.oneShot() : request, bodyWrites);
+    }
+
+    /** Reports a call's outcome as {@code seq}, counting its callbacks. */
+    private static OkHttpKit.Outcome reporting(int seq, long start, AtomicInteger bodyWrites, List<String> printHeaders,
+            AtomicInteger callbacks) {
+        return new OkHttpKit.Outcome() {
+            @Override
+            public void response(Call call, Response response, String body) {
+                callbacks.incrementAndGet();
+                report(seq, response, body, start, bodyWrites, printHeaders);
+            }
+
+            @Override
+            public void failure(Call call, Exception e, Integer status) {
+                callbacks.incrementAndGet();
+                reportFailure(seq, e, status == null ? "execute" : "body", status, start, bodyWrites);
+            }
+        };
     }
 
     private static void callSync(OkHttpClient client, Args args, int seq, ScheduledExecutorService timers) {
@@ -158,17 +164,7 @@ public final class OkHttpScenario {
             timers.schedule(caller::interrupt, args.getLong("interrupt-after-ms", 0), TimeUnit.MILLISECONDS);
         }
         long start = System.nanoTime();
-        String stage = "execute";
-        Integer status = null;
-        try (Response response = call.execute()) {
-            status = response.code();
-            stage = "body";
-            ResponseBody body = response.body();
-            String text = body == null ? "" : body.string();
-            report(seq, response, text, start, bodyWrites, args.all("print-header"));
-        } catch (IOException | RuntimeException e) {
-            reportFailure(seq, e, stage, status, start, bodyWrites);
-        }
+        OkHttpKit.execute(call, reporting(seq, start, bodyWrites, args.all("print-header"), new AtomicInteger()));
         Thread.interrupted(); // the flag has been reported; do not let it leak into the next call's sleep
     }
 
@@ -182,40 +178,26 @@ public final class OkHttpScenario {
             timers.schedule(call::cancel, args.getLong("cancel-after-ms", 0), TimeUnit.MILLISECONDS);
         }
         long start = System.nanoTime();
-        List<String> printHeaders = args.all("print-header");
-        call.enqueue(new Callback() {
+        OkHttpKit.Outcome reporting = reporting(seq, start, bodyWrites, args.all("print-header"), callbacks);
+        OkHttpKit.enqueue(call, new OkHttpKit.Outcome() {
             @Override
-            public void onFailure(Call c, IOException e) {
-                callbacks.incrementAndGet();
-                reportFailure(seq, e, "execute", null, start, bodyWrites);
-                done.countDown();
+            public void response(Call c, Response response, String body) {
+                reporting.response(c, response, body);
             }
 
             @Override
-            public void onResponse(Call c, Response response) {
-                callbacks.incrementAndGet();
-                try (Response r = response) {
-                    ResponseBody body = r.body();
-                    String text;
-                    try {
-                        text = body == null ? "" : body.string();
-                    } catch (IOException e) {
-                        reportFailure(seq, e, "body", r.code(), start, bodyWrites);
-                        return;
-                    }
-                    report(seq, r, text, start, bodyWrites, printHeaders);
-                } finally {
-                    done.countDown();
-                }
+            public void failure(Call c, Exception e, Integer status) {
+                reporting.failure(c, e, status);
+            }
+
+            @Override
+            public void done() {
+                done.countDown();
             }
         });
         boolean called = done.await(args.getLong("async-wait-ms", 60_000), TimeUnit.MILLISECONDS);
         // let anything still running on the dispatcher finish, so a second callback would be counted
-        long idleDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while ((client.dispatcher().runningCallsCount() > 0 || client.dispatcher().queuedCallsCount() > 0)
-                && System.nanoTime() < idleDeadline) {
-            Thread.sleep(10);
-        }
+        OkHttpKit.awaitIdle(client);
         Report.line("CALLBACKS", "seq", seq, "count", callbacks.get(), "timedOut", !called);
     }
 
@@ -244,14 +226,5 @@ public final class OkHttpScenario {
 
     private static long elapsedMs(long start) {
         return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-    }
-
-    /** okhttp3.OkHttp.VERSION, read at run time (the compiler would inline the 4.12 constant). */
-    private static String okHttpVersion() {
-        try {
-            return String.valueOf(Class.forName("okhttp3.OkHttp").getField("VERSION").get(null));
-        } catch (ReflectiveOperationException | LinkageError e) {
-            return "unknown";
-        }
     }
 }

@@ -10,8 +10,13 @@ import java.util.concurrent.Future;
 import java.util.function.Supplier;
 import org.apache.http.Header;
 import org.apache.http.HttpEntity;
+import org.apache.http.HttpHost;
 import org.apache.http.HttpResponse;
+import org.apache.http.client.ResponseHandler;
+import org.apache.http.client.methods.CloseableHttpResponse;
+import org.apache.http.client.methods.HttpUriRequest;
 import org.apache.http.client.methods.RequestBuilder;
+import org.apache.http.client.protocol.HttpClientContext;
 import org.apache.http.concurrent.FutureCallback;
 import org.apache.http.entity.ByteArrayEntity;
 import org.apache.http.entity.ContentType;
@@ -20,11 +25,14 @@ import org.apache.http.impl.client.CloseableHttpClient;
 import org.apache.http.impl.client.HttpClients;
 import org.apache.http.impl.nio.client.CloseableHttpAsyncClient;
 import org.apache.http.impl.nio.client.HttpAsyncClients;
+import org.apache.http.nio.client.methods.HttpAsyncMethods;
 import org.apache.http.util.EntityUtils;
 
 /**
  * Apache HttpClient 4.5 ({@code execute} with a response handler) and HttpAsyncClient 4.1 ({@code execute} with a
- * callback). A one-shot body is an {@link InputStreamEntity} of unknown length.
+ * callback). A one-shot body is an {@link InputStreamEntity} of unknown length. For the applications that test the
+ * clients' own API: every classic {@code execute} overload ({@link #execute}) and the async client's request kinds
+ * ({@link Async#execute}).
  */
 public final class HttpClient4Kit implements AsyncHttpKit {
     private final CloseableHttpClient classic;
@@ -93,6 +101,44 @@ public final class HttpClient4Kit implements AsyncHttpKit {
         return builder;
     }
 
+    /**
+     * The classic client's {@code execute} overloads by name: {@code req}, {@code req-ctx}, {@code host-req},
+     * {@code host-req-ctx}, {@code req-handler}, {@code req-ctx-handler}, {@code host-req-handler},
+     * {@code host-req-ctx-handler}; {@code handler} reads the response either way.
+     */
+    public static <T> T execute(CloseableHttpClient client, String overload, HttpHost host, HttpUriRequest request,
+            ResponseHandler<? extends T> handler) throws IOException {
+        HttpClientContext context = HttpClientContext.create();
+        switch (overload) {
+            case "req":
+                return handled(client.execute(request), handler);
+            case "req-ctx":
+                return handled(client.execute(request, context), handler);
+            case "host-req":
+                return handled(client.execute(host, request), handler);
+            case "host-req-ctx":
+                return handled(client.execute(host, request, context), handler);
+            case "req-handler":
+                return client.execute(request, handler);
+            case "req-ctx-handler":
+                return client.execute(request, handler, context);
+            case "host-req-handler":
+                return client.execute(host, request, handler);
+            case "host-req-ctx-handler":
+                return client.execute(host, request, handler, context);
+            default:
+                throw new IllegalArgumentException("overload " + overload);
+        }
+    }
+
+    /** {@code response} read by {@code handler}, then closed. */
+    private static <T> T handled(CloseableHttpResponse response, ResponseHandler<? extends T> handler)
+            throws IOException {
+        try (CloseableHttpResponse closed = response) {
+            return handler.handleResponse(closed);
+        }
+    }
+
     /** Makes and starts the async client now, not at the first async call (for a client built before the agent). */
     public HttpClient4Kit startAsync() {
         async.get();
@@ -119,11 +165,31 @@ public final class HttpClient4Kit implements AsyncHttpKit {
      * HttpAsyncClient's client, behind a class of ours: until the first async call no signature the JVM resolves
      * names its types, so the blocking client alone needs no HttpAsyncClient on the class path.
      */
-    private static final class Async implements Closeable {
+    public static final class Async implements Closeable {
         final CloseableHttpAsyncClient client;
 
         Async(CloseableHttpAsyncClient client) {
             this.client = client;
+        }
+
+        /**
+         * The async client's {@code execute} of {@code request} as {@code kind} says: {@code uri}
+         * ({@code execute(HttpUriRequest, ..)}), {@code host} ({@code execute(HttpHost, HttpRequest, ..)}) or
+         * {@code producer} ({@link HttpAsyncMethods}' producer and consumer).
+         */
+        public static Future<HttpResponse> execute(CloseableHttpAsyncClient client, String kind, HttpHost host,
+                HttpUriRequest request, FutureCallback<HttpResponse> callback) {
+            switch (kind) {
+                case "uri":
+                    return client.execute(request, callback);
+                case "host":
+                    return client.execute(host, request, callback);
+                case "producer":
+                    return client.execute(HttpAsyncMethods.create(host, request), HttpAsyncMethods.createConsumer(),
+                            callback);
+                default:
+                    throw new IllegalArgumentException("request " + kind);
+            }
         }
 
         @Override

@@ -1,22 +1,20 @@
 package dev.retryagent.it.httpurlconnection;
 
+import static dev.retryagent.it.apps.BatchCalls.elapsedMs;
+import static dev.retryagent.it.apps.BatchCalls.sinceInterruptUs;
 import static dev.retryagent.it.apps.CallSpec.one;
-import static dev.retryagent.it.apps.CallSpec.parse;
 
+import dev.retryagent.it.apps.BatchCalls;
+import dev.retryagent.it.apps.CallSpec;
 import dev.retryagent.it.apps.Report;
-import dev.retryagent.it.apps.Signals;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.HttpURLConnection;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -48,53 +46,20 @@ import java.util.concurrent.TimeUnit;
 public final class HttpUrlConnectionBatchApp {
 
     public static void main(String[] argv) throws Exception {
-        boolean awaitGo = false;
-        boolean sequential = false;
-        String awaitThreadEnd = null;
-        List<Map<String, List<String>>> calls = new ArrayList<>();
-        for (int i = 0; i < argv.length; i++) {
-            switch (argv[i]) {
-                case "--await-go":
-                    awaitGo = true;
-                    break;
-                case "--sequential":
-                    sequential = true;
-                    break;
-                case "--await-thread-end":
-                    awaitThreadEnd = argv[++i];
-                    break;
-                case "--call":
-                    calls.add(parse(argv[++i]));
-                    break;
-                default:
-                    throw new IllegalArgumentException("unknown argument " + argv[i]);
+        String[] awaitThreadEnd = {null};
+        BatchCalls.Options options = BatchCalls.Options.parse(argv, (args, i) -> {
+            if (!args[i].equals("--await-thread-end")) {
+                return -1;
             }
-        }
-        Report.line("APP", "client", "httpurlconnection", "java", System.getProperty("java.version"));
-        if (awaitGo) {
-            Signals.awaitGo();
-        }
-        if (awaitThreadEnd != null) {
-            awaitThreadEnd(awaitThreadEnd, 20_000);
-        }
-        ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "batch-timer");
-            t.setDaemon(true);
-            return t;
+            awaitThreadEnd[0] = args[i + 1];
+            return i + 1;
         });
-        List<Thread> threads = new ArrayList<>();
-        for (Map<String, List<String>> call : calls) {
-            String id = one(call, "id", "call" + threads.size());
-            Thread t = new Thread(() -> run(call, id, timers), "call-" + id);
-            threads.add(t);
-            t.start();
-            if (sequential) {
-                t.join(60_000);
-            }
+        Report.line("APP", "client", "httpurlconnection", "java", System.getProperty("java.version"));
+        BatchCalls.awaitGo(options);
+        if (awaitThreadEnd[0] != null) {
+            awaitThreadEnd(awaitThreadEnd[0], 20_000);
         }
-        for (Thread t : threads) {
-            t.join(60_000);
-        }
+        BatchCalls.runEach(options, HttpUrlConnectionBatchApp::run, 60_000);
         Report.line("DONE");
         System.exit(0);
     }
@@ -112,29 +77,23 @@ public final class HttpUrlConnectionBatchApp {
         Report.line("TIMEOUT", "thread", name);
     }
 
-    private static void run(Map<String, List<String>> spec, String id, ScheduledExecutorService timers) {
+    private static void run(Map<String, List<String>> spec, String id) {
         long start = System.nanoTime();
         String stage = "open";
         String write = "ok";
-        if (spec.containsKey("interruptAfterMs")) {
-            Thread caller = Thread.currentThread();
-            timers.schedule(() -> {
-                INTERRUPTED_AT.put(id, System.nanoTime());
-                caller.interrupt();
-            }, Long.parseLong(one(spec, "interruptAfterMs", "0")), TimeUnit.MILLISECONDS);
-        }
+        BatchCalls.interruptAfter(spec, id);
         try {
             HttpURLConnection conn = (HttpURLConnection) new URL(one(spec, "url", null)).openConnection();
             conn.setRequestMethod(one(spec, "method", "GET"));
             if (spec.containsKey("disconnectAfterMs")) {
-                timers.schedule(conn::disconnect, Long.parseLong(one(spec, "disconnectAfterMs", "0")), TimeUnit.MILLISECONDS);
+                BatchCalls.TIMERS.schedule(conn::disconnect, Long.parseLong(one(spec, "disconnectAfterMs", "0")),
+                        TimeUnit.MILLISECONDS);
             }
             if (spec.containsKey("readTimeoutMs")) {
                 conn.setReadTimeout(Integer.parseInt(one(spec, "readTimeoutMs", "0")));
             }
-            for (String header : spec.getOrDefault("header", Collections.<String>emptyList())) {
-                int colon = header.indexOf(':');
-                conn.addRequestProperty(header.substring(0, colon).trim(), header.substring(colon + 1).trim());
+            for (String[] header : CallSpec.headers(spec)) {
+                conn.addRequestProperty(header[0], header[1]);
             }
             String text = one(spec, "body", null);
             if (text != null) {
@@ -210,26 +169,14 @@ public final class HttpUrlConnectionBatchApp {
                     "h.Retry-After", conn.getHeaderField("Retry-After"),
                     "h.X-Attempt", conn.getHeaderField("X-Attempt"), "stream", stream, "streamMessage", streamMessage,
                     "body", body, "errorStream", errorStream == null ? "null" : "set",
-                    "fields", conn.getHeaderFields().size(), "elapsedMs", elapsed(start),
+                    "fields", conn.getHeaderFields().size(), "elapsedMs", elapsedMs(start),
                     "interrupted", Thread.currentThread().isInterrupted(), "sinceInterruptUs", sinceInterruptUs(id));
         } catch (IOException | RuntimeException e) {
             Long since = sinceInterruptUs(id);
             Report.line("RESULT", "id", id, "write", write, "failure", e.getClass().getName(),
-                    "message", e.getMessage(), "stage", stage, "elapsedMs", elapsed(start),
+                    "message", e.getMessage(), "stage", stage, "elapsedMs", elapsedMs(start),
                     "interrupted", Thread.currentThread().isInterrupted(), "sinceInterruptUs", since);
         }
     }
 
-    /** When each interrupted call's thread was interrupted (System.nanoTime). */
-    private static final Map<String, Long> INTERRUPTED_AT = new java.util.concurrent.ConcurrentHashMap<>();
-
-    private static Long sinceInterruptUs(String id) {
-        long now = System.nanoTime();
-        Long at = INTERRUPTED_AT.get(id);
-        return at == null ? null : TimeUnit.NANOSECONDS.toMicros(now - at);
-    }
-
-    private static long elapsed(long start) {
-        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-    }
 }

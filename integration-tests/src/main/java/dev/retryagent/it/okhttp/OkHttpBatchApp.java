@@ -1,29 +1,22 @@
 package dev.retryagent.it.okhttp;
 
+import static dev.retryagent.it.apps.BatchCalls.elapsedMs;
+import static dev.retryagent.it.apps.BatchCalls.sinceInterruptUs;
 import static dev.retryagent.it.apps.CallSpec.one;
-import static dev.retryagent.it.apps.CallSpec.parse;
 
+import dev.retryagent.it.apps.BatchCalls;
+import dev.retryagent.it.apps.CallSpec;
 import dev.retryagent.it.apps.Report;
 import dev.retryagent.it.apps.Signals;
-import dev.retryagent.it.clients.OkHttpBody;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.Collections;
+import dev.retryagent.it.clients.OkHttpKit;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import okhttp3.Call;
-import okhttp3.Callback;
-import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
-import okhttp3.Request;
-import okhttp3.RequestBody;
 import okhttp3.Response;
 
 /**
@@ -51,67 +44,35 @@ public final class OkHttpBatchApp {
     private static final long QUIET_MS = 200;
 
     public static void main(String[] argv) throws Exception {
-        String clientKind = "builder";
-        boolean awaitGo = false;
-        boolean sequential = false;
-        List<Map<String, List<String>>> calls = new ArrayList<>();
-        for (int i = 0; i < argv.length; i++) {
-            switch (argv[i]) {
-                case "--client":
-                    clientKind = argv[++i];
-                    break;
-                case "--await-go":
-                    awaitGo = true;
-                    break;
-                case "--sequential":
-                    sequential = true;
-                    break;
-                case "--call":
-                    calls.add(parse(argv[++i]));
-                    break;
-                default:
-                    throw new IllegalArgumentException("unknown argument " + argv[i]);
+        String[] clientKind = {"builder"};
+        BatchCalls.Options options = BatchCalls.Options.parse(argv, (args, i) -> {
+            if (!args[i].equals("--client")) {
+                return -1;
             }
-        }
-        OkHttpClient client = build(clientKind);
-        Report.line("APP", "client", "okhttp", "version", okHttpVersion(), "java", System.getProperty("java.version"));
+            clientKind[0] = args[i + 1];
+            return i + 1;
+        });
+        OkHttpClient client = OkHttpKit.newClient(clientKind[0]);
+        Report.line("APP", "client", "okhttp", "version", OkHttpKit.version(),
+                "java", System.getProperty("java.version"));
         long agentInterceptors = client.interceptors().stream()
                 .filter(i -> i.getClass().getName().startsWith("dev.retryagent")).count();
         Report.line("INTERCEPTORS", "agent", agentInterceptors, "total", client.interceptors().size());
-        if (awaitGo) {
-            Signals.awaitGo();
-        }
-        ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "batch-timer");
-            t.setDaemon(true);
-            return t;
-        });
+        BatchCalls.awaitGo(options);
         Map<String, AtomicInteger> callbacks = new LinkedHashMap<>();
-        List<Thread> threads = new ArrayList<>();
-        for (Map<String, List<String>> call : calls) {
-            String id = one(call, "id", "call" + threads.size());
-            AtomicInteger count = new AtomicInteger();
-            callbacks.put(id, count);
-            OkHttpClient shared = "own".equals(one(call, "client", "shared")) ? build(clientKind) : client;
-            OkHttpClient callClient = withTimeouts(shared, call);
-            Thread t = new Thread(() -> run(callClient, call, id, count, timers), "call-" + id);
-            threads.add(t);
-            t.start();
-            if (sequential) {
-                t.join(60_000);
-            }
+        Map<String, OkHttpClient> clients = new LinkedHashMap<>();
+        for (Map<String, List<String>> call : options.calls()) {
+            String id = one(call, "id", "call" + callbacks.size());
+            callbacks.put(id, new AtomicInteger());
+            OkHttpClient shared =
+                    "own".equals(one(call, "client", "shared")) ? OkHttpKit.newClient(clientKind[0]) : client;
+            clients.put(id, withTimeouts(shared, call));
         }
-        for (Thread t : threads) {
-            t.join(60_000);
-        }
+        BatchCalls.runEach(options, (spec, id) -> run(clients.get(id), spec, id, callbacks.get(id)), 60_000);
         // Every first callback has run (the call threads wait for it). Let anything still running on the dispatcher
         // finish, so that a second callback delivered there is counted; one from elsewhere is what must not happen,
         // so it cannot be waited for: a quiet period gives a late one time to show.
-        long idle = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while ((client.dispatcher().runningCallsCount() > 0 || client.dispatcher().queuedCallsCount() > 0)
-                && System.nanoTime() < idle) {
-            Thread.sleep(10);
-        }
+        OkHttpKit.awaitIdle(client);
         Thread.sleep(QUIET_MS);
         callbacks.forEach((id, count) -> Report.line("CALLBACKS", "id", id, "count", count.get()));
         int total = client.connectionPool().connectionCount();
@@ -136,36 +97,12 @@ public final class OkHttpBatchApp {
         return builder.build();
     }
 
-    private static OkHttpClient build(String kind) {
-        switch (kind) {
-            case "new":
-                return new OkHttpClient();
-            case "newBuilder":
-                return new OkHttpClient().newBuilder().build();
-            default:
-                return new OkHttpClient.Builder().build();
-        }
-    }
-
-    private static void run(OkHttpClient client, Map<String, List<String>> spec, String id, AtomicInteger callbacks,
-            ScheduledExecutorService timers) {
+    private static void run(OkHttpClient client, Map<String, List<String>> spec, String id, AtomicInteger callbacks) {
         AtomicInteger bodyWrites = new AtomicInteger();
-        String method = one(spec, "method", "GET");
-        String text = one(spec, "body", null);
-        if (text == null && (method.equals("POST") || method.equals("PUT"))) {
-            text = "";
-        }
-        RequestBody body = text == null ? null
-                : new OkHttpBody(text.getBytes(StandardCharsets.UTF_8), MediaType.parse("text/plain; charset=utf-8"),
-                        Boolean.parseBoolean(one(spec, "oneShot", "false")), bodyWrites);
-        Request.Builder builder = new Request.Builder().url(one(spec, "url", null)).method(method, body);
-        for (String header : spec.getOrDefault("header", Collections.<String>emptyList())) {
-            int colon = header.indexOf(':');
-            builder.addHeader(header.substring(0, colon).trim(), header.substring(colon + 1).trim());
-        }
-        Call call = client.newCall(builder.build());
+        Call call = client.newCall(OkHttpKit.request(CallSpec.request(spec), bodyWrites));
         if (spec.containsKey("cancelAfterMs")) {
-            timers.schedule(call::cancel, Long.parseLong(one(spec, "cancelAfterMs", "0")), TimeUnit.MILLISECONDS);
+            BatchCalls.TIMERS.schedule(call::cancel, Long.parseLong(one(spec, "cancelAfterMs", "0")),
+                    TimeUnit.MILLISECONDS);
         }
         if (spec.containsKey("cancelOn")) {
             Signals.on(one(spec, "cancelOn", null), call::cancel);
@@ -174,89 +111,47 @@ public final class OkHttpBatchApp {
             Signals.on(one(spec, "cancelAllOn", null), () -> client.dispatcher().cancelAll());
         }
         if (spec.containsKey("cancelAllAfterMs")) {
-            timers.schedule(() -> client.dispatcher().cancelAll(), Long.parseLong(one(spec, "cancelAllAfterMs", "0")),
-                    TimeUnit.MILLISECONDS);
+            BatchCalls.TIMERS.schedule(() -> client.dispatcher().cancelAll(),
+                    Long.parseLong(one(spec, "cancelAllAfterMs", "0")), TimeUnit.MILLISECONDS);
         }
-        if (spec.containsKey("interruptAfterMs")) {
-            Thread caller = Thread.currentThread();
-            timers.schedule(() -> {
-                INTERRUPTED_AT.put(id, System.nanoTime());
-                caller.interrupt();
-            }, Long.parseLong(one(spec, "interruptAfterMs", "0")), TimeUnit.MILLISECONDS);
-        }
+        BatchCalls.interruptAfter(spec, id);
         long start = System.nanoTime();
-        if ("async".equals(one(spec, "mode", "sync"))) {
-            CountDownLatch done = new CountDownLatch(1);
-            call.enqueue(new Callback() {
-                @Override
-                public void onFailure(Call c, IOException e) {
-                    callbacks.incrementAndGet();
-                    failure(id, e, start, bodyWrites, c == call);
-                    done.countDown();
-                }
+        CountDownLatch done = new CountDownLatch(1);
+        OkHttpKit.Outcome outcome = new OkHttpKit.Outcome() {
+            @Override
+            public void response(Call c, Response r, String body) {
+                callbacks.incrementAndGet();
+                Report.line("RESULT", "id", id, "status", r.code(), "body", body, "elapsedMs", elapsedMs(start),
+                        "bodyWrites", bodyWrites.get(), "thread", Thread.currentThread().getName(),
+                        "sameCall", c == call, "h.Retry-After", r.header("Retry-After"),
+                        "interrupted", Thread.currentThread().isInterrupted(),
+                        "sinceInterruptUs", sinceInterruptUs(id));
+            }
 
-                @Override
-                public void onResponse(Call c, Response response) {
-                    callbacks.incrementAndGet();
-                    try (Response r = response) {
-                        success(id, r, r.body().string(), start, bodyWrites, c == call);
-                    } catch (IOException e) {
-                        failure(id, e, start, bodyWrites, c == call);
-                    } finally {
-                        done.countDown();
-                    }
-                }
-            });
-            try {
-                done.await(60, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        } else {
-            try (Response response = call.execute()) {
+            @Override
+            public void failure(Call c, Exception e, Integer status) {
                 callbacks.incrementAndGet();
-                success(id, response, response.body().string(), start, bodyWrites, true);
-            } catch (IOException | RuntimeException e) {
-                callbacks.incrementAndGet();
-                failure(id, e, start, bodyWrites, true);
+                Report.line("RESULT", "id", id, "failure", e.getClass().getName(), "message", e.getMessage(),
+                        "elapsedMs", elapsedMs(start), "bodyWrites", bodyWrites.get(),
+                        "thread", Thread.currentThread().getName(), "sameCall", c == call,
+                        "interrupted", Thread.currentThread().isInterrupted(),
+                        "sinceInterruptUs", sinceInterruptUs(id));
             }
+
+            @Override
+            public void done() {
+                done.countDown();
+            }
+        };
+        if (!"async".equals(one(spec, "mode", "sync"))) {
+            OkHttpKit.execute(call, outcome);
+            return;
         }
-    }
-
-    private static void success(String id, Response r, String body, long start, AtomicInteger writes, boolean sameCall) {
-        long now = System.nanoTime();
-        Report.line("RESULT", "id", id, "status", r.code(), "body", body, "elapsedMs", elapsed(start),
-                "bodyWrites", writes.get(), "thread", Thread.currentThread().getName(), "sameCall", sameCall,
-                "h.Retry-After", r.header("Retry-After"), "interrupted", Thread.currentThread().isInterrupted(),
-                "sinceInterruptUs", sinceInterruptUs(id, now));
-    }
-
-    private static void failure(String id, Exception e, long start, AtomicInteger writes, boolean sameCall) {
-        long now = System.nanoTime();
-        Report.line("RESULT", "id", id, "failure", e.getClass().getName(), "message", e.getMessage(),
-                "elapsedMs", elapsed(start), "bodyWrites", writes.get(), "thread", Thread.currentThread().getName(),
-                "sameCall", sameCall, "interrupted", Thread.currentThread().isInterrupted(),
-                "sinceInterruptUs", sinceInterruptUs(id, now));
-    }
-
-    /** When each interrupted call's thread was interrupted (System.nanoTime). */
-    private static final Map<String, Long> INTERRUPTED_AT = new java.util.concurrent.ConcurrentHashMap<>();
-
-    private static Long sinceInterruptUs(String id, long now) {
-        Long at = INTERRUPTED_AT.get(id);
-        return at == null ? null : TimeUnit.NANOSECONDS.toMicros(now - at);
-    }
-
-    /** okhttp3.OkHttp.VERSION, read at run time (the compiler would inline the 4.12 constant). */
-    private static String okHttpVersion() {
+        OkHttpKit.enqueue(call, outcome);
         try {
-            return String.valueOf(Class.forName("okhttp3.OkHttp").getField("VERSION").get(null));
-        } catch (ReflectiveOperationException | LinkageError e) {
-            return "unknown";
+            done.await(60, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
-    }
-
-    private static long elapsed(long start) {
-        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
     }
 }

@@ -1,10 +1,12 @@
 package dev.retryagent.it.jdkhttp;
 
+import static dev.retryagent.it.apps.BatchCalls.elapsedMs;
+import static dev.retryagent.it.apps.BatchCalls.sinceInterruptUs;
 import static dev.retryagent.it.apps.CallSpec.one;
-import static dev.retryagent.it.apps.CallSpec.parse;
 
+import dev.retryagent.it.apps.BatchCalls;
+import dev.retryagent.it.apps.CallSpec;
 import dev.retryagent.it.apps.Report;
-import dev.retryagent.it.apps.Signals;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -18,6 +20,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CancellationException;
@@ -26,7 +29,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Flow;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -54,67 +56,35 @@ import java.util.stream.Stream;
  * sinceInterruptUs=.. thread=..}, or {@code RESULT id=.. failure=CLASS message=.. cancelled=..}; then {@code DONE}.
  */
 public final class JdkHttpClientBatchApp {
-    private static final ScheduledExecutorService TIMERS = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "batch-timer");
-        t.setDaemon(true);
-        return t;
-    });
     private static final Map<String, HttpClient> CLIENTS = new ConcurrentHashMap<>();
-    private static final Map<String, Long> INTERRUPTED_AT = new ConcurrentHashMap<>();
 
     private JdkHttpClientBatchApp() {
     }
 
     public static void main(String[] argv) throws Exception {
-        boolean awaitGo = false;
-        boolean sequential = false;
-        Map<String, List<String>> common = new java.util.LinkedHashMap<>();
-        List<Map<String, List<String>>> calls = new ArrayList<>();
-        for (int i = 0; i < argv.length; i++) {
-            switch (argv[i]) {
-                case "--await-go":
-                    awaitGo = true;
-                    break;
-                case "--sequential":
-                    sequential = true;
-                    break;
+        Map<String, List<String>> common = new LinkedHashMap<>();
+        BatchCalls.Options options = BatchCalls.Options.parse(argv, (args, i) -> {
+            switch (args[i]) {
                 case "--all-method-retry":
                     System.setProperty("jdk.httpclient.enableAllMethodRetry", "true");
-                    break;
-                case "--call":
-                    calls.add(parse(argv[++i]));
-                    break;
+                    return i;
                 case "--call-parts":
-                    common.putAll(parse(argv[++i]));
-                    break;
+                    common.putAll(CallSpec.parse(args[i + 1]));
+                    return i + 1;
                 default:
-                    throw new IllegalArgumentException("unknown argument " + argv[i]);
+                    return -1;
             }
-        }
-        for (Map<String, List<String>> call : calls) {
+        });
+        for (Map<String, List<String>> call : options.calls()) {
             common.forEach(call::putIfAbsent);
         }
         Report.line("APP", "client", "jdk-httpclient", "java", System.getProperty("java.version"));
-        for (Map<String, List<String>> call : calls) {
+        for (Map<String, List<String>> call : options.calls()) {
             client(one(call, "client", "default"));
         }
         warmUp();
-        if (awaitGo) {
-            Signals.awaitGo();
-        }
-        List<Thread> threads = new ArrayList<>();
-        for (Map<String, List<String>> call : calls) {
-            String id = one(call, "id", "call" + threads.size());
-            Thread t = new Thread(() -> run(call, id), "call-" + id);
-            threads.add(t);
-            t.start();
-            if (sequential) {
-                t.join(60_000);
-            }
-        }
-        for (Thread t : threads) {
-            t.join(60_000);
-        }
+        BatchCalls.awaitGo(options);
+        BatchCalls.runEach(options, JdkHttpClientBatchApp::run, 60_000);
         Report.line("DONE");
         System.exit(0);
     }
@@ -220,40 +190,28 @@ public final class JdkHttpClientBatchApp {
             HttpResponse<?> response;
             if (one(spec, "mode", "sync").equals("async")) {
                 CompletableFuture<? extends HttpResponse<?>> future = client.sendAsync(request, handler);
-                if (spec.containsKey("cancelOn")) {
-                    Signals.on(one(spec, "cancelOn", null), () -> future.cancel(true));
-                }
-                if (spec.containsKey("cancelAfterMs")) {
-                    TIMERS.schedule(() -> future.cancel(true), Long.parseLong(one(spec, "cancelAfterMs", "0")),
-                            TimeUnit.MILLISECONDS);
-                }
+                BatchCalls.cancelAfter(spec, future);
                 try {
                     response = future.get(60, TimeUnit.SECONDS);
                 } catch (ExecutionException e) {
                     throw e.getCause();
                 }
             } else {
-                if (spec.containsKey("interruptAfterMs")) {
-                    Thread caller = Thread.currentThread();
-                    TIMERS.schedule(() -> {
-                        INTERRUPTED_AT.put(id, System.nanoTime());
-                        caller.interrupt();
-                    }, Long.parseLong(one(spec, "interruptAfterMs", "0")), TimeUnit.MILLISECONDS);
-                }
+                BatchCalls.interruptAfter(spec, id);
                 response = client.send(request, handler);
             }
             String body = body(response.body(), file);
             if (report) {
                 Report.line("RESULT", "id", id, "status", response.statusCode(), "body", body,
                         "h.Retry-After", response.headers().firstValue("Retry-After").orElse(null),
-                        "version", response.version(), "elapsedMs", elapsed(start),
+                        "version", response.version(), "elapsedMs", elapsedMs(start),
                         "interrupted", Thread.currentThread().isInterrupted(), "sinceInterruptUs", sinceInterruptUs(id),
                         "thread", Thread.currentThread().getName());
             }
         } catch (Throwable e) {
             if (report) {
                 Report.line("RESULT", "id", id, "failure", e.getClass().getName(), "message", e.getMessage(),
-                        "cancelled", e instanceof CancellationException, "elapsedMs", elapsed(start),
+                        "cancelled", e instanceof CancellationException, "elapsedMs", elapsedMs(start),
                         "interrupted", Thread.currentThread().isInterrupted(), "sinceInterruptUs", sinceInterruptUs(id));
             }
         }
@@ -262,9 +220,8 @@ public final class JdkHttpClientBatchApp {
     private static HttpRequest request(Map<String, List<String>> spec) throws IOException {
         HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create(one(spec, "url", null)))
                 .timeout(Duration.ofMillis(Long.parseLong(one(spec, "readTimeoutMs", "30000"))));
-        for (String header : spec.getOrDefault("header", List.of())) {
-            int colon = header.indexOf(':');
-            builder.header(header.substring(0, colon).trim(), header.substring(colon + 1).trim());
+        for (String[] header : CallSpec.headers(spec)) {
+            builder.header(header[0], header[1]);
         }
         String method = one(spec, "method", "GET");
         String text = one(spec, "body", null);
@@ -335,14 +292,5 @@ public final class JdkHttpClientBatchApp {
             return Files.readString((Path) body);
         }
         return body.toString();
-    }
-
-    private static Long sinceInterruptUs(String id) {
-        Long at = INTERRUPTED_AT.get(id);
-        return at == null ? null : TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - at);
-    }
-
-    private static long elapsed(long start) {
-        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
     }
 }

@@ -48,7 +48,10 @@ class OkHttpAgentIT extends ClientContract<OkHttpAgentIT.Jvm> {
                 case CHILD -> ChildLoaderLauncher.app(OkHttpBatchApp.class, libs);
                 case WEBAPP -> Webapps.app(jdk, OkHttpBatchApp.class, libs, List.of(
                         "dev/retryagent/it/okhttp/OkHttpBatchApp*.class", "dev/retryagent/it/apps/CallSpec.class",
-                        "dev/retryagent/it/apps/Report.class", "dev/retryagent/it/clients/OkHttpBody.class"));
+                        "dev/retryagent/it/apps/Report.class", "dev/retryagent/it/clients/OkHttpBody.class",
+                        "dev/retryagent/it/clients/OkHttpKit*.class", "dev/retryagent/it/clients/Kits.class",
+                        "dev/retryagent/it/clients/KitRequest.class", "dev/retryagent/it/clients/KitReply*.class",
+                        "dev/retryagent/it/clients/HttpKit.class", "dev/retryagent/it/clients/AsyncHttpKit.class"));
                 case SPRING_BOOT -> SpringBootJar.BOOT_3.app("okhttp");
                 case SPRING_BOOT_2 -> SpringBootJar.BOOT_2.app("okhttp");
             };
