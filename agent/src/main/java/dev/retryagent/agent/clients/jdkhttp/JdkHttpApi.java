@@ -1,14 +1,11 @@
 package dev.retryagent.agent.clients.jdkhttp;
 
-import dev.retryagent.agent.bootloader.weaving.PerClassLookup;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
-import java.lang.reflect.Constructor;
 import java.lang.reflect.Field;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Method;
-import java.lang.reflect.Proxy;
 import java.net.URI;
 import java.security.AccessController;
 import java.security.PrivilegedActionException;
@@ -25,15 +22,12 @@ import java.util.function.BiPredicate;
  * types (the agent's class files stay Java 8; see {@link JdkHttpInstrumentation}), plus two fields of the
  * internal {@code MultiExchange}, opened to this module at start-up. One instance per JVM, made when the first hooked
  * call arrives (there is one {@code java.net.http}: the platform loader's).
- *
- * <p>The handles are constants ({@link Handles}: static final fields), which the JIT compiles to direct calls,
- * where a {@code Method.invoke} per accessor (a dozen per call and attempt) would take an arguments array, boxing and
- * an access check each.
+ * The handles are constants: {@link JdkHttpHandles}.
  */
 final class JdkHttpApi {
     private static volatile JdkHttpApi instance;
-    /** The loader {@link Handles} finds {@code java.net.http} in: the first hooked class's, set before it loads. */
-    private static ClassLoader siteLoader;
+    /** The loader {@link JdkHttpHandles} finds {@code java.net.http} in: the first hooked class's, set before it. */
+    static ClassLoader siteLoader;
 
     private final Class<?> multiExchange;
     private final Class<?> clientImpl;
@@ -50,154 +44,6 @@ final class JdkHttpApi {
         clientImpl = Class.forName(JdkHttpInstrumentation.CLIENT_IMPL, false, loader);
     }
 
-    /** The handles, looked up once in {@link #siteLoader}; a mismatch fails their class's initialisation. */
-    private static final class Handles {
-        static final Class<?> BODY_HANDLER;
-        static final MethodHandle SEND_ASYNC;
-        static final MethodHandle REQUEST_METHOD;
-        static final MethodHandle REQUEST_URI;
-        static final MethodHandle REQUEST_HEADERS;
-        static final MethodHandle REQUEST_BODY_PUBLISHER;
-        static final MethodHandle REQUEST_EXPECT_CONTINUE;
-        static final MethodHandle REQUEST_TIMEOUT;
-        static final MethodHandle REQUEST_VERSION;
-        static final MethodHandle HEADERS_MAP;
-        static final MethodHandle HEADERS_FIRST_VALUE;
-        static final MethodHandle INFO_STATUS_CODE;
-        static final MethodHandle INFO_HEADERS;
-        static final MethodHandle NEW_BUILDER;
-        /** {@code HttpRequest.newBuilder(HttpRequest, BiPredicate)}, Java 16+; null before. */
-        static final MethodHandle NEW_BUILDER_COPY;
-        static final MethodHandle BUILDER_URI;
-        static final MethodHandle BUILDER_EXPECT_CONTINUE;
-        static final MethodHandle BUILDER_HEADER;
-        static final MethodHandle BUILDER_VERSION;
-        static final MethodHandle BUILDER_TIMEOUT;
-        static final MethodHandle BUILDER_METHOD;
-        static final MethodHandle BUILDER_GET;
-        static final MethodHandle BUILDER_DELETE;
-        /** {@code HEAD()} exists from Java 18 on; before it a bodiless HEAD is {@code method("HEAD", noBody())}. */
-        static final MethodHandle BUILDER_HEAD;
-        static final MethodHandle BUILD;
-        static final MethodHandle NO_BODY;
-        static final MethodHandle DISCARDING;
-        static final MethodHandle APPLY_HANDLER;
-        /** The constructor of the proxy class that implements {@code BodyHandler}, taking its invocation handler. */
-        static final MethodHandle NEW_BODY_HANDLER;
-        static final MethodHandle RESPONSE_REQUEST;
-        static final MethodHandle RESPONSE_PREVIOUS;
-        /** The constructor of the proxy class that implements {@code HttpResponse} ({@link ApplicationResponse}). */
-        static final MethodHandle NEW_RESPONSE;
-
-        static {
-            try {
-                ClassLoader loader = siteLoader;
-                Class<?> client = Class.forName("java.net.http.HttpClient", false, loader);
-                Class<?> request = Class.forName("java.net.http.HttpRequest", false, loader);
-                Class<?> builder = Class.forName("java.net.http.HttpRequest$Builder", false, loader);
-                Class<?> publisher = Class.forName("java.net.http.HttpRequest$BodyPublisher", false, loader);
-                Class<?> publishers = Class.forName("java.net.http.HttpRequest$BodyPublishers", false, loader);
-                Class<?> headers = Class.forName("java.net.http.HttpHeaders", false, loader);
-                Class<?> version = Class.forName("java.net.http.HttpClient$Version", false, loader);
-                Class<?> response = Class.forName("java.net.http.HttpResponse", false, loader);
-                Class<?> responseInfo = Class.forName("java.net.http.HttpResponse$ResponseInfo", false, loader);
-                Class<?> subscriber = Class.forName("java.net.http.HttpResponse$BodySubscriber", false, loader);
-                Class<?> subscribers = Class.forName("java.net.http.HttpResponse$BodySubscribers", false, loader);
-                Class<?> pushPromiseHandler = Class.forName("java.net.http.HttpResponse$PushPromiseHandler", false,
-                        loader);
-                Class<?> bodyHandler = Class.forName("java.net.http.HttpResponse$BodyHandler", false, loader);
-                MethodHandles.Lookup lookup = MethodHandles.publicLookup();
-                BODY_HANDLER = bodyHandler;
-                SEND_ASYNC = virtual(lookup, client, "sendAsync",
-                        MethodType.methodType(CompletableFuture.class, request, bodyHandler, pushPromiseHandler));
-                REQUEST_METHOD = virtual(lookup, request, "method", MethodType.methodType(String.class));
-                REQUEST_URI = virtual(lookup, request, "uri", MethodType.methodType(URI.class));
-                REQUEST_HEADERS = virtual(lookup, request, "headers", MethodType.methodType(headers));
-                REQUEST_BODY_PUBLISHER = virtual(lookup, request, "bodyPublisher",
-                        MethodType.methodType(Optional.class));
-                REQUEST_EXPECT_CONTINUE = virtual(lookup, request, "expectContinue",
-                        MethodType.methodType(boolean.class));
-                REQUEST_TIMEOUT = virtual(lookup, request, "timeout", MethodType.methodType(Optional.class));
-                REQUEST_VERSION = virtual(lookup, request, "version", MethodType.methodType(Optional.class));
-                HEADERS_MAP = virtual(lookup, headers, "map", MethodType.methodType(Map.class));
-                HEADERS_FIRST_VALUE = virtual(lookup, headers, "firstValue",
-                        MethodType.methodType(Optional.class, String.class));
-                INFO_STATUS_CODE = virtual(lookup, responseInfo, "statusCode", MethodType.methodType(int.class));
-                INFO_HEADERS = virtual(lookup, responseInfo, "headers", MethodType.methodType(headers));
-                NEW_BUILDER = generic(lookup.findStatic(request, "newBuilder", MethodType.methodType(builder)));
-                MethodHandle copy;
-                try {
-                    copy = generic(lookup.findStatic(request, "newBuilder",
-                            MethodType.methodType(builder, request, BiPredicate.class)));
-                } catch (NoSuchMethodException beforeJava16) {
-                    copy = null;
-                }
-                NEW_BUILDER_COPY = copy;
-                BUILDER_URI = virtual(lookup, builder, "uri", MethodType.methodType(builder, URI.class));
-                BUILDER_EXPECT_CONTINUE = virtual(lookup, builder, "expectContinue",
-                        MethodType.methodType(builder, boolean.class));
-                BUILDER_HEADER = virtual(lookup, builder, "header",
-                        MethodType.methodType(builder, String.class, String.class));
-                BUILDER_VERSION = virtual(lookup, builder, "version", MethodType.methodType(builder, version));
-                BUILDER_TIMEOUT = virtual(lookup, builder, "timeout",
-                        MethodType.methodType(builder, java.time.Duration.class));
-                BUILDER_METHOD = virtual(lookup, builder, "method",
-                        MethodType.methodType(builder, String.class, publisher));
-                BUILDER_GET = virtual(lookup, builder, "GET", MethodType.methodType(builder));
-                BUILDER_DELETE = virtual(lookup, builder, "DELETE", MethodType.methodType(builder));
-                MethodHandle head;
-                try {
-                    head = virtual(lookup, builder, "HEAD", MethodType.methodType(builder));
-                } catch (NoSuchMethodException beforeJava18) {
-                    head = null;
-                }
-                BUILDER_HEAD = head;
-                BUILD = virtual(lookup, builder, "build", MethodType.methodType(request));
-                NO_BODY = generic(lookup.findStatic(publishers, "noBody", MethodType.methodType(publisher)));
-                DISCARDING = generic(lookup.findStatic(subscribers, "discarding", MethodType.methodType(subscriber)));
-                APPLY_HANDLER = virtual(lookup, bodyHandler, "apply", MethodType.methodType(subscriber, responseInfo));
-                @SuppressWarnings("deprecation") // newProxyInstance looks the same class up on every call
-                Class<?> proxy = Proxy.getProxyClass(JdkHttpApi.class.getClassLoader(), bodyHandler);
-                Constructor<?> constructor = proxy.getConstructor(InvocationHandler.class);
-                NEW_BODY_HANDLER = MethodHandles.lookup().unreflectConstructor(constructor)
-                        .asType(MethodType.methodType(Object.class, InvocationHandler.class));
-                RESPONSE_REQUEST = virtual(lookup, response, "request", MethodType.methodType(request));
-                RESPONSE_PREVIOUS = virtual(lookup, response, "previousResponse", MethodType.methodType(Optional.class));
-                @SuppressWarnings("deprecation")
-                Class<?> responseProxy = Proxy.getProxyClass(JdkHttpApi.class.getClassLoader(), response);
-                NEW_RESPONSE = MethodHandles.lookup().unreflectConstructor(
-                        responseProxy.getConstructor(InvocationHandler.class))
-                        .asType(MethodType.methodType(Object.class, InvocationHandler.class));
-            } catch (Exception e) {
-                throw new IllegalStateException("java.net.http is not as the agent knows it", e);
-            }
-        }
-
-        /**
-         * {@code owner.name} of {@code type}, with every {@code java.net.http} type as {@code Object}, so that the
-         * adapter, which names none of them, can call it with {@code invokeExact}.
-         */
-        private static MethodHandle virtual(MethodHandles.Lookup lookup, Class<?> owner, String name, MethodType type)
-                throws NoSuchMethodException, IllegalAccessException {
-            return generic(lookup.findVirtual(owner, name, type));
-        }
-
-        private static MethodHandle generic(MethodHandle handle) {
-            MethodType type = handle.type();
-            Class<?>[] parameters = type.parameterArray();
-            for (int i = 0; i < parameters.length; i++) {
-                parameters[i] = erased(parameters[i]);
-            }
-            return handle.asType(MethodType.methodType(erased(type.returnType()), parameters));
-        }
-
-        private static Class<?> erased(Class<?> type) {
-            return type.isPrimitive() || type == String.class || type == URI.class || type == Optional.class
-                    || type == Map.class || type == CompletableFuture.class || type == BiPredicate.class
-                    ? type : Object.class;
-        }
-    }
-
     /**
      * The {@code HttpClient} the application holds for {@code impl}, or null when it cannot be had. The client shuts
      * itself down once that object is unreachable and nothing is in flight: an async call whose application kept only
@@ -210,7 +56,7 @@ final class JdkHttpApi {
         try {
             MethodHandle m = facade;
             if (m == null) {
-                m = MethodHandles.lookup().unreflect(FACADE.of(clientImpl))
+                m = MethodHandles.lookup().unreflect(JdkHttpHandles.FACADE.of(clientImpl))
                         .asType(MethodType.methodType(Object.class, Object.class));
                 facade = m;
             }
@@ -234,45 +80,10 @@ final class JdkHttpApi {
         if (retriedOnce != null) {
             return;
         }
-        Field[] found = INTERNALS.of(multiExchange);
+        Field[] found = JdkHttpHandles.INTERNALS.of(multiExchange);
         exchangeHandler = found[0];
         retriedOnce = found[1];
     }
-
-    /** {@code HttpClientImpl.facade()}, made accessible. */
-    private static final PerClassLookup<Method> FACADE = new PerClassLookup<Method>() {
-        @Override
-        protected Method computeValue(Class<?> clientImpl) {
-            try {
-                Method method = clientImpl.getDeclaredMethod("facade");
-                method.setAccessible(true);
-                return method;
-            } catch (NoSuchMethodException e) {
-                throw new IllegalStateException("HttpClientImpl is not as the agent knows it", e);
-            }
-        }
-    };
-
-    /** {@code MultiExchange.responseHandler} and its flag of the one resend, made accessible. */
-    private static final PerClassLookup<Field[]> INTERNALS = new PerClassLookup<Field[]>() {
-        @Override
-        protected Field[] computeValue(Class<?> multiExchange) {
-            try {
-                Field handler = multiExchange.getDeclaredField("responseHandler");
-                Field retried;
-                try {
-                    retried = multiExchange.getDeclaredField("retriedOnce");
-                } catch (NoSuchFieldException earlierJava17) {
-                    retried = multiExchange.getDeclaredField("expiredOnce"); // the same flag, before it was renamed
-                }
-                handler.setAccessible(true);
-                retried.setAccessible(true);
-                return new Field[] {handler, retried};
-            } catch (NoSuchFieldException e) {
-                throw new IllegalStateException("MultiExchange is not as the agent knows it", e);
-            }
-        }
-    };
 
     /** The API of the {@code java.net.http} that {@code site} (a hooked class) belongs to. */
     static JdkHttpApi of(Class<?> site) {
@@ -299,7 +110,7 @@ final class JdkHttpApi {
                 @Override
                 public JdkHttpApi run() throws Exception {
                     siteLoader = site.getClassLoader();
-                    if (Handles.BODY_HANDLER == null) { // initialises Handles: its failure is the agent's
+                    if (JdkHttpHandles.BODY_HANDLER == null) { // initialises JdkHttpHandles: its failure is the agent's
                         throw new IllegalStateException("java.net.http has no BodyHandler");
                     }
                     return new JdkHttpApi(siteLoader);
@@ -372,7 +183,8 @@ final class JdkHttpApi {
 
     CompletableFuture<?> sendAsync(Object client, Object request, Object handler) {
         try {
-            return (CompletableFuture<?>) Handles.SEND_ASYNC.invokeExact(client, request, handler, (Object) null);
+            return (CompletableFuture<?>) JdkHttpHandles.SEND_ASYNC.invokeExact(client, request, handler,
+                    (Object) null);
         } catch (Throwable t) {
             throw new Thrown(t);
         }
@@ -380,7 +192,7 @@ final class JdkHttpApi {
 
     String method(Object request) {
         try {
-            return (String) Handles.REQUEST_METHOD.invokeExact(request);
+            return (String) JdkHttpHandles.REQUEST_METHOD.invokeExact(request);
         } catch (Throwable t) {
             throw new Thrown(t);
         }
@@ -388,7 +200,7 @@ final class JdkHttpApi {
 
     URI uri(Object request) {
         try {
-            return (URI) Handles.REQUEST_URI.invokeExact(request);
+            return (URI) JdkHttpHandles.REQUEST_URI.invokeExact(request);
         } catch (Throwable t) {
             throw new Thrown(t);
         }
@@ -397,8 +209,8 @@ final class JdkHttpApi {
     @SuppressWarnings("unchecked")
     Map<String, List<String>> headers(Object request) {
         try {
-            return (Map<String, List<String>>) (Map<?, ?>) Handles.HEADERS_MAP.invokeExact(
-                    (Object) Handles.REQUEST_HEADERS.invokeExact(request));
+            return (Map<String, List<String>>) (Map<?, ?>) JdkHttpHandles.HEADERS_MAP.invokeExact(
+                    (Object) JdkHttpHandles.REQUEST_HEADERS.invokeExact(request));
         } catch (Throwable t) {
             throw new Thrown(t);
         }
@@ -407,7 +219,7 @@ final class JdkHttpApi {
     /** The request's body publisher, or null when it has none. */
     Object bodyPublisher(Object request) {
         try {
-            return ((Optional<?>) Handles.REQUEST_BODY_PUBLISHER.invokeExact(request)).orElse(null);
+            return ((Optional<?>) JdkHttpHandles.REQUEST_BODY_PUBLISHER.invokeExact(request)).orElse(null);
         } catch (Throwable t) {
             throw new Thrown(t);
         }
@@ -415,7 +227,7 @@ final class JdkHttpApi {
 
     int statusCode(Object responseInfo) {
         try {
-            return (int) Handles.INFO_STATUS_CODE.invokeExact(responseInfo);
+            return (int) JdkHttpHandles.INFO_STATUS_CODE.invokeExact(responseInfo);
         } catch (Throwable t) {
             throw new Thrown(t);
         }
@@ -424,8 +236,8 @@ final class JdkHttpApi {
     /** The first value of the response's {@code name} header (names compare case-insensitively), or null. */
     String responseHeader(Object responseInfo, String name) {
         try {
-            Object headers = (Object) Handles.INFO_HEADERS.invokeExact(responseInfo);
-            return (String) ((Optional<?>) Handles.HEADERS_FIRST_VALUE.invokeExact(headers, name)).orElse(null);
+            Object headers = (Object) JdkHttpHandles.INFO_HEADERS.invokeExact(responseInfo);
+            return (String) ((Optional<?>) JdkHttpHandles.HEADERS_FIRST_VALUE.invokeExact(headers, name)).orElse(null);
         } catch (Throwable t) {
             throw new Thrown(t);
         }
@@ -434,7 +246,7 @@ final class JdkHttpApi {
     /** {@code handler.apply(responseInfo)}: the application's body subscriber for the response. */
     Object apply(Object handler, Object responseInfo) {
         try {
-            return (Object) Handles.APPLY_HANDLER.invokeExact(handler, responseInfo);
+            return (Object) JdkHttpHandles.APPLY_HANDLER.invokeExact(handler, responseInfo);
         } catch (Throwable t) {
             throw new Thrown(t);
         }
@@ -443,7 +255,7 @@ final class JdkHttpApi {
     /** A subscriber that reads a body to its end and drops it, so that the connection can be used again. */
     Object discarding() {
         try {
-            return (Object) Handles.DISCARDING.invokeExact();
+            return (Object) JdkHttpHandles.DISCARDING.invokeExact();
         } catch (Throwable t) {
             throw new Thrown(t);
         }
@@ -472,16 +284,16 @@ final class JdkHttpApi {
      * {@code timeout} when that is not null (else the request's own). As {@link #withHeader} makes it.
      */
     Object copy(Object request, String name, String value, Duration timeout) {
-        if (Handles.NEW_BUILDER_COPY != null && !"HEAD".equals(method(request))) {
+        if (JdkHttpHandles.NEW_BUILDER_COPY != null && !"HEAD".equals(method(request))) {
             try {
-                Object b = (Object) Handles.NEW_BUILDER_COPY.invokeExact(request, ALL_HEADERS);
+                Object b = (Object) JdkHttpHandles.NEW_BUILDER_COPY.invokeExact(request, ALL_HEADERS);
                 if (name != null) {
-                    b = (Object) Handles.BUILDER_HEADER.invokeExact(b, name, value);
+                    b = (Object) JdkHttpHandles.BUILDER_HEADER.invokeExact(b, name, value);
                 }
                 if (timeout != null) {
-                    b = (Object) Handles.BUILDER_TIMEOUT.invokeExact(b, (Object) timeout);
+                    b = (Object) JdkHttpHandles.BUILDER_TIMEOUT.invokeExact(b, (Object) timeout);
                 }
-                return (Object) Handles.BUILD.invokeExact(b);
+                return (Object) JdkHttpHandles.BUILD.invokeExact(b);
             } catch (Throwable t) {
                 throw new Thrown(t);
             }
@@ -515,44 +327,45 @@ final class JdkHttpApi {
     private Object spelledOut(Object request, String drop, String name, String value, Duration timeout,
                 boolean ownTimeout) {
         try {
-            Object b = (Object) Handles.NEW_BUILDER.invokeExact();
-            b = (Object) Handles.BUILDER_URI.invokeExact(b, uri(request));
-            b = (Object) Handles.BUILDER_EXPECT_CONTINUE.invokeExact(b,
-                    (boolean) Handles.REQUEST_EXPECT_CONTINUE.invokeExact(request));
+            Object b = (Object) JdkHttpHandles.NEW_BUILDER.invokeExact();
+            b = (Object) JdkHttpHandles.BUILDER_URI.invokeExact(b, uri(request));
+            b = (Object) JdkHttpHandles.BUILDER_EXPECT_CONTINUE.invokeExact(b,
+                    (boolean) JdkHttpHandles.REQUEST_EXPECT_CONTINUE.invokeExact(request));
             for (Map.Entry<String, List<String>> header : headers(request).entrySet()) {
                 if (drop != null && drop.equalsIgnoreCase(header.getKey())) {
                     continue;
                 }
                 for (String v : header.getValue()) {
-                    b = (Object) Handles.BUILDER_HEADER.invokeExact(b, header.getKey(), v);
+                    b = (Object) JdkHttpHandles.BUILDER_HEADER.invokeExact(b, header.getKey(), v);
                 }
             }
             if (name != null) {
-                b = (Object) Handles.BUILDER_HEADER.invokeExact(b, name, value);
+                b = (Object) JdkHttpHandles.BUILDER_HEADER.invokeExact(b, name, value);
             }
-            Object version = ((Optional<?>) Handles.REQUEST_VERSION.invokeExact(request)).orElse(null);
+            Object version = ((Optional<?>) JdkHttpHandles.REQUEST_VERSION.invokeExact(request)).orElse(null);
             if (version != null) {
-                b = (Object) Handles.BUILDER_VERSION.invokeExact(b, version);
+                b = (Object) JdkHttpHandles.BUILDER_VERSION.invokeExact(b, version);
             }
             Object own = timeout != null || !ownTimeout ? timeout
-                    : ((Optional<?>) Handles.REQUEST_TIMEOUT.invokeExact(request)).orElse(null);
+                    : ((Optional<?>) JdkHttpHandles.REQUEST_TIMEOUT.invokeExact(request)).orElse(null);
             if (own != null) {
-                b = (Object) Handles.BUILDER_TIMEOUT.invokeExact(b, own);
+                b = (Object) JdkHttpHandles.BUILDER_TIMEOUT.invokeExact(b, own);
             }
             String method = method(request);
             Object publisher = bodyPublisher(request);
             if (publisher != null) {
-                b = (Object) Handles.BUILDER_METHOD.invokeExact(b, method, publisher);
+                b = (Object) JdkHttpHandles.BUILDER_METHOD.invokeExact(b, method, publisher);
             } else if ("GET".equals(method)) {
-                b = (Object) Handles.BUILDER_GET.invokeExact(b);
+                b = (Object) JdkHttpHandles.BUILDER_GET.invokeExact(b);
             } else if ("DELETE".equals(method)) {
-                b = (Object) Handles.BUILDER_DELETE.invokeExact(b);
-            } else if ("HEAD".equals(method) && Handles.BUILDER_HEAD != null) {
-                b = (Object) Handles.BUILDER_HEAD.invokeExact(b);
+                b = (Object) JdkHttpHandles.BUILDER_DELETE.invokeExact(b);
+            } else if ("HEAD".equals(method) && JdkHttpHandles.BUILDER_HEAD != null) {
+                b = (Object) JdkHttpHandles.BUILDER_HEAD.invokeExact(b);
             } else {
-                b = (Object) Handles.BUILDER_METHOD.invokeExact(b, method, (Object) Handles.NO_BODY.invokeExact());
+                b = (Object) JdkHttpHandles.BUILDER_METHOD.invokeExact(b, method,
+                        (Object) JdkHttpHandles.NO_BODY.invokeExact());
             }
-            return (Object) Handles.BUILD.invokeExact(b);
+            return (Object) JdkHttpHandles.BUILD.invokeExact(b);
         } catch (Thrown e) {
             throw e;
         } catch (Throwable t) {
@@ -574,7 +387,7 @@ final class JdkHttpApi {
     Duration timeout(Object request) {
         Object own;
         try {
-            own = ((Optional<?>) Handles.REQUEST_TIMEOUT.invokeExact(request)).orElse(null);
+            own = ((Optional<?>) JdkHttpHandles.REQUEST_TIMEOUT.invokeExact(request)).orElse(null);
         } catch (Throwable t) {
             throw new Thrown(t);
         }
@@ -584,7 +397,7 @@ final class JdkHttpApi {
     /** {@code response.request()}. */
     Object request(Object response) {
         try {
-            return (Object) Handles.RESPONSE_REQUEST.invokeExact(response);
+            return (Object) JdkHttpHandles.RESPONSE_REQUEST.invokeExact(response);
         } catch (Throwable t) {
             throw new Thrown(t);
         }
@@ -593,7 +406,7 @@ final class JdkHttpApi {
     /** {@code response.previousResponse()}, or null when there is none. */
     Object previousResponse(Object response) {
         try {
-            return ((Optional<?>) Handles.RESPONSE_PREVIOUS.invokeExact(response)).orElse(null);
+            return ((Optional<?>) JdkHttpHandles.RESPONSE_PREVIOUS.invokeExact(response)).orElse(null);
         } catch (Throwable t) {
             throw new Thrown(t);
         }
@@ -602,7 +415,7 @@ final class JdkHttpApi {
     /** An {@code HttpResponse} whose methods are {@code handler}'s. */
     Object response(InvocationHandler handler) {
         try {
-            return (Object) Handles.NEW_RESPONSE.invokeExact(handler);
+            return (Object) JdkHttpHandles.NEW_RESPONSE.invokeExact(handler);
         } catch (Throwable t) {
             throw new IllegalStateException(t); // the proxy's constructor only stores its handler
         }
@@ -611,7 +424,7 @@ final class JdkHttpApi {
     /** A {@code BodyHandler} whose {@code apply} is {@code handler}'s. */
     Object bodyHandler(InvocationHandler handler) {
         try {
-            return (Object) Handles.NEW_BODY_HANDLER.invokeExact(handler);
+            return (Object) JdkHttpHandles.NEW_BODY_HANDLER.invokeExact(handler);
         } catch (Throwable t) {
             throw new IllegalStateException(t); // the proxy's constructor only stores its handler
         }
