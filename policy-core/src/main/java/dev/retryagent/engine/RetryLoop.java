@@ -39,9 +39,29 @@ public final class RetryLoop {
     public <R> R execute(CallFacts call, Exchange<R> exchange) throws IOException {
         AttemptScope.OfThread thread = AttemptScope.ofThisThread();
         CallRun run = thread.takeRun();
-        if (!run.start(engine, clock, tracer, call, thread.attempt, "retry-loop.start")) {
+        return execute(run.start(engine, clock, tracer, call, thread.attempt, "retry-loop.start"), run, thread,
+                exchange);
+    }
+
+    /** {@link #execute(CallFacts, Exchange)} for the call {@code plan} is for, planned by this loop's engine. */
+    public <R> R execute(CallPlan plan, Exchange<R> exchange) throws IOException {
+        AttemptScope.OfThread thread = AttemptScope.ofThisThread();
+        CallRun run = thread.takeRun();
+        return execute(run.start(engine, clock, tracer, plan, thread.attempt, "retry-loop.start"), run, thread,
+                exchange);
+    }
+
+    private <R> R execute(boolean started, CallRun run, AttemptScope.OfThread thread, Exchange<R> exchange)
+            throws IOException {
+        if (!started) {
             thread.giveBack(run);
-            return exchange.send(1, null);
+            CallPlan outerPlan = thread.plan;
+            thread.plan = null; // not an attempt of the enclosing call's, if any
+            try {
+                return exchange.send(1, null);
+            } finally {
+                thread.plan = outerPlan;
+            }
         }
         run.limitByCaller(exchange, "retry-loop.caller-limit");
         try {
@@ -55,6 +75,7 @@ public final class RetryLoop {
     /** The attempts of the started {@code run} and the waits between them, on {@code thread}. */
     private <R> R attempts(CallRun run, AttemptScope.OfThread thread, Exchange<R> exchange) throws IOException {
         long previousWaitMillis = 0;
+        CallPlan plan = run.plan();
         for (int attempt = 1; ; attempt++) {
             R response = null;
             IOException failure = null;
@@ -63,6 +84,8 @@ public final class RetryLoop {
             if (scope > 0) {
                 thread.attempt = scope; // AttemptScope.enter
             }
+            CallPlan outerPlan = thread.plan;
+            thread.plan = plan; // AttemptScope.attemptOf
             CallTrace.Scope traced = run.traceAttempt(attempt);
             try {
                 response = exchange.send(attempt, run.markerValue(attempt), run.attemptLimitMillis());
@@ -75,6 +98,7 @@ public final class RetryLoop {
                 if (scope > 0) {
                     thread.attempt = outer; // AttemptScope.exit
                 }
+                thread.plan = outerPlan;
             }
             RetryDecision decision = run.decide(exchange, attempt, response, failure, previousWaitMillis, false,
                     "retry-loop.decide");

@@ -4,7 +4,7 @@ import dev.retryagent.agent.bootstrap.Hooks;
 import dev.retryagent.agent.bootstrap.RetryRuntime;
 import dev.retryagent.agent.instrument.HookHandler;
 import dev.retryagent.engine.AsyncRetryLoop;
-import dev.retryagent.engine.CallFacts;
+import dev.retryagent.engine.CallPlan;
 import dev.retryagent.engine.RetryEngine;
 import dev.retryagent.engine.RetryLog;
 import dev.retryagent.policy.ClientNames;
@@ -138,20 +138,20 @@ public final class JdkHttpHooks extends HookHandler {
             return Hooks.PROCEED;
         }
         JdkHttpApi api;
-        CallFacts facts;
+        CallPlan plan;
         JdkHttpAsyncExchange call;
         try {
             api = JdkHttpApi.of(client.getClass());
             if (!async) {
                 api.lookUpSendInline();
             }
-            facts = JdkHttpRequests.facts(api, request, engine);
-            if (facts == null || engine.modeFor(facts) == Mode.OFF) {
+            plan = JdkHttpRequests.plan(api, request, engine);
+            if (plan == null || plan.mode() == Mode.OFF) {
                 return Hooks.PROCEED;
             }
-            boolean replaces = RetryRuntime.replacesBuiltInRetries(facts);
-            call = new JdkHttpAsyncExchange(api, client, request, handler, facts.policy().markerHeader(), async,
-                    replaces, replaces ? engine.lastAttemptRetriedUnsent(facts, FailureKind.CONNECT) : 1);
+            boolean replaces = plan.replacesClientRetries();
+            call = new JdkHttpAsyncExchange(api, client, request, handler, plan.policy().markerHeader(), async,
+                    replaces, replaces ? plan.lastAttemptRetriedUnsent(FailureKind.CONNECT) : 1);
         } catch (JdkHttpApi.Thrown e) {
             // The request's own accessors threw: the client meets the same when it reads them.
             return Hooks.PROCEED;
@@ -162,14 +162,14 @@ public final class JdkHttpHooks extends HookHandler {
         }
         if (async) {
             try {
-                shared.execute(facts, call, call.delivery());
+                shared.execute(plan, call, call.delivery());
             } catch (JdkHttpApi.Thrown e) {
                 // The first sendAsync threw at once (an unsupported method, a closed client ...), as without the agent.
                 throw new Hooks.Propagate(e.getCause());
             }
             return call.result;
         }
-        return sendOnCallerThread(shared, facts, call);
+        return sendOnCallerThread(shared, plan, call);
     }
 
     /**
@@ -178,11 +178,11 @@ public final class JdkHttpHooks extends HookHandler {
      * of it what it makes of its own future (the response, or its own exception around the last attempt's failure,
      * thrown from its one frame). An interrupt of an attempt's wait is thrown as the client's {@code send} throws it.
      */
-    private static Object sendOnCallerThread(AsyncRetryLoop shared, CallFacts facts, JdkHttpAsyncExchange call) {
+    private static Object sendOnCallerThread(AsyncRetryLoop shared, CallPlan plan, JdkHttpAsyncExchange call) {
         CallerThread waits = new CallerThread();
         call.result.onDone(waits);
         try {
-            shared.withScheduler(waits).execute(facts, call, call.delivery());
+            shared.withScheduler(waits).execute(plan, call, call.delivery());
         } catch (JdkHttpApi.Thrown e) {
             // The first attempt threw at once (an unsupported method, a closed client ...), as without the agent.
             throw new Hooks.Propagate(e.getCause());

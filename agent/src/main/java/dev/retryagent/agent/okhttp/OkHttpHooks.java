@@ -4,7 +4,7 @@ import dev.retryagent.agent.bootstrap.Hooks;
 import dev.retryagent.agent.bootstrap.RetryRuntime;
 import dev.retryagent.agent.instrument.HookHandler;
 import dev.retryagent.engine.AsyncRetryLoop;
-import dev.retryagent.engine.CallFacts;
+import dev.retryagent.engine.CallPlan;
 import dev.retryagent.engine.RetryEngine;
 import dev.retryagent.engine.RetryLog;
 import java.io.IOException;
@@ -148,14 +148,21 @@ public final class OkHttpHooks extends HookHandler {
         if (response == null || engine == null || (response.code() != 503 && response.code() != 408)) {
             return Hooks.PROCEED;
         }
-        CallFacts facts = OkHttpRequests.facts(response.request(), engine);
-        if (!RetryRuntime.replacesBuiltInRetries(facts)) {
+        Request sent = response.request();
+        CallPlan plan = OkHttpRequests.planOf(sent, engine);
+        if (!plan.replacesClientRetries()) {
             return Hooks.PROCEED;
         }
-        if (response.code() == 408 && !(facts.markerPresent() && engine.retriesStatus(facts, 408))) {
+        if (response.code() == 408 && !(marked(plan, sent) && plan.retriesStatus(408))) {
             return Hooks.PROCEED;
         }
         return null;
+    }
+
+    /** Whether {@code sent} carries the marker header of {@code plan}'s policy (the agent's, or a layer's above). */
+    private static boolean marked(CallPlan plan, Request sent) {
+        String marker = plan.policy().markerHeader();
+        return marker != null && sent.header(marker) != null;
     }
 
     /**
@@ -174,7 +181,7 @@ public final class OkHttpHooks extends HookHandler {
                 || toClosedConnection || OkHttpRequests.neverSent(failure)) {
             return Hooks.PROCEED;
         }
-        return RetryRuntime.replacesBuiltInRetries(OkHttpRequests.facts(request, engine)) ? Boolean.FALSE : Hooks.PROCEED;
+        return OkHttpRequests.planOf(request, engine).replacesClientRetries() ? Boolean.FALSE : Hooks.PROCEED;
     }
 
     /**
@@ -215,7 +222,7 @@ public final class OkHttpHooks extends HookHandler {
         if (loop == null || engine == null || callback == null || call.isExecuted()) {
             return false;
         }
-        CallFacts facts;
+        CallPlan plan;
         OkHttpAsyncExchange exchange;
         try {
             // First of all: whatever happens next, the interceptor must never run this call's sync loop on a
@@ -224,15 +231,15 @@ public final class OkHttpHooks extends HookHandler {
             if (OkHttpRequests.isUpgrade(call.request())) {
                 return false;
             }
-            facts = OkHttpRequests.facts(call.request(), engine);
-            exchange = new OkHttpAsyncExchange(call, facts.policy().markerHeader(), dispatcherOf(call));
+            plan = OkHttpRequests.plan(call.request(), engine);
+            exchange = new OkHttpAsyncExchange(call, plan.policy().markerHeader(), dispatcherOf(call));
         } catch (RuntimeException e) {
             RetryLog.internalError("okhttp.enqueue", e);
             return false;
         }
         OkHttpAsyncExchange.running(call, exchange);
         try {
-            loop.execute(facts, exchange, new OkHttpAsyncExchange.Delivery(call, callback));
+            loop.execute(plan, exchange, new OkHttpAsyncExchange.Delivery(call, callback));
         } catch (RuntimeException e) {
             OkHttpAsyncExchange.finished(call);
             throw new Hooks.Propagate(e);

@@ -5,7 +5,9 @@ import dev.retryagent.agent.bootstrap.InjectedFaults;
 import dev.retryagent.agent.bootstrap.PeerClosedCheck;
 import dev.retryagent.agent.bootstrap.RetryRuntime;
 import dev.retryagent.agent.instrument.PerClassLookup;
+import dev.retryagent.engine.AttemptScope;
 import dev.retryagent.engine.CallFacts;
+import dev.retryagent.engine.CallPlan;
 import dev.retryagent.engine.HeaderLookup;
 import dev.retryagent.engine.RetryEngine;
 import dev.retryagent.engine.RetryLog;
@@ -72,14 +74,32 @@ final class OkHttpRequests {
         return header == null || value == null ? request : request.newBuilder().header(header, value).build();
     }
 
-    /** What the engine needs to know about {@code request}, read under {@code engine}'s policy. */
-    static CallFacts facts(final Request request, RetryEngine engine) {
+    /**
+     * The plan of the call {@code request} is sent for, as the client's hooks inside an attempt ask it: the plan of the
+     * agent-run call whose attempt this thread is making, when {@code request} is that call's (marked or not; not one
+     * a redirect took elsewhere), so that the request is not read again; else {@link #plan read} from it.
+     */
+    static CallPlan planOf(Request request, RetryEngine engine) {
+        CallPlan running = AttemptScope.currentPlan();
+        return running != null && isFor(running.call(), request) ? running : plan(request, engine);
+    }
+
+    /** Whether {@code request} is the one {@code call}'s facts were read from: same client, method and address. */
+    private static boolean isFor(CallFacts call, Request request) {
+        HttpUrl url = request.url();
+        return call.port() == url.port() && call.path().equals(url.encodedPath()) && call.host().equals(url.host())
+                && call.scheme().equals(url.scheme()) && call.method().equals(request.method())
+                && ClientNames.OKHTTP.equals(call.client());
+    }
+
+    /** What the engine needs to know about {@code request}, read and planned under {@code engine}'s policy. */
+    static CallPlan plan(final Request request, RetryEngine engine) {
         InjectedFaults.at(ClientNames.OKHTTP + ".facts");
         HttpUrl url = request.url();
         return CallFacts.builder(ClientNames.OKHTTP, request.method(), url.scheme(), url.host(), url.port(),
                         url.encodedPath()) // never the query
                 .bodyReplayable(isReplayable(request.body()))
-                .build(engine, new HeaderLookup() {
+                .plan(engine, new HeaderLookup() {
                     @Override
                     public boolean has(String name) {
                         return request.header(name) != null; // OkHttp compares names case-insensitively

@@ -2,7 +2,7 @@ package dev.retryagent.agent.okhttp;
 
 import dev.retryagent.agent.bootstrap.RetryRuntime;
 import dev.retryagent.engine.AttemptScope;
-import dev.retryagent.engine.CallFacts;
+import dev.retryagent.engine.CallPlan;
 import dev.retryagent.engine.RetryLog;
 import dev.retryagent.engine.RetryLoop;
 import java.io.IOException;
@@ -32,39 +32,45 @@ public final class RetryInterceptor implements Interceptor {
         OkHttpAsyncExchange.AttemptMarker attempt = OkHttpAsyncExchange.attemptOf(call);
         if (attempt != null) {
             chain = attempt.bound(chain);
-            if (attempt.scope <= 0) {
-                return chain.proceed(attempt.apply(request));
-            }
-            // An attempt of the async loop, run here on a dispatcher thread: calls the rest of the chain makes (an
-            // application interceptor's own call) are nested in it, as in a sync attempt.
-            int outer = AttemptScope.enter(attempt.scope);
+            // An attempt of the async loop, run here on a dispatcher thread: the client's hooks further down ask its
+            // call's plan, as in a sync attempt.
+            CallPlan outerPlan = AttemptScope.attemptOf(attempt.plan);
             try {
-                return chain.proceed(attempt.apply(request));
-            } catch (IOException e) {
-                OkHttpRequests.noteFailure(call, e); // here the call still holds its connection; the callback is later
-                throw e;
+                if (attempt.scope <= 0) {
+                    return chain.proceed(attempt.apply(request));
+                }
+                // Calls the rest of the chain makes (an application interceptor's own call) are nested in it.
+                int outer = AttemptScope.enter(attempt.scope);
+                try {
+                    return chain.proceed(attempt.apply(request));
+                } catch (IOException e) {
+                    OkHttpRequests.noteFailure(call, e); // here the call still holds its connection; the callback is later
+                    throw e;
+                } finally {
+                    AttemptScope.exit(outer);
+                }
             } finally {
-                AttemptScope.exit(outer);
+                AttemptScope.attemptOf(outerPlan);
             }
         }
         RetryLoop loop = RetryRuntime.loop();
-        CallFacts facts = null;
+        CallPlan plan = null;
         String markerHeader = null;
         if (loop != null) {
             try {
                 if (!OkHttpRequests.isUpgrade(request)) {
-                    facts = OkHttpRequests.facts(request, loop.engine());
-                    markerHeader = facts.policy().markerHeader();
+                    plan = OkHttpRequests.plan(request, loop.engine());
+                    markerHeader = plan.policy().markerHeader();
                 }
             } catch (RuntimeException e) {
                 RetryLog.internalError("okhttp.interceptor", e);
-                facts = null;
+                plan = null;
             }
         }
-        if (facts == null) {
+        if (plan == null) {
             return chain.proceed(request);
         }
-        return loop.execute(facts, new OkHttpSyncExchange(chain, request, markerHeader));
+        return loop.execute(plan, new OkHttpSyncExchange(chain, request, markerHeader));
     }
 
     @Override
