@@ -76,7 +76,8 @@ public class CallFactsBenchmark {
                 Collections.<dev.retryagent.policy.Rule>emptyList());
         engine = new RetryEngine(policy, Clock.SYSTEM, RandomSource.THREAD_LOCAL);
         // The destination exists after the first call of a running service.
-        engine.decide(engine.plan(facts()), new AttemptResult(1, Outcome.status(200, null), 0, true,
+        CallFacts first = facts();
+        engine.decide(engine.plan(first), new AttemptResult(first, null, 1, Outcome.status(200, null), 0, true,
                 System.nanoTime(), Clock.SYSTEM, 0, false, true));
         if (inLoop) {
             UpperLayer.enter("aws-sdk-v2");

@@ -181,10 +181,12 @@ public class FirstAttemptSuccessBenchmark {
 
     @Benchmark
     public RetryDecision firstAttemptSuccessInLoop(Blackhole bh) {
-        CallPlan plan = engine.plan(nextCall());
+        CallFacts call = nextCall();
+        CallPlan plan = engine.plan(call);
         bh.consume(plan.mode());
         bh.consume(plan.markerHeader());
-        return engine.decide(plan, new AttemptResult(1, ok, 0, true, startNanos, Clock.SYSTEM, 0, false, true));
+        return engine.decide(plan, new AttemptResult(call, null, 1, ok, 0, true, startNanos, Clock.SYSTEM, 0, false,
+                true));
     }
 
     @Benchmark

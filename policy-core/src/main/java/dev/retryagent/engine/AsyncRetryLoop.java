@@ -40,14 +40,17 @@ public final class AsyncRetryLoop {
      */
     public <R> void execute(CallFacts call, AsyncExchange<R> exchange, AttemptCallback<R> caller) {
         CallRun run = new CallRun();
-        execute(run.start(engine, clock, tracer, call, AttemptScope.current(), "async-retry-loop.start"), run,
+        execute(run.start(engine, clock, tracer, call, null, AttemptScope.current(), "async-retry-loop.start"), run,
                 exchange, caller);
     }
 
-    /** {@link #execute(CallFacts, AsyncExchange, AttemptCallback)} for the call {@code plan} is for. */
-    public <R> void execute(CallPlan plan, AsyncExchange<R> exchange, AttemptCallback<R> caller) {
+    /**
+     * {@link #execute(CallFacts, AsyncExchange, AttemptCallback)} for {@code call}, planned already by this loop's
+     * engine as {@code plan}.
+     */
+    public <R> void execute(CallFacts call, CallPlan plan, AsyncExchange<R> exchange, AttemptCallback<R> caller) {
         CallRun run = new CallRun();
-        execute(run.start(engine, clock, tracer, plan, AttemptScope.current(), "async-retry-loop.start"), run,
+        execute(run.start(engine, clock, tracer, call, plan, AttemptScope.current(), "async-retry-loop.start"), run,
                 exchange, caller);
     }
 

@@ -1,12 +1,16 @@
 package dev.retryagent.engine;
 
 /**
- * How one attempt of a call ended, with what a decision about it needs of the call's run: the outcome, the attempt's
- * number, the wait before it, when the call started and on which clock, the application's own limit of the call, and
- * whether this is the call's first decision at the destination it is decided at. What {@link RetryEngine#decide}
- * takes. Immutable.
+ * How one attempt of a call ended, with what a decision about it needs of the call's run: the facts it is decided
+ * under, the outcome, the attempt's number, the wait before it, when the call started and on which clock, the
+ * application's own limit of the call, and whether this is the call's first decision at the destination it is decided
+ * at. What {@link RetryEngine#decide} takes. Immutable.
  */
 final class AttemptResult {
+    /** The facts the attempt is decided under: the call's, or those of where a client's redirect took it. */
+    final CallFacts call;
+    /** The call's own facts when a client's redirect took the attempt to {@link #call}; else null. */
+    final CallFacts redirectedFrom;
     /** The attempt that just ended, 1 for the first. */
     final int number;
     final Outcome outcome;
@@ -34,8 +38,10 @@ final class AttemptResult {
      */
     final boolean firstAtDestination;
 
-    AttemptResult(int number, Outcome outcome, long previousWaitMillis, boolean timed, long startNanos, Clock clock,
-                  long callerLimitMillis, boolean clientsResend, boolean firstAtDestination) {
+    AttemptResult(CallFacts call, CallFacts redirectedFrom, int number, Outcome outcome, long previousWaitMillis,
+                  boolean timed, long startNanos, Clock clock, long callerLimitMillis, boolean clientsResend, boolean firstAtDestination) {
+        this.call = call;
+        this.redirectedFrom = redirectedFrom;
         this.number = number;
         this.outcome = outcome;
         this.previousWaitMillis = previousWaitMillis;

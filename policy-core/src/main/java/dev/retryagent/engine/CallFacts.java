@@ -116,14 +116,6 @@ public final class CallFacts {
          * policy they were read under.
          */
         public CallFacts build(RetryEngine engine, HeaderLookup headers) {
-            return engine.read(this, headers).call;
-        }
-
-        /**
-         * The call's {@link CallPlan}: the facts as {@link #build(RetryEngine, HeaderLookup)} reads them, planned
-         * under the rule found for reading them, so that the rule is looked up once for both.
-         */
-        public CallPlan plan(RetryEngine engine, HeaderLookup headers) {
             return engine.read(this, headers);
         }
 

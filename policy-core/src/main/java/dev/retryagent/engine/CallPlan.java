@@ -7,58 +7,71 @@ import dev.retryagent.policy.Policy;
 import dev.retryagent.policy.RetrySettings;
 
 /**
- * What may happen to one call, worked out by the engine once, before its first attempt ({@link RetryEngine#plan}):
- * its rule and mode, the marker header its attempts carry, whether this layer may retry it at all, whether its
- * decisions depend on time (so that its start is read from the clock), and whether the client's own retries give way
- * to the agent's. Outcome, time, Retry-After and budget aside: those are {@link RetryEngine#decide}'s, after each
- * attempt. Immutable; answers without side effects.
+ * What may happen to one call, worked out by the engine before its first attempt ({@link RetryEngine#plan}): its rule
+ * and mode, the marker header its attempts carry, whether this layer may retry it at all, whether its decisions depend
+ * on time (so that its start is read from the clock), and whether the client's own retries give way to the agent's.
+ * Outcome, time, Retry-After and budget aside: those are {@link RetryEngine#decide}'s, after each attempt.
+ *
+ * <p>A plan depends on the call's rule and on the shape of its request only (nested or marked, keyed, replayable,
+ * idempotent, inside a retry layer above the client), so calls of one shape under one rule share one plan: planning a
+ * call allocates nothing. Immutable; answers without side effects.
  */
 public final class CallPlan {
-    /** The facts the call runs under. */
-    final CallFacts call;
     /** The call's rule: the call runs under one policy to its end. */
     final Resolution rule;
-    /**
-     * The destination whose budget and counters the call's decisions use, when it was known already at planning,
-     * with {@link Destinations#removals()} at that time (it is still in the table while that count has not changed);
-     * null when not found.
-     */
-    final Destination destination;
-    final int destinationRemovals;
-    /** The plan of the call whose attempt a client's redirect took to {@link #call}; null for a call's own plan. */
-    final CallPlan origin;
     /** Why the first attempt may not be followed by a retry whatever its outcome ({@link #refusal}); null: nothing. */
     private final GiveUpReason firstRefusal;
+    /** The retry layer above the client the call is made inside, that its rule defers to; null when none. */
+    private final LayerRetries layer;
     private final String markerHeader;
     private final boolean timed;
 
-    CallPlan(CallFacts call, Resolution rule, Destination destination, int destinationRemovals, CallPlan origin) {
-        this.call = call;
+    private CallPlan(Resolution rule, GiveUpReason firstRefusal, boolean markerPresent, boolean enclosed,
+                     boolean decidedOnTimeElsewhere, LayerRetries layer) {
         this.rule = rule;
-        this.destination = destination;
-        this.destinationRemovals = destinationRemovals;
-        this.origin = origin;
-        GiveUpReason refused = refusal(rule.settings, call, 1, false);
-        this.firstRefusal = refused;
-        boolean mayRetry = rule.mode == Mode.ENFORCE && refused == null;
-        this.markerHeader = call.markerPresent() || rule.marker == null ? null
-                : call.enclosingAttempt() > 0 || mayRetry ? rule.marker : null;
+        this.firstRefusal = firstRefusal;
+        this.layer = layer;
+        boolean mayRetry = rule.mode == Mode.ENFORCE && firstRefusal == null;
+        this.markerHeader = markerPresent || rule.marker == null ? null : enclosed || mayRetry ? rule.marker : null;
         // A call whose attempts are bounded reads its start even when it cannot be retried: the bound runs from it.
-        this.timed = decidesOnTime(rule, call, refused) || boundsAttempts();
+        this.timed = firstRefusal == null || decidedOnTimeElsewhere || boundsAttempts();
+    }
+
+    /** The plans of calls without a layer above the client under one rule, one per {@link #shape}. */
+    static CallPlan[] shapes() {
+        return new CallPlan[(GiveUpReason.values().length + 1) * 8];
+    }
+
+    /** The plan of {@code call} under its rule {@code r}: shared by the calls of its shape, unless inside a layer. */
+    static CallPlan of(Resolution r, CallFacts call) {
+        GiveUpReason refused = refusal(r.settings, call, 1, false);
+        boolean elsewhere = (refused == GiveUpReason.NOT_IDEMPOTENT || refused == GiveUpReason.ATTEMPTS)
+                && r.owner.mayRetrySomewhere(call.method(), call.idempotencyKeyPresent());
+        boolean marked = call.markerPresent();
+        boolean enclosed = call.enclosingAttempt() > 0;
+        LayerRetries layer = call.upperLayerRetries();
+        if (layer != null) {
+            return new CallPlan(r, refused, marked, enclosed, elsewhere, layer);
+        }
+        int shape = shape(refused, marked, enclosed, elsewhere);
+        CallPlan[] plans = r.plans;
+        CallPlan p = plans[shape];
+        if (p == null) {
+            // Racing threads may each make one; they are equal and immutable (final fields), so either will do.
+            p = new CallPlan(r, refused, marked, enclosed, elsewhere, null);
+            plans[shape] = p;
+        }
+        return p;
     }
 
     /**
-     * This plan for a call made inside attempt {@code attempt} of another call the agent runs: nested, executed
-     * exactly once (docs/reference.md#one-retry-layer), marked with the enclosing attempt's number when marked.
+     * What a plan depends on besides the rule, for a call outside any layer above the client: the first attempt's
+     * refusal, the marker, nesting, and whether another rule of the policy could retry the request
+     * ({@link Resolution.Policies#mayRetrySomewhere}, asked only where the refusal leaves it open).
      */
-    CallPlan insideAttempt(int attempt) {
-        // The rule and destination stay: rule matching does not look at the enclosing attempt.
-        return new CallPlan(call.insideAttempt(attempt), rule, destination, destinationRemovals, origin);
-    }
-
-    /** The facts the call runs under. */
-    public CallFacts call() {
-        return call;
+    private static int shape(GiveUpReason refused, boolean marked, boolean enclosed, boolean elsewhere) {
+        int reason = refused == null ? 0 : refused.ordinal() + 1;
+        return reason << 3 | (marked ? 4 : 0) | (enclosed ? 2 : 0) | (elsewhere ? 1 : 0);
     }
 
     /** The policy the call runs under: the one its facts were read under, or the engine's when planned. */
@@ -101,7 +114,7 @@ public final class CallPlan {
      * is only harmless where it would).
      */
     public boolean mayRetry(FailureKind kind) {
-        return rule.settings.retriesFailure(kind) && mayRetry() && !leftToLayer(call, Outcome.failure(kind));
+        return rule.settings.retriesFailure(kind) && mayRetry() && !leftToLayer(kind);
     }
 
     /**
@@ -111,8 +124,24 @@ public final class CallPlan {
      * (HttpURLConnection connects in {@code getOutputStream()}).
      */
     public boolean mayRetryUnsent(FailureKind kind) {
-        return rule.mode == Mode.ENFORCE && rule.settings.retriesFailure(kind)
-                && refusal(rule.settings, call, 1, true) == null && !leftToLayer(call, Outcome.failure(kind));
+        return rule.mode == Mode.ENFORCE && rule.settings.retriesFailure(kind) && unsentRefusal() == null
+                && !leftToLayer(kind);
+    }
+
+    /**
+     * {@link #refusal} of a first attempt that ended before any byte of it reached a server: the first refusal, but
+     * for a request that is not idempotent, which its rule's {@code retryUnsent} may retry all the same.
+     */
+    private GiveUpReason unsentRefusal() {
+        if (firstRefusal != GiveUpReason.NOT_IDEMPOTENT || !rule.settings.retryUnsent()) {
+            return firstRefusal;
+        }
+        return 1 >= rule.settings.maxAttempts() ? GiveUpReason.ATTEMPTS : null;
+    }
+
+    /** Whether a failure of {@code kind} is left to the layer above the client the call is made inside, if any. */
+    private boolean leftToLayer(FailureKind kind) {
+        return layer != null && layer.mayRetry(Outcome.failure(kind));
     }
 
     /**
@@ -144,9 +173,11 @@ public final class CallPlan {
     }
 
     /**
-     * Whether the call's start is read from the clock: its decisions may depend on how long it has run (its deadline,
-     * Retry-After, the budget's window, see {@link #decidesOnTime}), or its attempts are bounded. A call that is not
-     * can only be done or refused, and reads no clock.
+     * Whether the call's start is read from the clock: its attempts are bounded, or its decisions may depend on how
+     * long it has run (its deadline, Retry-After, the budget's window): no refusal stops it under its rule, in mode
+     * enforce or observe, or under another rule of the same policy, where a client's redirect inside an attempt may
+     * have it decided (the refusals that come from the request itself hold under every rule). A call that is not can
+     * only be done or refused, and reads no clock.
      */
     public boolean timed() {
         return timed;
@@ -171,22 +202,6 @@ public final class CallPlan {
         long left = s.deadlineMillis() - elapsedMillis;
         long limit = s.attemptTimeoutMillis() > 0 ? Math.min(s.attemptTimeoutMillis(), left) : left;
         return Math.max(1, limit);
-    }
-
-    /**
-     * Whether a decision about {@code call}, whose rule {@code r} is not off and refuses a retry after the first
-     * attempt for {@code firstRefusal} (null: none), may depend on how long the call has run (its deadline,
-     * Retry-After, the budget's window): no refusal stops it under its rule, in mode enforce or observe, or under
-     * another rule of the same policy, where a client's redirect inside an attempt may have it decided (the refusals
-     * that come from the request itself hold under every rule). When not, each decision is done or a refusal, and the
-     * call needs no clock reading.
-     */
-    private static boolean decidesOnTime(Resolution r, CallFacts call, GiveUpReason firstRefusal) {
-        if (firstRefusal == null) {
-            return true;
-        }
-        return (firstRefusal == GiveUpReason.NOT_IDEMPOTENT || firstRefusal == GiveUpReason.ATTEMPTS)
-                && r.owner.mayRetrySomewhere(call.method(), call.idempotencyKeyPresent());
     }
 
     /**

@@ -19,7 +19,9 @@ import java.util.List;
 final class CallRun {
     private RetryEngine engine;
     private Clock clock;
-    /** The call's plan (for a nested call, the plan inside the enclosing attempt): one policy to its end. */
+    /** The facts the call runs under: the caller's, or a nested copy of them. */
+    private CallFacts call;
+    /** The call's plan, made once at its start: the call runs under one policy to its end. */
     private CallPlan plan;
     /** Whether the attempts run in an {@link AttemptScope}: this layer may retry the call, or it is nested. */
     private boolean scoped;
@@ -39,33 +41,26 @@ final class CallRun {
     private CallTrace trace;
 
     /**
-     * Starts the run of {@code call}, planned by {@code engine} ({@link RetryEngine#plan}); see
-     * {@link #start(RetryEngine, Clock, CallTracer, CallPlan, int, String)}.
+     * Starts the run of {@code call}, planned as {@code planned} by {@code engine}, or planned here when null, started
+     * inside attempt {@code enclosing} (0: none) of another call on the starting thread: such a call is nested,
+     * executed once, its marker the enclosing attempt's number. False when the agent leaves the call alone: mode
+     * {@code off}, or the engine failed before the first attempt (fail open, logged once under {@code where}).
      */
-    boolean start(RetryEngine engine, Clock clock, CallTracer tracer, CallFacts call, int enclosing, String where) {
-        CallPlan planned;
-        try {
-            planned = engine.plan(call);
-        } catch (RuntimeException e) {
-            RetryLog.internalError(where, e);
-            return false;
-        }
-        return start(engine, clock, tracer, planned, enclosing, where);
-    }
-
-    /**
-     * Starts the run of the call {@code planned} is for, started inside attempt {@code enclosing} (0: none) of another
-     * call on the starting thread: such a call is nested, executed once, its marker the enclosing attempt's number.
-     * False when the agent leaves the call alone: mode {@code off}, or the engine failed before the first attempt (fail
-     * open, logged once under {@code where}).
-     */
-    boolean start(RetryEngine engine, Clock clock, CallTracer tracer, CallPlan planned, int enclosing, String where) {
+    boolean start(RetryEngine engine, Clock clock, CallTracer tracer, CallFacts call, CallPlan planned, int enclosing,
+                  String where) {
+        CallFacts facts;
         CallPlan p;
         try {
-            if (planned.mode() == Mode.OFF) {
+            if (enclosing > 0) {
+                facts = call.insideAttempt(enclosing);
+                p = planned == null ? engine.plan(facts) : CallPlan.of(planned.rule, facts);
+            } else {
+                facts = call;
+                p = planned == null ? engine.plan(facts) : planned;
+            }
+            if (p.mode() == Mode.OFF) {
                 return false;
             }
-            p = enclosing > 0 ? planned.insideAttempt(enclosing) : planned;
         } catch (RuntimeException e) {
             RetryLog.internalError(where, e);
             return false;
@@ -78,6 +73,7 @@ final class CallRun {
         }
         boolean mayRetry = p.mayRetry();
         boolean onTime = p.timed();
+        this.call = facts;
         this.plan = p;
         this.scoped = enclosing > 0 || mayRetry;
         this.enclosing = enclosing;
@@ -133,8 +129,14 @@ final class CallRun {
         return plan;
     }
 
+    /** The facts the call runs under, while it runs. */
+    CallFacts call() {
+        return call;
+    }
+
     /** Ends the run: it holds on to nothing of the call (its facts, rule, redirects), and may run the next one. */
     void end() {
+        call = null;
         plan = null;
         redirectsSeen = null;
         trace = null;
@@ -205,17 +207,16 @@ final class CallRun {
                              long previousWaitMillis, boolean cancelled, String where) {
         try {
             Outcome outcome = failure != null ? failureOutcome(outcomes, failure) : outcomes.outcome(response);
-            CallPlan own = plan;
-            CallFacts call = own.call;
             CallFacts at = response == null ? call : outcomes.decidedUnder(call, response);
             if (at == null) {
                 at = call;
             }
-            CallPlan under = at == call || cancelled ? own : engine.plan(at, own);
+            boolean redirected = at != call;
+            CallPlan under = !redirected || cancelled ? plan : engine.plan(at, plan);
             RetryDecision decision = cancelled
                     ? RetryDecision.done()
-                    : engine.decide(under, new AttemptResult(attempt, outcome, previousWaitMillis, timed, startNanos,
-                            clock, callerLimitMillis,
+                    : engine.decide(under, new AttemptResult(at, redirected ? call : null, attempt, outcome,
+                            previousWaitMillis, timed, startNanos, clock, callerLimitMillis,
                             failure != null && !clientsResendMade && outcomes.resendsAlone(failure),
                             at == call || at.sameDestination(call) ? attempt == 1 : firstAtOther(at)));
             if (decision.isClientsResend()) {

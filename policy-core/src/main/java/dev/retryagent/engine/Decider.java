@@ -23,27 +23,27 @@ final class Decider {
     }
 
     /**
-     * Decides what follows attempt {@code attempt} of the call {@code plan} is for. A first attempt is counted in the
+     * Decides what follows {@code attempt}, planned as {@code plan}. A first attempt is counted in the
      * budget at the call's start, when it went out; the elapsed time (for the deadline) and the budget's "now" are read
      * only for an outcome that may be retried and no refusal stops. So the common case, a first attempt that succeeds,
      * costs the one clock read the loop made at the start of the call.
      */
     RetryDecision decide(CallPlan plan, AttemptResult attempt) {
-        CallFacts call = plan.call;
+        CallFacts call = attempt.call;
         int number = attempt.number;
         boolean timed = attempt.timed;
         long startNanos = attempt.startNanos;
-        CallPlan origin = plan.origin;
-        if (origin != null && number == 1 && !call.sameDestination(origin.call)) {
+        CallFacts origin = attempt.redirectedFrom;
+        if (origin != null && number == 1 && !call.sameDestination(origin)) {
             // The call's own destination received it, though the client redirected the attempt elsewhere.
-            Accounting.countCall(lookup.destinationOf(origin), origin.call.client(), timed, startNanos);
+            Accounting.countCall(lookup.destinationOf(origin), origin.client(), timed, startNanos);
         }
         Resolution r = plan.rule;
         if (r.mode == Mode.OFF) {
             return RetryDecision.done();
         }
         Outcome outcome = attempt.outcome;
-        Destination destination = lookup.destinationOf(plan);
+        Destination destination = lookup.destinationOf(call);
         RetryCounters counters = destination.countersFor(call.client());
         if (attempt.firstAtDestination) {
             Accounting.countFirst(destination, counters, call, timed,

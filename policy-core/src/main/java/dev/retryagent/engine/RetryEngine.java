@@ -38,29 +38,29 @@ public final class RetryEngine {
 
     /**
      * What may happen to {@code call}: its plan, under the policy its facts were read under (or else the current one),
-     * its rule looked up once (through the last lookup made for the call's destination, when the client, method, host,
-     * port and path are the same). Facts read with {@link CallFacts.Builder#plan} come with their plan already.
+     * its rule looked up through the last lookup made for the call's destination when the client, method, host, port
+     * and path are the same. A loop's run plans its call once and keeps the plan to the call's end.
      */
     public CallPlan plan(CallFacts call) {
         return lookup.plan(call);
     }
 
     /**
-     * The plan of {@code at}, the facts a client's redirect took an attempt of the call {@code origin} is for to: under
-     * the policy {@code at} names, or else the call's, so that the call sees one policy to its end.
+     * The plan of {@code at}, the facts a client's redirect took an attempt of a call planned as {@code origin} to:
+     * under the policy {@code at} names, or else the call's, so that the call sees one policy to its end.
      */
     CallPlan plan(CallFacts at, CallPlan origin) {
         return lookup.planAt(at, origin);
     }
 
-    /** {@link CallFacts.Builder#plan}: the call's facts read and planned under the current policy. */
-    CallPlan read(CallFacts.Builder call, HeaderLookup headers) {
+    /** {@link CallFacts.Builder#build}: the call's facts, read under the current policy. */
+    CallFacts read(CallFacts.Builder call, HeaderLookup headers) {
         return lookup.read(call, headers);
     }
 
     /**
-     * What follows {@code attempt} of the call {@code plan} is for (or of the plan a client's redirect took it to):
-     * done, retry after a wait, would retry, or give up; counted at the destination it is decided at.
+     * What follows {@code attempt}, planned as {@code plan} (its call's, or the plan where a client's redirect took
+     * it): done, retry after a wait, would retry, or give up; counted at the destination it is decided at.
      */
     RetryDecision decide(CallPlan plan, AttemptResult attempt) {
         return decider.decide(plan, attempt);

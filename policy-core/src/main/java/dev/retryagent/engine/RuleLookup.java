@@ -45,40 +45,39 @@ final class RuleLookup {
 
     /** {@code call}'s plan, under the policy its facts were read under (or the current one). */
     CallPlan plan(CallFacts call) {
-        return plan(policiesFor(call), call, null);
+        return CallPlan.of(lookUp(policiesFor(call), call), call);
     }
 
     /**
-     * The plan of {@code at}, the facts a client's redirect took an attempt of {@code origin} to: under the policy
-     * {@code at} names, or else the one of the call's rule, so that the call sees one policy to its end.
+     * The plan of {@code at}, the facts a client's redirect took an attempt of a call planned as {@code origin} to:
+     * under the policy {@code at} names, or else the call's, so that the call sees one policy to its end.
      */
     CallPlan planAt(CallFacts at, CallPlan origin) {
-        return plan(at.readUnder != null ? policiesFor(at) : origin.rule.owner, at, origin);
+        return CallPlan.of(lookUp(at.readUnder != null ? policiesFor(at) : origin.rule.owner, at), at);
     }
 
-    /** {@code call}'s plan under {@code p}, through the last lookup at its destination when it is for this call. */
-    private CallPlan plan(Resolution.Policies p, CallFacts call, CallPlan origin) {
+    /** {@code call}'s rule under {@code p}, through the last lookup at its destination when it is for this call. */
+    private Resolution lookUp(Resolution.Policies p, CallFacts call) {
         int removals = destinations.removals();
         Resolution.Memo last = lastLookup(p, removals, call.client(), call.method(), call.scheme(), call.host(),
                 call.port(), call.path());
         if (last != null) {
-            return new CallPlan(call, last.resolution, last.destination, removals, origin);
+            return last.resolution;
         }
         Destination d = destinations.find(call.scheme(), call.host(), call.port());
-        Resolution r = lookUp(p, d, removals, call.client(), call.method(), call.host(), call.port(), call.path());
-        return new CallPlan(call, r, d, removals, origin);
+        return lookUp(p, d, removals, call.client(), call.method(), call.host(), call.port(), call.path());
     }
 
-    /** {@link CallFacts.Builder#plan}: the call's facts read and planned under the current policy's rule. */
-    CallPlan read(CallFacts.Builder call, HeaderLookup headers) {
+    /** {@link CallFacts.Builder#build}: the call's facts, read under the current policy's rule for them. */
+    CallFacts read(CallFacts.Builder call, HeaderLookup headers) {
         Resolution.Policies p = policies;
         int removals = destinations.removals();
         Resolution.Memo last = lastLookup(p, removals, call.client, call.method, call.scheme, call.host, call.port,
                 call.path);
-        Destination d = last != null ? last.destination : destinations.find(call.scheme, call.host, call.port);
         Resolution r = last != null ? last.resolution
-                : lookUp(p, d, removals, call.client, call.method, call.host, call.port, call.path);
-        return new CallPlan(call.build(r, p.policy, headers), r, d, removals, null);
+                : lookUp(p, destinations.find(call.scheme, call.host, call.port), removals, call.client, call.method,
+                        call.host, call.port, call.path);
+        return call.build(r, p.policy, headers);
     }
 
     /** The policy to answer a call under: the one its facts were read under, or else the current one. */
@@ -140,17 +139,11 @@ final class RuleLookup {
     }
 
     /**
-     * The destination whose budget and counters {@code plan}'s decisions use: the one found when it was planned, or
-     * the last lookup's when that was at its call's address, unless one was dropped since; else from the table (added
-     * when new).
+     * The destination whose budget and counters {@code call}'s decisions use: the last lookup's when that was at the
+     * call's address, unless one was dropped since; else from the table (added when new).
      */
-    Destination destinationOf(CallPlan plan) {
+    Destination destinationOf(CallFacts call) {
         int removals = destinations.removals();
-        Destination d = plan.destination;
-        if (d != null && plan.destinationRemovals == removals) {
-            return d;
-        }
-        CallFacts call = plan.call;
         Resolution.Memo last = lastMemo;
         if (last != null && last.removals == removals && last.isAt(call.scheme(), call.host(), call.port())) {
             return last.destination;

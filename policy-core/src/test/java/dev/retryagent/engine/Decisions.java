@@ -30,7 +30,7 @@ final class Decisions {
         CallPlan plan = plans.computeIfAbsent(engine, e -> new ConcurrentHashMap<>())
                 .computeIfAbsent(call, engine::plan);
         long startNanos = clock.nanoTime() - TimeUnit.MILLISECONDS.toNanos(elapsedMillis);
-        return engine.decide(plan, new AttemptResult(attempt, outcome, previousWaitMillis, true, startNanos, clock, 0,
-                false, attempt == 1));
+        return engine.decide(plan, new AttemptResult(call, null, attempt, outcome, previousWaitMillis, true, startNanos,
+                clock, 0, false, attempt == 1));
     }
 }

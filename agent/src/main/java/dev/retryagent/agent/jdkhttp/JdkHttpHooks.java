@@ -4,6 +4,7 @@ import dev.retryagent.agent.bootstrap.Hooks;
 import dev.retryagent.agent.bootstrap.RetryRuntime;
 import dev.retryagent.agent.instrument.HookHandler;
 import dev.retryagent.engine.AsyncRetryLoop;
+import dev.retryagent.engine.CallFacts;
 import dev.retryagent.engine.CallPlan;
 import dev.retryagent.engine.RetryEngine;
 import dev.retryagent.engine.RetryLog;
@@ -138,6 +139,7 @@ public final class JdkHttpHooks extends HookHandler {
             return Hooks.PROCEED;
         }
         JdkHttpApi api;
+        CallFacts facts;
         CallPlan plan;
         JdkHttpAsyncExchange call;
         try {
@@ -145,7 +147,8 @@ public final class JdkHttpHooks extends HookHandler {
             if (!async) {
                 api.lookUpSendInline();
             }
-            plan = JdkHttpRequests.plan(api, request, engine);
+            facts = JdkHttpRequests.facts(api, request, engine);
+            plan = facts == null ? null : engine.plan(facts);
             if (plan == null || plan.mode() == Mode.OFF) {
                 return Hooks.PROCEED;
             }
@@ -162,14 +165,14 @@ public final class JdkHttpHooks extends HookHandler {
         }
         if (async) {
             try {
-                shared.execute(plan, call, call.delivery());
+                shared.execute(facts, plan, call, call.delivery());
             } catch (JdkHttpApi.Thrown e) {
                 // The first sendAsync threw at once (an unsupported method, a closed client ...), as without the agent.
                 throw new Hooks.Propagate(e.getCause());
             }
             return call.result;
         }
-        return sendOnCallerThread(shared, plan, call);
+        return sendOnCallerThread(shared, facts, plan, call);
     }
 
     /**
@@ -178,11 +181,12 @@ public final class JdkHttpHooks extends HookHandler {
      * of it what it makes of its own future (the response, or its own exception around the last attempt's failure,
      * thrown from its one frame). An interrupt of an attempt's wait is thrown as the client's {@code send} throws it.
      */
-    private static Object sendOnCallerThread(AsyncRetryLoop shared, CallPlan plan, JdkHttpAsyncExchange call) {
+    private static Object sendOnCallerThread(AsyncRetryLoop shared, CallFacts facts, CallPlan plan,
+                                             JdkHttpAsyncExchange call) {
         CallerThread waits = new CallerThread();
         call.result.onDone(waits);
         try {
-            shared.withScheduler(waits).execute(plan, call, call.delivery());
+            shared.withScheduler(waits).execute(facts, plan, call, call.delivery());
         } catch (JdkHttpApi.Thrown e) {
             // The first attempt threw at once (an unsupported method, a closed client ...), as without the agent.
             throw new Hooks.Propagate(e.getCause());

@@ -3,7 +3,6 @@ package dev.retryagent.agent.jdkhttp;
 import dev.retryagent.agent.bootstrap.Failures;
 import dev.retryagent.agent.bootstrap.InjectedFaults;
 import dev.retryagent.engine.CallFacts;
-import dev.retryagent.engine.CallPlan;
 import dev.retryagent.engine.HeaderLookup;
 import dev.retryagent.engine.RetryEngine;
 import dev.retryagent.policy.ClientNames;
@@ -29,8 +28,8 @@ final class JdkHttpRequests {
     private JdkHttpRequests() {
     }
 
-    /** The call's facts, read and planned under {@code engine}'s policy; null for a request it cannot place (no host). */
-    static CallPlan plan(final JdkHttpApi api, Object request, RetryEngine engine) {
+    /** The call's facts, or null for a request the agent cannot place (no host). */
+    static CallFacts facts(final JdkHttpApi api, Object request, RetryEngine engine) {
         InjectedFaults.at(ClientNames.JDK_HTTPCLIENT + ".facts");
         URI uri = api.uri(request);
         String host = uri == null ? null : uri.getHost();
@@ -43,7 +42,7 @@ final class JdkHttpRequests {
         final Map<String, List<String>> headers = api.headers(request); // case-insensitive, as the client keeps them
         return CallFacts.builder(ClientNames.JDK_HTTPCLIENT, api.method(request), scheme, host, port, path)
                 .bodyReplayable(replayable(api.bodyPublisher(request)))
-                .plan(engine, new HeaderLookup() {
+                .build(engine, new HeaderLookup() {
                     @Override
                     public boolean has(String name) {
                         List<String> values = headers.get(name);

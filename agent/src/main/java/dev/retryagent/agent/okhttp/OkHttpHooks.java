@@ -4,6 +4,7 @@ import dev.retryagent.agent.bootstrap.Hooks;
 import dev.retryagent.agent.bootstrap.RetryRuntime;
 import dev.retryagent.agent.instrument.HookHandler;
 import dev.retryagent.engine.AsyncRetryLoop;
+import dev.retryagent.engine.CallFacts;
 import dev.retryagent.engine.CallPlan;
 import dev.retryagent.engine.RetryEngine;
 import dev.retryagent.engine.RetryLog;
@@ -222,7 +223,7 @@ public final class OkHttpHooks extends HookHandler {
         if (loop == null || engine == null || callback == null || call.isExecuted()) {
             return false;
         }
-        CallPlan plan;
+        CallFacts facts;
         OkHttpAsyncExchange exchange;
         try {
             // First of all: whatever happens next, the interceptor must never run this call's sync loop on a
@@ -231,15 +232,15 @@ public final class OkHttpHooks extends HookHandler {
             if (OkHttpRequests.isUpgrade(call.request())) {
                 return false;
             }
-            plan = OkHttpRequests.plan(call.request(), engine);
-            exchange = new OkHttpAsyncExchange(call, plan.policy().markerHeader(), dispatcherOf(call));
+            facts = OkHttpRequests.facts(call.request(), engine);
+            exchange = new OkHttpAsyncExchange(call, facts.policy().markerHeader(), dispatcherOf(call));
         } catch (RuntimeException e) {
             RetryLog.internalError("okhttp.enqueue", e);
             return false;
         }
         OkHttpAsyncExchange.running(call, exchange);
         try {
-            loop.execute(plan, exchange, new OkHttpAsyncExchange.Delivery(call, callback));
+            loop.execute(facts, exchange, new OkHttpAsyncExchange.Delivery(call, callback));
         } catch (RuntimeException e) {
             OkHttpAsyncExchange.finished(call);
             throw new Hooks.Propagate(e);

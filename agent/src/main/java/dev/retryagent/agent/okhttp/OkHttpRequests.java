@@ -77,11 +77,12 @@ final class OkHttpRequests {
     /**
      * The plan of the call {@code request} is sent for, as the client's hooks inside an attempt ask it: the plan of the
      * agent-run call whose attempt this thread is making, when {@code request} is that call's (marked or not; not one
-     * a redirect took elsewhere), so that the request is not read again; else {@link #plan read} from it.
+     * a redirect took elsewhere), so that the request is not read again; else planned from its {@link #facts}.
      */
     static CallPlan planOf(Request request, RetryEngine engine) {
-        CallPlan running = AttemptScope.currentPlan();
-        return running != null && isFor(running.call(), request) ? running : plan(request, engine);
+        CallFacts running = AttemptScope.currentCall();
+        CallPlan plan = running != null && isFor(running, request) ? AttemptScope.currentPlan() : null;
+        return plan != null ? plan : engine.plan(facts(request, engine));
     }
 
     /** Whether {@code request} is the one {@code call}'s facts were read from: same client, method and address. */
@@ -92,14 +93,14 @@ final class OkHttpRequests {
                 && ClientNames.OKHTTP.equals(call.client());
     }
 
-    /** What the engine needs to know about {@code request}, read and planned under {@code engine}'s policy. */
-    static CallPlan plan(final Request request, RetryEngine engine) {
+    /** What the engine needs to know about {@code request}, read under {@code engine}'s policy. */
+    static CallFacts facts(final Request request, RetryEngine engine) {
         InjectedFaults.at(ClientNames.OKHTTP + ".facts");
         HttpUrl url = request.url();
         return CallFacts.builder(ClientNames.OKHTTP, request.method(), url.scheme(), url.host(), url.port(),
                         url.encodedPath()) // never the query
                 .bodyReplayable(isReplayable(request.body()))
-                .plan(engine, new HeaderLookup() {
+                .build(engine, new HeaderLookup() {
                     @Override
                     public boolean has(String name) {
                         return request.header(name) != null; // OkHttp compares names case-insensitively

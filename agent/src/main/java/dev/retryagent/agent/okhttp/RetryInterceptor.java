@@ -2,6 +2,7 @@ package dev.retryagent.agent.okhttp;
 
 import dev.retryagent.agent.bootstrap.RetryRuntime;
 import dev.retryagent.engine.AttemptScope;
+import dev.retryagent.engine.CallFacts;
 import dev.retryagent.engine.CallPlan;
 import dev.retryagent.engine.RetryLog;
 import dev.retryagent.engine.RetryLoop;
@@ -34,7 +35,9 @@ public final class RetryInterceptor implements Interceptor {
             chain = attempt.bound(chain);
             // An attempt of the async loop, run here on a dispatcher thread: the client's hooks further down ask its
             // call's plan, as in a sync attempt.
-            CallPlan outerPlan = AttemptScope.attemptOf(attempt.plan);
+            CallFacts outerCall = AttemptScope.currentCall();
+            CallPlan outerPlan = AttemptScope.currentPlan();
+            AttemptScope.attemptOf(attempt.call, attempt.plan);
             try {
                 if (attempt.scope <= 0) {
                     return chain.proceed(attempt.apply(request));
@@ -44,33 +47,34 @@ public final class RetryInterceptor implements Interceptor {
                 try {
                     return chain.proceed(attempt.apply(request));
                 } catch (IOException e) {
-                    OkHttpRequests.noteFailure(call, e); // here the call still holds its connection; the callback is later
+                    // Here the call still holds its connection; the callback comes later.
+                    OkHttpRequests.noteFailure(call, e);
                     throw e;
                 } finally {
                     AttemptScope.exit(outer);
                 }
             } finally {
-                AttemptScope.attemptOf(outerPlan);
+                AttemptScope.attemptOf(outerCall, outerPlan);
             }
         }
         RetryLoop loop = RetryRuntime.loop();
-        CallPlan plan = null;
+        CallFacts facts = null;
         String markerHeader = null;
         if (loop != null) {
             try {
                 if (!OkHttpRequests.isUpgrade(request)) {
-                    plan = OkHttpRequests.plan(request, loop.engine());
-                    markerHeader = plan.policy().markerHeader();
+                    facts = OkHttpRequests.facts(request, loop.engine());
+                    markerHeader = facts.policy().markerHeader();
                 }
             } catch (RuntimeException e) {
                 RetryLog.internalError("okhttp.interceptor", e);
-                plan = null;
+                facts = null;
             }
         }
-        if (plan == null) {
+        if (facts == null) {
             return chain.proceed(request);
         }
-        return loop.execute(plan, new OkHttpSyncExchange(chain, request, markerHeader));
+        return loop.execute(facts, new OkHttpSyncExchange(chain, request, markerHeader));
     }
 
     @Override

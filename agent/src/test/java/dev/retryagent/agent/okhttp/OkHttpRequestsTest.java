@@ -88,7 +88,7 @@ class OkHttpRequestsTest {
         Policy policy = PolicyLoader.parse("version: 1\n"
                 + "defaults:\n  idempotencyKeyHeaders: [Idempotency-Key, X-Request-Id]\n", "test.yaml");
         Request get = new Request.Builder().url("http://API.example:8080/v1/items?secret=1").build();
-        CallFacts facts = OkHttpRequests.plan(get, engine(policy)).call();
+        CallFacts facts = OkHttpRequests.facts(get, engine(policy));
         assertEquals("okhttp", facts.client());
         assertEquals("GET", facts.method());
         assertEquals("http", facts.scheme());
@@ -102,26 +102,27 @@ class OkHttpRequestsTest {
         Request post = new Request.Builder().url("https://api.example/pay")
                 .header("x-request-id", "abc").header("retry-attempt", "1")
                 .post(RequestBody.create("{}", MediaType.get("application/json"))).build();
-        facts = OkHttpRequests.plan(post, engine(policy)).call();
+        facts = OkHttpRequests.facts(post, engine(policy));
         assertEquals(443, facts.port());
         assertTrue(facts.idempotencyKeyPresent(), "header names compare case-insensitively");
         assertTrue(facts.bodyReplayable());
         assertTrue(facts.markerPresent());
 
-        assertFalse(OkHttpRequests.plan(new Request.Builder().url("http://a/").post(body(true, false)).build(),
-                engine(policy)).call()
+        assertFalse(OkHttpRequests.facts(new Request.Builder().url("http://a/").post(body(true, false)).build(),
+                engine(policy))
                 .bodyReplayable());
-        assertFalse(OkHttpRequests.plan(new Request.Builder().url("http://a/").post(body(false, true)).build(),
-                engine(policy)).call()
+        assertFalse(OkHttpRequests.facts(new Request.Builder().url("http://a/").post(body(false, true)).build(),
+                engine(policy))
                 .bodyReplayable());
     }
 
     @Test
     void theMarkerIsAddedOnlyWhenThereIsOne() {
         Request request = new Request.Builder().url("http://a/").build();
-        assertEquals("2",
-                new OkHttpAsyncExchange.AttemptMarker("Retry-Attempt", "2", 2, 0, null).apply(request).header("Retry-Attempt"));
-        assertEquals(request, new OkHttpAsyncExchange.AttemptMarker("Retry-Attempt", null, 0, 0, null).apply(request));
+        assertEquals("2", new OkHttpAsyncExchange.AttemptMarker("Retry-Attempt", "2", 2, 0, null, null).apply(request)
+                .header("Retry-Attempt"));
+        assertEquals(request,
+                new OkHttpAsyncExchange.AttemptMarker("Retry-Attempt", null, 0, 0, null, null).apply(request));
         assertEquals(request, OkHttpAsyncExchange.AttemptMarker.UNMARKED.apply(request));
         assertEquals("1", OkHttpRequests.marked(request, "Retry-Attempt", "1").header("Retry-Attempt"));
         assertSame(request, OkHttpRequests.marked(request, null, "1"));
@@ -130,7 +131,7 @@ class OkHttpRequestsTest {
     void aResponseIsDecidedUnderTheAddressItsRequestWentTo() {
         Request original = new Request.Builder().url("http://a.example.test/items?token=secret")
                 .post(RequestBody.create(new byte[] {1}, null)).build();
-        CallFacts call = OkHttpRequests.plan(original, engine(Policy.builtIn())).call();
+        CallFacts call = OkHttpRequests.facts(original, engine(Policy.builtIn()));
         Response sameAddress = new Response.Builder().request(original.newBuilder().header("X", "y").build())
                 .protocol(Protocol.HTTP_1_1).code(503).message("x").build();
         assertSame(call, OkHttpRequests.decidedUnder(call, original.url(), sameAddress));

@@ -5,6 +5,7 @@ import dev.retryagent.agent.bootstrap.Hooks;
 import dev.retryagent.agent.bootstrap.RetryRuntime;
 import dev.retryagent.agent.instrument.HookHandler;
 import dev.retryagent.engine.AttemptScope;
+import dev.retryagent.engine.CallFacts;
 import dev.retryagent.engine.CallPlan;
 import dev.retryagent.engine.RetryEngine;
 import dev.retryagent.engine.RetryLog;
@@ -156,8 +157,8 @@ public final class HttpUrlConnectionHooks extends HookHandler {
         try {
             return conn.getOutputStream(); // the JDK's own method: the hook lets its nested call through
         } catch (ConnectException | NoRouteToHostException e) {
-            if (state.isStreaming(conn) || !HttpUrlConnectionRequests.plan(conn, false, loop.engine(), state)
-                    .mayRetryUnsent(FailureKind.CONNECT)) {
+            if (state.isStreaming(conn) || !loop.engine().plan(HttpUrlConnectionRequests.facts(conn, false,
+                    loop.engine(), state)).mayRetryUnsent(FailureKind.CONNECT)) {
                 throw new Hooks.Propagate(e);
             }
             ReentrantLock lock = state.lockOf(conn);
@@ -181,7 +182,7 @@ public final class HttpUrlConnectionHooks extends HookHandler {
         if (!state.isStreaming(conn) || state.requestHeadBuilt(conn) || state.hasResult(conn)) {
             return;
         }
-        CallPlan plan = HttpUrlConnectionRequests.plan(conn, true, loop.engine(), state);
+        CallPlan plan = loop.engine().plan(HttpUrlConnectionRequests.facts(conn, true, loop.engine(), state));
         if (plan.mode() == Mode.OFF) {
             return;
         }
@@ -194,13 +195,15 @@ public final class HttpUrlConnectionHooks extends HookHandler {
     }
 
     private static Object call(RetryLoop loop, ConnectionState state, HttpURLConnection conn) {
+        CallFacts facts;
         CallPlan plan;
         HttpUrlConnectionSyncExchange exchange;
         try {
             if (state.hasResult(conn)) {
                 return Hooks.PROCEED; // a later read of a call made already, or the JDK re-entering its read
             }
-            plan = HttpUrlConnectionRequests.plan(conn, state.isStreaming(conn), loop.engine(), state);
+            facts = HttpUrlConnectionRequests.facts(conn, state.isStreaming(conn), loop.engine(), state);
+            plan = loop.engine().plan(facts);
             // Under builtInRetries: replace the loop is this call's only retry layer: the JDK's hidden resend goes.
             boolean soleLayer = plan.replacesClientRetries();
             boolean checkStale = soleLayer
@@ -213,7 +216,7 @@ public final class HttpUrlConnectionHooks extends HookHandler {
         }
         HttpUrlConnectionSyncExchange.AttemptResponse last;
         try {
-            last = loop.execute(plan, exchange);
+            last = loop.execute(facts, plan, exchange);
         } catch (NotIoFailure e) {
             throw new Hooks.Propagate(e.original()); // the JDK's or the application's own RuntimeException
         } catch (IOException e) {

@@ -3,7 +3,6 @@ package dev.retryagent.agent.httpurlconnection.bootstrap;
 import dev.retryagent.agent.bootstrap.InjectedFaults;
 import dev.retryagent.agent.bootstrap.Failures;
 import dev.retryagent.engine.CallFacts;
-import dev.retryagent.engine.CallPlan;
 import dev.retryagent.engine.HeaderLookup;
 import dev.retryagent.engine.RetryEngine;
 import dev.retryagent.policy.ClientNames;
@@ -29,14 +28,14 @@ final class HttpUrlConnectionRequests {
     }
 
     /**
-     * What the engine needs to know about the request {@code conn} is about to send, read and planned under
-     * {@code engine}'s policy.
+     * What the engine needs to know about the request {@code conn} is about to send, read under {@code engine}'s
+     * policy.
      *
      * @param streaming the connection is in fixed-length or chunked streaming mode (its body cannot be re-sent)
      * @param state     the connection's private state, to tell a marker the application set from one the agent
      *                  set; null to go by the request headers alone
      */
-    static CallPlan plan(final HttpURLConnection conn, boolean streaming, RetryEngine engine,
+    static CallFacts facts(final HttpURLConnection conn, boolean streaming, RetryEngine engine,
                            final ConnectionState state) {
         InjectedFaults.at(ClientNames.HTTP_URL_CONNECTION + ".facts");
         URL url = conn.getURL();
@@ -48,7 +47,7 @@ final class HttpUrlConnectionRequests {
                         url.getHost(), url.getPort() >= 0 ? url.getPort() : url.getDefaultPort(),
                         url.getPath()) // never the query
                 .bodyReplayable(!streaming)
-                .plan(engine, new HeaderLookup() {
+                .build(engine, new HeaderLookup() {
                     @Override
                     public boolean has(String name) {
                         return conn.getRequestProperty(name) != null; // the JDK compares names case-insensitively

@@ -45,7 +45,7 @@ class HttpUrlConnectionRequestsTest {
     @Test
     void factsOfAPlainGet() throws IOException {
         HttpURLConnection conn = open("http://api.example.test:8080/v1/items?token=secret#frag");
-        CallFacts facts = HttpUrlConnectionRequests.plan(conn, false, ENGINE, null).call();
+        CallFacts facts = HttpUrlConnectionRequests.facts(conn, false, ENGINE, null);
         assertEquals("httpurlconnection", facts.client());
         assertEquals("GET", facts.method());
         assertEquals("http", facts.scheme());
@@ -59,11 +59,11 @@ class HttpUrlConnectionRequestsTest {
 
     @Test
     void defaultPortsAndAnEmptyPath() throws IOException {
-        CallFacts https = HttpUrlConnectionRequests.plan(open("https://Secure.Example.test"), false, ENGINE, null).call();
+        CallFacts https = HttpUrlConnectionRequests.facts(open("https://Secure.Example.test"), false, ENGINE, null);
         assertEquals("https", https.scheme());
         assertEquals(443, https.port());
         assertEquals("/", https.path());
-        assertEquals(80, HttpUrlConnectionRequests.plan(open("http://example.test/"), false, ENGINE, null).call().port());
+        assertEquals(80, HttpUrlConnectionRequests.facts(open("http://example.test/"), false, ENGINE, null).port());
     }
 
     @Test
@@ -72,7 +72,7 @@ class HttpUrlConnectionRequestsTest {
         conn.setRequestMethod("POST");
         conn.setRequestProperty("idempotency-key", "k-1");
         conn.addRequestProperty("RETRY-ATTEMPT", "2");
-        CallFacts facts = HttpUrlConnectionRequests.plan(conn, false, ENGINE, null).call();
+        CallFacts facts = HttpUrlConnectionRequests.facts(conn, false, ENGINE, null);
         assertEquals("POST", facts.method());
         assertTrue(facts.idempotencyKeyPresent());
         assertTrue(facts.markerPresent());
@@ -83,12 +83,12 @@ class HttpUrlConnectionRequestsTest {
         HttpURLConnection conn = open("http://example.test/upload");
         conn.setDoOutput(true);
         conn.setChunkedStreamingMode(16);
-        CallFacts facts = HttpUrlConnectionRequests.plan(conn, true, ENGINE, null).call();
+        CallFacts facts = HttpUrlConnectionRequests.facts(conn, true, ENGINE, null);
         assertFalse(facts.bodyReplayable());
         assertEquals("POST", facts.method(), "getOutputStream() turns a GET with output into a POST");
         HttpURLConnection buffered = open("http://example.test/upload");
         buffered.setDoOutput(true);
-        assertEquals("GET", HttpUrlConnectionRequests.plan(buffered, false, ENGINE, null).call().method(),
+        assertEquals("GET", HttpUrlConnectionRequests.facts(buffered, false, ENGINE, null).method(),
                 "until the body is asked for, a GET stays a GET");
     }
 
@@ -99,7 +99,7 @@ class HttpUrlConnectionRequestsTest {
         HttpURLConnection conn = open("http://example.test/pay");
         conn.setRequestMethod("POST");
         conn.setRequestProperty("X-Request-Id", "r-1");
-        assertTrue(HttpUrlConnectionRequests.plan(conn, false, engine(policy), null).call().idempotencyKeyPresent());
+        assertTrue(HttpUrlConnectionRequests.facts(conn, false, engine(policy), null).idempotencyKeyPresent());
     }
 
     @Test
@@ -134,7 +134,7 @@ class HttpUrlConnectionRequestsTest {
     void aResponseIsDecidedUnderTheUrlTheRedirectsLeftTheConnectionAt() throws IOException {
         HttpURLConnection conn = open("http://a.example.test/items");
         conn.setRequestMethod("POST");
-        CallFacts call = HttpUrlConnectionRequests.plan(conn, false, ENGINE, null).call();
+        CallFacts call = HttpUrlConnectionRequests.facts(conn, false, ENGINE, null);
         assertSame(call, HttpUrlConnectionRequests.decidedUnder(call, new URL("http://a.example.test:80/items")));
         assertSame(call, HttpUrlConnectionRequests.decidedUnder(call, null));
 
