@@ -63,7 +63,10 @@ public final class RetryEngine {
      * it): done, retry after a wait, would retry, or give up; counted at the destination it is decided at.
      */
     RetryDecision decide(CallPlan plan, AttemptResult attempt) {
-        return decider.decide(plan, attempt);
+        // Its fields handed on one by one: the result stays in the caller's frame, and a decision allocates nothing.
+        return decider.decide(plan, attempt.call, attempt.redirectedFrom, attempt.number, attempt.outcome,
+                attempt.firstAtDestination, attempt.previousWaitMillis, attempt.timed, attempt.startNanos,
+                attempt.clock, attempt.callerLimitMillis, attempt.clientsResend);
     }
 
     /** The destination whose budget and counters {@code call}'s decisions use (for the log's summary lines). */
