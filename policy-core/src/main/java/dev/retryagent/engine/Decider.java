@@ -59,7 +59,7 @@ final class Decider {
             return settled;
         }
         if (!timed) {
-            // decidesOnTime answered for every rule of the call's policy, and redirected facts keep that policy.
+            // CallPlan.timed answered for every rule of the call's policy, and redirected facts keep that policy.
             throw new IllegalStateException("a call that read no clock at its start is decided on time");
         }
         // The checks that depend on the time, in the contract's order.
