@@ -7,10 +7,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * One call as both loops run it: what is settled before the first attempt (nested or not, the rule, the marker,
- * whether the attempts open an {@link AttemptScope}, whether the call's start is read from the clock), what the run
- * learns (the destinations a client's redirect took its attempts to) and the step after each attempt (outcome,
- * decision, log line). The sync and the async loop differ only in how they send, wait and deliver.
+ * One call as both loops run it: what is settled before the first attempt (nested or not, the call's
+ * {@link CallPlan}, whether the attempts open an {@link AttemptScope}, the call's start when the plan is timed), what
+ * the run learns (the destinations a client's redirect took its attempts to) and the step after each attempt
+ * (outcome, decision, log line). The sync and the async loop differ only in how they send, wait and deliver.
  *
  * <p>A run is made for one call at a time: {@link #start} fills it, {@link #end} empties it. The sync loop reuses one
  * per thread ({@link AttemptScope.OfThread#takeRun}), so that a call allocates nothing for its run; the async loop,
@@ -134,7 +134,7 @@ final class CallRun {
         return call;
     }
 
-    /** Ends the run: it holds on to nothing of the call (its facts, rule, redirects), and may run the next one. */
+    /** Ends the run: it holds on to nothing of the call (its facts, plan, redirects), and may run the next one. */
     void end() {
         call = null;
         plan = null;

@@ -1101,7 +1101,7 @@ class RetryEngineTest {
         }
 
         @Test
-        void markerHeaderForAndModeForCountNothing() {
+        void planningACallCountsNothing() {
             RetryEngine engine = builtIn();
             engine.plan(get()).mode();
             engine.plan(get()).markerHeader();
