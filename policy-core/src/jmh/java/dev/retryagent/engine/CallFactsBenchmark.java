@@ -77,8 +77,8 @@ public class CallFactsBenchmark {
         engine = new RetryEngine(policy, Clock.SYSTEM, RandomSource.THREAD_LOCAL);
         // The destination exists after the first call of a running service.
         CallFacts first = facts();
-        engine.decide(first, first.resolution, 1, Outcome.status(200, null), 0, System.nanoTime(), true,
-                Clock.SYSTEM, true);
+        engine.decide(engine.plan(first), new AttemptResult(first, null, 1, Outcome.status(200, null), 0, true,
+                System.nanoTime(), Clock.SYSTEM, 0, false, true));
         if (inLoop) {
             UpperLayer.enter("aws-sdk-v2");
         }

@@ -28,9 +28,9 @@ import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.Blackhole;
 
 /**
- * What the agent adds to a call that succeeds at its first attempt, the common case: the mode and the
- * marker asked before the attempt, the decision after it, each with the rule lookup for the call's
- * destination. The policy is the built-in defaults plus five rules; the call matches none of them, or
+ * What the agent adds to a call that succeeds at its first attempt, the common case: the call's plan (its
+ * mode and marker) asked before the attempt, with the rule lookup for the call's destination, and the
+ * decision after it. The policy is the built-in defaults plus five rules; the call matches none of them, or
  * only the last, so that every rule is tried. The facts are built once (the request exists before the
  * agent sees it); the real clock and random source are used, as in production.
  *
@@ -41,8 +41,8 @@ import org.openjdk.jmh.infra.Blackhole;
  *
  * Target: at most 25 ns and 0 bytes ({@code gc.alloc.rate.norm}) per call.
  * <ul>
- *   <li>{@link #firstAttemptSuccessInLoop}: the engine's part of a loop's call: the rule lookup, mode and marker,
- *       and the decision, given the call's start as a run keeps it (no clock reading).</li>
+ *   <li>{@link #firstAttemptSuccessInLoop}: the engine's part of a loop's call: the plan (rule lookup, mode and
+ *       marker), and the decision, given the call's start as a run keeps it (no clock reading).</li>
  *   <li>{@link #throughRetryLoop}: the path every synchronous call takes, {@link RetryLoop#execute} with an
  *       exchange whose attempt answers 200 at once: the call's run (nested or not, mode, marker, scope), the
  *       attempt with its marker value, the decision (with the redirect check the adapters make) and its log
@@ -182,10 +182,11 @@ public class FirstAttemptSuccessBenchmark {
     @Benchmark
     public RetryDecision firstAttemptSuccessInLoop(Blackhole bh) {
         CallFacts call = nextCall();
-        Resolution rule = engine.resolution(call);
-        bh.consume(rule.mode);
-        bh.consume(RetryEngine.markerHeaderFor(rule, call, RetryEngine.mayRetry(rule, call)));
-        return engine.decide(call, rule, 1, ok, 0, startNanos, true, Clock.SYSTEM, true);
+        CallPlan plan = engine.plan(call);
+        bh.consume(plan.mode());
+        bh.consume(plan.markerHeader());
+        return engine.decide(plan, new AttemptResult(call, null, 1, ok, 0, true, startNanos, Clock.SYSTEM, 0, false,
+                true));
     }
 
     @Benchmark

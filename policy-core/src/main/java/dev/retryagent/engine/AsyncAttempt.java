@@ -51,6 +51,16 @@ public final class AsyncAttempt<R> {
         this.previousWaitMillis = previousWaitMillis;
     }
 
+    /** The plan of the call this is an attempt of, or null when the loop leaves the call alone. */
+    public CallPlan plan() {
+        return run == null ? null : run.plan();
+    }
+
+    /** The facts of the call this is an attempt of, or null when the loop leaves the call alone. */
+    public CallFacts call() {
+        return run == null ? null : run.call();
+    }
+
     /**
      * The attempt's response (or its head: the body still to come) has arrived. The loop decides at once, on this
      * thread: true when the response is the caller's (its {@code onResponse} has run, here: a response is

@@ -40,7 +40,22 @@ public final class AsyncRetryLoop {
      */
     public <R> void execute(CallFacts call, AsyncExchange<R> exchange, AttemptCallback<R> caller) {
         CallRun run = new CallRun();
-        if (!run.start(engine, clock, tracer, call, AttemptScope.current(), "async-retry-loop.start")) {
+        execute(run.start(engine, clock, tracer, call, null, AttemptScope.current(), "async-retry-loop.start"), run,
+                exchange, caller);
+    }
+
+    /**
+     * {@link #execute(CallFacts, AsyncExchange, AttemptCallback)} for {@code call}, planned already by this loop's
+     * engine as {@code plan}.
+     */
+    public <R> void execute(CallFacts call, CallPlan plan, AsyncExchange<R> exchange, AttemptCallback<R> caller) {
+        CallRun run = new CallRun();
+        execute(run.start(engine, clock, tracer, call, plan, AttemptScope.current(), "async-retry-loop.start"), run,
+                exchange, caller);
+    }
+
+    private <R> void execute(boolean started, CallRun run, AsyncExchange<R> exchange, AttemptCallback<R> caller) {
+        if (!started) {
             exchange.send(1, 0, null, new AsyncAttempt<R>(this, null, exchange, caller, 1, 0));
             return;
         }

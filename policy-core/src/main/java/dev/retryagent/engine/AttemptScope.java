@@ -26,6 +26,10 @@ public final class AttemptScope {
     static final class OfThread {
         /** What {@link #current} answers. */
         int attempt;
+        /** What {@link #currentCall} answers. */
+        CallFacts call;
+        /** What {@link #currentPlan} answers. */
+        CallPlan plan;
         /** The run the calls on this thread take in turn. */
         private final CallRun run = new CallRun();
         /** Whether a call on this thread has {@link #run}. */
@@ -54,6 +58,31 @@ public final class AttemptScope {
     /** The attempt this thread is making of an agent-run call (1 for the first), or 0 when none. */
     public static int current() {
         return CURRENT.get().attempt;
+    }
+
+    /**
+     * The facts of the agent-run call whose attempt this thread is making, whether or not that attempt opens a scope,
+     * or null when none: for a hook of the client's that runs inside an attempt (a client's own follow-up of a
+     * response) and asks what the agent does with the call ({@link #currentPlan}), without reading the request again.
+     */
+    public static CallFacts currentCall() {
+        return CURRENT.get().call;
+    }
+
+    /** The plan of the call {@link #currentCall} is, or null when none. */
+    public static CallPlan currentPlan() {
+        return CURRENT.get().plan;
+    }
+
+    /**
+     * Marks this thread as making an attempt of {@code call}, planned as {@code plan} (null, null: none), until called
+     * again with what {@link #currentCall} and {@link #currentPlan} answered before: for an adapter that runs an
+     * attempt of the async loop synchronously on some thread, as the sync loop does around each of its attempts.
+     */
+    public static void attemptOf(CallFacts call, CallPlan plan) {
+        OfThread current = CURRENT.get();
+        current.call = call;
+        current.plan = plan;
     }
 
     /**

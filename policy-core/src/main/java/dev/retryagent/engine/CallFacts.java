@@ -7,10 +7,12 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * What the engine needs to know about one call, in client-neutral terms. An adapter builds one per call from its
- * client's request with {@link #builder}, giving the request's address and a {@link HeaderLookup}; the engine looks
- * the call's rule up once and reads the headers that rule names. {@code path} carries no query string. Immutable:
- * what a run of the call learns (the redirects its attempts were taken through) stays with the run.
+ * What the engine needs to know about one call, in client-neutral terms: its request as the client was asked to send
+ * it, and where it is made (inside an attempt of another call, inside a retry layer above the client). An adapter
+ * builds one per call from its client's request with {@link #builder}, giving the request's address and a
+ * {@link HeaderLookup}; the engine reads the headers that the call's rule names. {@code path} carries no query string.
+ * Facts only, immutable: what the engine works out from them is the call's {@link CallPlan}, and what a run of the
+ * call learns (the redirects its attempts were taken through) stays with the run.
  */
 public final class CallFacts {
     private final String client;
@@ -29,23 +31,11 @@ public final class CallFacts {
      * (docs/reference.md#layers-above-the-client), or null when none.
      */
     private final LayerRetries upperLayer;
-    /**
-     * The call's rule, found by {@link Builder#build} under {@link #readUnder}; null for facts made otherwise (the
-     * engine looks the rule up when asked, and a run keeps what it found).
-     */
-    final Resolution resolution;
-    /**
-     * The destination whose budget and counters this call's decisions use, when {@link Builder#build} found it known
-     * already, with {@link Destinations#removals()} at that time (the destination is still in the table while that
-     * count has not changed); null when not found.
-     */
-    final Destination destination;
-    final int destinationRemovals;
     /** The policy these facts were read under (its key headers, its marker), or null: the engine's current one. */
     final Policy readUnder;
 
     /**
-     * @param client                one of {@code httpurlconnection}, {@code okhttp}, {@code apache-httpclient5}
+     * @param client                the client's name, one of {@code ClientNames}
      * @param method                upper-case HTTP method
      * @param idempotencyKeyPresent the request carries one of the policy's idempotency-key headers
      * @param bodyReplayable        the request has no body, or one that can be sent again byte for byte
@@ -64,16 +54,12 @@ public final class CallFacts {
         this.markerPresent = markerPresent;
         this.enclosingAttempt = 0;
         this.upperLayer = null;
-        this.resolution = null;
-        this.destination = null;
-        this.destinationRemovals = 0;
         this.readUnder = null;
     }
 
     private CallFacts(String client, String method, String scheme, String host, int port, String path,
                       boolean idempotencyKeyPresent, boolean bodyReplayable, boolean markerPresent,
-                      int enclosingAttempt, LayerRetries upperLayer, Policy readUnder, Resolution resolution,
-                      Destination destination, int destinationRemovals) {
+                      int enclosingAttempt, LayerRetries upperLayer, Policy readUnder) {
         this.client = client;
         this.method = method;
         this.scheme = scheme;
@@ -86,9 +72,6 @@ public final class CallFacts {
         this.enclosingAttempt = enclosingAttempt;
         this.upperLayer = upperLayer;
         this.readUnder = readUnder;
-        this.resolution = resolution;
-        this.destination = destination;
-        this.destinationRemovals = destinationRemovals;
     }
 
     /**
@@ -128,17 +111,16 @@ public final class CallFacts {
         }
 
         /**
-         * The facts, read under {@code engine}'s current policy: the engine looks up the call's rule (once: the
-         * facts keep it for every later question), {@code headers} is asked for that rule's idempotency-key headers
-         * and for the policy's marker header, and the facts name the policy they were read under.
+         * The facts, read under {@code engine}'s current policy: the engine looks up the call's rule, {@code headers}
+         * is asked for that rule's idempotency-key headers and for the policy's marker header, and the facts name the
+         * policy they were read under.
          */
         public CallFacts build(RetryEngine engine, HeaderLookup headers) {
             return engine.read(this, headers);
         }
 
-        /** The facts, {@code rule} being the call's under {@code policy}, found at {@code destination} (or null). */
-        CallFacts build(Resolution rule, Policy policy, HeaderLookup headers, Destination destination,
-                        int destinationRemovals) {
+        /** The facts, {@code rule} being the call's under {@code policy}. */
+        CallFacts build(Resolution rule, Policy policy, HeaderLookup headers) {
             boolean idempotencyKey = false;
             List<String> keyHeaders = rule.settings.idempotencyKeyHeaders();
             for (int i = 0, n = keyHeaders.size(); i < n; i++) { // indexed: no iterator per call
@@ -153,7 +135,7 @@ public final class CallFacts {
             LayerRetries upperLayer = rule.mode != Mode.OFF && rule.settings.upperLayers() == UpperLayers.DEFER
                     ? UpperLayer.of(headers) : null;
             return new CallFacts(client, method, scheme, host, port, path, idempotencyKey, bodyReplayable,
-                    markerPresent, 0, upperLayer, policy, rule, destination, destinationRemovals);
+                    markerPresent, 0, upperLayer, policy);
         }
     }
 
@@ -164,7 +146,7 @@ public final class CallFacts {
      */
     CallFacts withPolicy(Policy policy) {
         return new CallFacts(client, method, scheme, host, port, path, idempotencyKeyPresent, bodyReplayable,
-                markerPresent, enclosingAttempt, upperLayer, policy, null, null, 0);
+                markerPresent, enclosingAttempt, upperLayer, policy);
     }
 
     /** The policy these facts were read under, or null when nothing said which (the engine's current one). */
@@ -186,7 +168,7 @@ public final class CallFacts {
             return this;
         }
         return new CallFacts(client, method, scheme, host, port, p, idempotencyKeyPresent, bodyReplayable,
-                markerPresent, enclosingAttempt, upperLayer, readUnder, null, null, 0);
+                markerPresent, enclosingAttempt, upperLayer, readUnder);
     }
 
     /** Whether {@code other} goes to the same destination (scheme, host, port): the same counters and budget. */
@@ -204,9 +186,8 @@ public final class CallFacts {
      * (docs/reference.md#one-retry-layer).
      */
     CallFacts insideAttempt(int attempt) {
-        // The rule and destination stay: rule matching does not look at the enclosing attempt.
         return new CallFacts(client, method, scheme, host, port, path, idempotencyKeyPresent, bodyReplayable,
-                markerPresent, attempt, upperLayer, readUnder, resolution, destination, destinationRemovals);
+                markerPresent, attempt, upperLayer, readUnder);
     }
 
     public String client() {

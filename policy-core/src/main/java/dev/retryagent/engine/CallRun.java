@@ -2,16 +2,15 @@ package dev.retryagent.engine;
 
 import dev.retryagent.policy.FailureKind;
 import dev.retryagent.policy.Mode;
-import dev.retryagent.policy.RetrySettings;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * One call as both loops run it: what is settled before the first attempt (nested or not, the rule, the marker,
- * whether the attempts open an {@link AttemptScope}, whether the call's start is read from the clock), what the run
- * learns (the destinations a client's redirect took its attempts to) and the step after each attempt (outcome,
- * decision, log line). The sync and the async loop differ only in how they send, wait and deliver.
+ * One call as both loops run it: what is settled before the first attempt (nested or not, the call's
+ * {@link CallPlan}, whether the attempts open an {@link AttemptScope}, the call's start when the plan is timed), what
+ * the run learns (the destinations a client's redirect took its attempts to) and the step after each attempt
+ * (outcome, decision, log line). The sync and the async loop differ only in how they send, wait and deliver.
  *
  * <p>A run is made for one call at a time: {@link #start} fills it, {@link #end} empties it. The sync loop reuses one
  * per thread ({@link AttemptScope.OfThread#takeRun}), so that a call allocates nothing for its run; the async loop,
@@ -22,18 +21,13 @@ final class CallRun {
     private Clock clock;
     /** The facts the call runs under: the caller's, or a nested copy of them. */
     private CallFacts call;
-    /** The call's rule, looked up once at its start: the call runs under one policy to its end. */
-    private Resolution rule;
-    /** The marker header's name, or null when the attempts carry none. */
-    private String marker;
+    /** The call's plan, made once at its start: the call runs under one policy to its end. */
+    private CallPlan plan;
     /** Whether the attempts run in an {@link AttemptScope}: this layer may retry the call, or it is nested. */
     private boolean scoped;
     /** The attempt of another call this one was started inside, on the starting thread; 0 when none. */
     private int enclosing;
-    /**
-     * Whether the call's start is read from the clock, for its deadline and the budget's window
-     * ({@link RetryEngine#decidesOnTime}); a call that can only be done or refused reads no clock.
-     */
+    /** Whether the call's start is read from the clock ({@link CallPlan#timed}). */
     private boolean timed;
     /** When the call started, if {@link #timed}. */
     private long startNanos;
@@ -47,28 +41,26 @@ final class CallRun {
     private CallTrace trace;
 
     /**
-     * Starts the run of {@code call}, started inside attempt {@code enclosing} (0: none) of another call on the
-     * starting thread: such a call is nested, executed once, its marker the enclosing attempt's number. False when
-     * the agent leaves the call alone: mode {@code off}, or the engine failed before the first attempt (fail open,
-     * logged once under {@code where}). The rule is looked up once; mode, marker and "may retry" all come from it,
-     * as modeFor, markerHeaderFor and mayRetry answer them.
+     * Starts the run of {@code call}, planned as {@code planned} by {@code engine}, or planned here when null, started
+     * inside attempt {@code enclosing} (0: none) of another call on the starting thread: such a call is nested,
+     * executed once, its marker the enclosing attempt's number. False when the agent leaves the call alone: mode
+     * {@code off}, or the engine failed before the first attempt (fail open, logged once under {@code where}).
      */
-    boolean start(RetryEngine engine, Clock clock, CallTracer tracer, CallFacts call, int enclosing, String where) {
-        CallFacts facts = enclosing > 0 ? call.insideAttempt(enclosing) : call;
-        Resolution r;
-        String markerName;
-        boolean mayRetry;
-        boolean onTime;
+    boolean start(RetryEngine engine, Clock clock, CallTracer tracer, CallFacts call, CallPlan planned, int enclosing,
+                  String where) {
+        CallFacts facts;
+        CallPlan p;
         try {
-            r = engine.resolution(facts);
-            if (r.mode == Mode.OFF) {
+            if (enclosing > 0) {
+                facts = call.insideAttempt(enclosing);
+                p = planned == null ? engine.plan(facts) : CallPlan.of(planned.rule, facts);
+            } else {
+                facts = call;
+                p = planned == null ? engine.plan(facts) : planned;
+            }
+            if (p.mode() == Mode.OFF) {
                 return false;
             }
-            GiveUpReason refused = RetryEngine.refusal(r.settings, facts, 1);
-            mayRetry = RetryEngine.mayRetry(r, refused);
-            markerName = RetryEngine.markerHeaderFor(r, facts, mayRetry);
-            // A call whose attempts are bounded reads its start even when it cannot be retried: the bound runs from it.
-            onTime = RetryEngine.decidesOnTime(r, facts, refused) || bounded(r);
         } catch (RuntimeException e) {
             RetryLog.internalError(where, e);
             return false;
@@ -79,9 +71,10 @@ final class CallRun {
         if (this.clock != clock) {
             this.clock = clock;
         }
+        boolean mayRetry = p.mayRetry();
+        boolean onTime = p.timed();
         this.call = facts;
-        this.rule = r;
-        this.marker = markerName;
+        this.plan = p;
         this.scoped = enclosing > 0 || mayRetry;
         this.enclosing = enclosing;
         this.timed = onTime;
@@ -125,30 +118,26 @@ final class CallRun {
         }
     }
 
-    private static boolean bounded(Resolution r) {
-        return r.mode == Mode.ENFORCE && r.settings.boundsAttempts();
-    }
-
-    /**
-     * The most the next attempt may take, in milliseconds: the rule's {@code attemptTimeout} and the time left before
-     * the deadline when the rule sets one or enforces the deadline, at least 1 (an attempt that starts is given a
-     * timeout the clients accept; 0 means none to them); 0 when the rule bounds no attempt, or traffic is not the
-     * agent's to change (observe).
-     */
+    /** The most the next attempt may take, in milliseconds ({@link CallPlan#attemptLimitMillis}); 0: unbounded. */
     long attemptLimitMillis() {
-        if (!bounded(rule)) {
-            return 0;
-        }
-        RetrySettings s = rule.settings;
-        long left = s.deadlineMillis() - (clock.nanoTime() - startNanos) / 1_000_000L;
-        long limit = s.attemptTimeoutMillis() > 0 ? Math.min(s.attemptTimeoutMillis(), left) : left;
-        return Math.max(1, limit);
+        CallPlan p = plan;
+        return p.boundsAttempts() ? p.attemptLimitMillis((clock.nanoTime() - startNanos) / 1_000_000L) : 0;
     }
 
-    /** Ends the run: it holds on to nothing of the call (its facts, rule, redirects), and may run the next one. */
+    /** The call's plan, while it runs. */
+    CallPlan plan() {
+        return plan;
+    }
+
+    /** The facts the call runs under, while it runs. */
+    CallFacts call() {
+        return call;
+    }
+
+    /** Ends the run: it holds on to nothing of the call (its facts, plan, redirects), and may run the next one. */
     void end() {
         call = null;
-        rule = null;
+        plan = null;
         redirectsSeen = null;
         trace = null;
     }
@@ -160,7 +149,7 @@ final class CallRun {
 
     /** The marker header value for attempt {@code attempt}, or null when none is sent. */
     String markerValue(int attempt) {
-        if (marker == null) {
+        if (plan.markerHeader() == null) {
             return null;
         }
         int n = number(attempt);
@@ -182,15 +171,12 @@ final class CallRun {
     }
 
     /**
-     * Whether attempt {@code attempt}, decided under {@code at}, another destination than the call's own (a client's
-     * redirect took it there), is the call's first there, so that the call is counted there once. The call's own
-     * destination counts it at attempt 1 even when the client redirected that attempt elsewhere: it received the
-     * call. (At the call's own destination, attempt 1 is the first.)
+     * Whether an attempt decided under {@code at}, another destination than the call's own (a client's redirect took
+     * it there), is the call's first there, so that the call is counted there once. (At the call's own destination,
+     * attempt 1 is the first; the engine counts the call there at attempt 1 even when the client redirected that
+     * attempt elsewhere: it received the call.)
      */
-    private boolean firstAtOther(CallFacts at, int attempt) {
-        if (attempt == 1) {
-            engine.countCall(call, timed, startNanos);
-        }
+    private boolean firstAtOther(CallFacts at) {
         List<CallFacts> seen = redirectsSeen;
         if (seen == null) {
             seen = new ArrayList<CallFacts>(2);
@@ -225,18 +211,20 @@ final class CallRun {
             if (at == null) {
                 at = call;
             }
-            Resolution atRule = at == call || cancelled ? rule : engine.resolution(at, rule);
+            boolean redirected = at != call;
+            CallPlan under = !redirected || cancelled ? plan : engine.plan(at, plan);
             RetryDecision decision = cancelled
                     ? RetryDecision.done()
-                    : engine.decide(at, atRule, attempt, outcome, previousWaitMillis, startNanos, callerLimitMillis,
-                            failure != null && !clientsResendMade && outcomes.resendsAlone(failure), timed, clock,
-                            at == call || at.sameDestination(call) ? attempt == 1 : firstAtOther(at, attempt));
+                    : engine.decide(under, new AttemptResult(at, redirected ? call : null, attempt, outcome,
+                            previousWaitMillis, timed, startNanos, clock, callerLimitMillis,
+                            failure != null && !clientsResendMade && outcomes.resendsAlone(failure),
+                            at == call || at.sameDestination(call) ? attempt == 1 : firstAtOther(at)));
             if (decision.isClientsResend()) {
                 clientsResendMade = true; // the client resends once
             } else if (trace != null && decision.shouldRetry()) {
                 trace.retrying(attempt + 1, decision.waitMillis(), outcome.cause());
             }
-            RetryLog.decision(at, atRule.mode, outcome, decision);
+            RetryLog.decision(at, under.mode(), outcome, decision);
             return decision;
         } catch (RuntimeException e) {
             RetryLog.internalError(where, e);

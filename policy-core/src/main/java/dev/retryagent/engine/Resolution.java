@@ -11,8 +11,8 @@ import java.util.List;
 /**
  * What a policy says for the calls that one of its rules (or its defaults) covers, worked out once per
  * policy instead of once per call: the settings, the effective mode, the marker header and the backoff.
- * Immutable but for the backoff, which is built on first use and then only read; safe to share and to
- * publish through a data race (every field a reader needs is final).
+ * Immutable but for the backoff and the plans, which are made on first use and then only read; safe to share and
+ * to publish through a data race (every field a reader needs is final, and so is every field of a plan).
  */
 final class Resolution {
     final Policies owner;
@@ -20,6 +20,8 @@ final class Resolution {
     final Mode mode;
     /** The marker header to send, or null: none configured, or the mode is not enforce. */
     final String marker;
+    /** The plans of this rule's calls, by shape ({@link CallPlan#of}), made on first use. */
+    final CallPlan[] plans = CallPlan.shapes();
     private volatile Backoff backoff;
 
     private Resolution(Policies owner, Policy policy, RetrySettings settings) {

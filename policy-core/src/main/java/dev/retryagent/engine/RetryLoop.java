@@ -39,9 +39,32 @@ public final class RetryLoop {
     public <R> R execute(CallFacts call, Exchange<R> exchange) throws IOException {
         AttemptScope.OfThread thread = AttemptScope.ofThisThread();
         CallRun run = thread.takeRun();
-        if (!run.start(engine, clock, tracer, call, thread.attempt, "retry-loop.start")) {
+        return execute(run.start(engine, clock, tracer, call, null, thread.attempt, "retry-loop.start"), run, thread,
+                exchange);
+    }
+
+    /** {@link #execute(CallFacts, Exchange)} for {@code call} planned already by this loop's engine as {@code plan}. */
+    public <R> R execute(CallFacts call, CallPlan plan, Exchange<R> exchange) throws IOException {
+        AttemptScope.OfThread thread = AttemptScope.ofThisThread();
+        CallRun run = thread.takeRun();
+        return execute(run.start(engine, clock, tracer, call, plan, thread.attempt, "retry-loop.start"), run, thread,
+                exchange);
+    }
+
+    private <R> R execute(boolean started, CallRun run, AttemptScope.OfThread thread, Exchange<R> exchange)
+            throws IOException {
+        if (!started) {
             thread.giveBack(run);
-            return exchange.send(1, null);
+            CallFacts outerCall = thread.call;
+            CallPlan outerPlan = thread.plan;
+            thread.call = null; // not an attempt of the enclosing call's, if any
+            thread.plan = null;
+            try {
+                return exchange.send(1, null);
+            } finally {
+                thread.call = outerCall;
+                thread.plan = outerPlan;
+            }
         }
         run.limitByCaller(exchange, "retry-loop.caller-limit");
         try {
@@ -55,6 +78,8 @@ public final class RetryLoop {
     /** The attempts of the started {@code run} and the waits between them, on {@code thread}. */
     private <R> R attempts(CallRun run, AttemptScope.OfThread thread, Exchange<R> exchange) throws IOException {
         long previousWaitMillis = 0;
+        CallFacts call = run.call();
+        CallPlan plan = run.plan();
         for (int attempt = 1; ; attempt++) {
             R response = null;
             IOException failure = null;
@@ -63,6 +88,10 @@ public final class RetryLoop {
             if (scope > 0) {
                 thread.attempt = scope; // AttemptScope.enter
             }
+            CallFacts outerCall = thread.call;
+            CallPlan outerPlan = thread.plan;
+            thread.call = call; // AttemptScope.attemptOf
+            thread.plan = plan;
             CallTrace.Scope traced = run.traceAttempt(attempt);
             try {
                 response = exchange.send(attempt, run.markerValue(attempt), run.attemptLimitMillis());
@@ -75,6 +104,8 @@ public final class RetryLoop {
                 if (scope > 0) {
                     thread.attempt = outer; // AttemptScope.exit
                 }
+                thread.call = outerCall;
+                thread.plan = outerPlan;
             }
             RetryDecision decision = run.decide(exchange, attempt, response, failure, previousWaitMillis, false,
                     "retry-loop.decide");

@@ -116,14 +116,14 @@ class CallFactsBuilderTest {
         CallFacts read = post("/a").build(engine, new Headers("X-Op"));
         engine.setPolicy(policy(Mode.OFF, defaults(b -> b.maxAttempts(5))));
 
-        assertEquals(Mode.ENFORCE, engine.modeFor(read));
-        assertTrue(engine.mayRetry(read), "a keyed POST under the rule it was read under");
+        assertEquals(Mode.ENFORCE, engine.plan(read).mode());
+        assertTrue(engine.plan(read).mayRetry(), "a keyed POST under the rule it was read under");
         assertEquals(2, decisions.decide(engine, read, 1, Outcome.status(503, null), 0, 0).maxAttempts());
         CallFacts nested = read.insideAttempt(1);
-        assertEquals(Mode.ENFORCE, engine.modeFor(nested), "a copy for a nested call keeps the rule");
+        assertEquals(Mode.ENFORCE, engine.plan(nested).mode(), "a copy for a nested call keeps the rule");
 
         CallFacts after = post("/a").build(engine, new Headers("X-Op"));
-        assertEquals(Mode.OFF, engine.modeFor(after));
+        assertEquals(Mode.OFF, engine.plan(after).mode());
         assertFalse(after.idempotencyKeyPresent(), "the new policy's key header is the default one");
     }
 }

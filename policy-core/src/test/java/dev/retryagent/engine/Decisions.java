@@ -6,13 +6,13 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Asks {@link RetryEngine#decide}, the decision the loops' runs ask for, as a run would on a test's clock: each call
- * (each facts object) keeps the rule found at its first decision to its end, and began {@code elapsedMillis} before
+ * (each facts object) keeps the plan made at its first decision to its end, and began {@code elapsedMillis} before
  * the clock's now. Thread-safe.
  */
 final class Decisions {
     private final Clock clock;
-    /** Per engine, the rule of each call decided (keys by identity: neither class overrides equals). */
-    private final Map<RetryEngine, Map<CallFacts, Resolution>> rules = new ConcurrentHashMap<>();
+    /** Per engine, the plan of each call decided (keys by identity: neither class overrides equals). */
+    private final Map<RetryEngine, Map<CallFacts, CallPlan>> plans = new ConcurrentHashMap<>();
 
     Decisions(Clock clock) {
         this.clock = clock;
@@ -27,9 +27,10 @@ final class Decisions {
      */
     RetryDecision decide(RetryEngine engine, CallFacts call, int attempt, Outcome outcome, long elapsedMillis,
                          long previousWaitMillis) {
-        Resolution rule = rules.computeIfAbsent(engine, e -> new ConcurrentHashMap<>())
-                .computeIfAbsent(call, engine::resolution);
+        CallPlan plan = plans.computeIfAbsent(engine, e -> new ConcurrentHashMap<>())
+                .computeIfAbsent(call, engine::plan);
         long startNanos = clock.nanoTime() - TimeUnit.MILLISECONDS.toNanos(elapsedMillis);
-        return engine.decide(call, rule, attempt, outcome, previousWaitMillis, startNanos, true, clock, attempt == 1);
+        return engine.decide(plan, new AttemptResult(call, null, attempt, outcome, previousWaitMillis, true, startNanos,
+                clock, 0, false, attempt == 1));
     }
 }

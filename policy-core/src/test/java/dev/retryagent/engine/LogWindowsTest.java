@@ -90,7 +90,7 @@ class LogWindowsTest {
         for (int attempt = 1; ; attempt++) {
             RetryDecision d = decisions.decide(engine, call, attempt, every, 0, 0);
             if (d.action() != Action.DONE) {
-                windows.event(call, engine.modeFor(call), every, d);
+                windows.event(call, engine.plan(call).mode(), every, d);
             }
             if (!d.shouldRetry()) {
                 return;
@@ -200,7 +200,7 @@ class LogWindowsTest {
             decided[i] = decisions.decide(engine, calls[i], 1, unavailable, 0, 0);
         }
         for (int i = 0; i < calls.length; i++) {
-            windows.event(calls[i], engine.modeFor(calls[i]), unavailable, decided[i]);
+            windows.event(calls[i], engine.plan(calls[i]).mode(), unavailable, decided[i]);
         }
         clock.advanceSeconds(10);
         windows.flush();
@@ -340,7 +340,7 @@ class LogWindowsTest {
                 for (int attempt = 1; ; attempt++) {
                     Outcome o = Outcome.status(503, null);
                     RetryDecision d = decisions.decide(engine, call, attempt, o, 0, 0);
-                    RetryLog.decision(call, engine.modeFor(call), o, d);
+                    RetryLog.decision(call, engine.plan(call).mode(), o, d);
                     if (!d.shouldRetry()) {
                         break;
                     }
@@ -360,7 +360,7 @@ class LogWindowsTest {
                 for (int attempt = 1; ; attempt++) {
                     Outcome o = Outcome.status(503, null);
                     RetryDecision d = decisions.decide(engine, call, attempt, o, 0, 0);
-                    RetryLog.decision(call, engine.modeFor(call), o, d);
+                    RetryLog.decision(call, engine.plan(call).mode(), o, d);
                     if (!d.shouldRetry()) {
                         break;
                     }

@@ -216,7 +216,7 @@ class RetryEngineTest {
             assertTrue(inside.nested());
             assertEquals(2, inside.enclosingAttempt());
             assertFalse(get().nested());
-            assertEquals("Retry-Attempt", engine.markerHeaderFor(inside), "it is marked, with the enclosing number");
+            assertEquals("Retry-Attempt", engine.plan(inside).markerHeader(), "it is marked, with the enclosing number");
             assertGiveUp(first(engine, inside, Outcome.failure(FailureKind.RESET)), GiveUpReason.NESTED);
             assertEquals(1, counters(engine).giveUps(GiveUpReason.NESTED));
         }
@@ -224,16 +224,16 @@ class RetryEngineTest {
         @Test
         void mayRetrySaysBeforehandWhetherAFailureCouldBeRetriedAndCountsNothing() {
             RetryEngine engine = builtIn();
-            assertTrue(engine.mayRetry(get(), FailureKind.RESET));
-            assertFalse(engine.mayRetry(get(), FailureKind.OTHER), "not a retryable kind");
-            assertFalse(engine.mayRetry(call("POST"), FailureKind.RESET), "not idempotent");
-            assertTrue(engine.mayRetry(facts(CLIENT, "POST", HOST, "/", true, true, false), FailureKind.RESET), "keyed");
-            assertFalse(engine.mayRetry(facts(CLIENT, "PUT", HOST, "/", false, false, false), FailureKind.RESET),
+            assertTrue(engine.plan(get()).mayRetry(FailureKind.RESET));
+            assertFalse(engine.plan(get()).mayRetry(FailureKind.OTHER), "not a retryable kind");
+            assertFalse(engine.plan(call("POST")).mayRetry(FailureKind.RESET), "not idempotent");
+            assertTrue(engine.plan(facts(CLIENT, "POST", HOST, "/", true, true, false)).mayRetry(FailureKind.RESET), "keyed");
+            assertFalse(engine.plan(facts(CLIENT, "PUT", HOST, "/", false, false, false)).mayRetry(FailureKind.RESET),
                     "body not replayable");
-            assertFalse(engine.mayRetry(facts(CLIENT, "GET", HOST, "/", false, true, true), FailureKind.RESET), "marked");
-            assertFalse(engine.mayRetry(get().insideAttempt(1), FailureKind.RESET), "nested");
-            assertFalse(engine(policy(defaults(b -> b.maxAttempts(1)))).mayRetry(get(), FailureKind.RESET), "one attempt");
-            assertFalse(engine(policy(Mode.OBSERVE, RetrySettings.builtIn())).mayRetry(get(), FailureKind.RESET),
+            assertFalse(engine.plan(facts(CLIENT, "GET", HOST, "/", false, true, true)).mayRetry(FailureKind.RESET), "marked");
+            assertFalse(engine.plan(get().insideAttempt(1)).mayRetry(FailureKind.RESET), "nested");
+            assertFalse(engine(policy(defaults(b -> b.maxAttempts(1)))).plan(get()).mayRetry(FailureKind.RESET), "one attempt");
+            assertFalse(engine(policy(Mode.OBSERVE, RetrySettings.builtIn())).plan(get()).mayRetry(FailureKind.RESET),
                     "observe never retries");
             assertNull(engine.counters(CLIENT, "https", HOST, 443), "nothing counted");
         }
@@ -241,11 +241,11 @@ class RetryEngineTest {
         @Test
         void retriesStatusSaysWhetherTheRuleRetriesAResponseWhateverTheAttempt() {
             RetryEngine engine = builtIn();
-            assertTrue(engine.retriesStatus(get(), 408));
-            assertTrue(engine.retriesStatus(facts(CLIENT, "GET", HOST, "/", false, true, true), 408), "marked");
-            assertTrue(engine.retriesStatus(call("POST"), 503), "the rule's, not the request's");
-            assertFalse(engine.retriesStatus(get(), 500), "not a retryable status");
-            assertFalse(engine(policy(Mode.OBSERVE, RetrySettings.builtIn())).retriesStatus(get(), 408),
+            assertTrue(engine.plan(get()).retriesStatus(408));
+            assertTrue(engine.plan(facts(CLIENT, "GET", HOST, "/", false, true, true)).retriesStatus(408), "marked");
+            assertTrue(engine.plan(call("POST")).retriesStatus(503), "the rule's, not the request's");
+            assertFalse(engine.plan(get()).retriesStatus(500), "not a retryable status");
+            assertFalse(engine(policy(Mode.OBSERVE, RetrySettings.builtIn())).plan(get()).retriesStatus(408),
                     "observe never retries");
             assertNull(engine.counters(CLIENT, "https", HOST, 443), "nothing counted");
         }
@@ -654,8 +654,8 @@ class RetryEngineTest {
             RetryEngine engine = engine(policy(defaults, rule(0, host("new.internal"), defaults, b -> b.mode(Mode.OBSERVE))));
             assertEquals(Action.WOULD_RETRY, first(engine, at("new.internal", "/"), Outcome.status(503, null)).action());
             assertRetry(first(engine, get(), Outcome.status(503, null)), 2, 3);
-            assertEquals(Mode.OBSERVE, engine.modeFor(at("new.internal", "/")));
-            assertEquals(Mode.ENFORCE, engine.modeFor(get()));
+            assertEquals(Mode.OBSERVE, engine.plan(at("new.internal", "/")).mode());
+            assertEquals(Mode.ENFORCE, engine.plan(get()).mode());
         }
     }
 
@@ -664,7 +664,7 @@ class RetryEngineTest {
         @Test
         void offAtTheTopLeavesEveryCallAlone() {
             RetryEngine engine = engine(policy(Mode.OFF, RetrySettings.builtIn()));
-            assertEquals(Mode.OFF, engine.modeFor(get()));
+            assertEquals(Mode.OFF, engine.plan(get()).mode());
             assertDone(first(engine, get(), Outcome.status(503, null)));
             assertDone(first(engine, call("POST"), Outcome.failure(FailureKind.RESET)));
             assertNull(engine.counters(CLIENT, "https", HOST, 443), "off counts nothing");
@@ -674,7 +674,7 @@ class RetryEngineTest {
         void offInARuleLeavesItsCallsAlone() {
             RetrySettings defaults = RetrySettings.builtIn();
             RetryEngine engine = engine(policy(defaults, rule(0, host("reports.internal"), defaults, b -> b.mode(Mode.OFF))));
-            assertEquals(Mode.OFF, engine.modeFor(at("reports.internal", "/")));
+            assertEquals(Mode.OFF, engine.plan(at("reports.internal", "/")).mode());
             assertDone(first(engine, at("reports.internal", "/"), Outcome.status(503, null)));
             assertRetry(first(engine, get(), Outcome.status(503, null)), 2, 3);
         }
@@ -684,7 +684,7 @@ class RetryEngineTest {
             RetrySettings defaults = RetrySettings.builtIn();
             Policy file = policy(defaults, rule(0, host(HOST), defaults, b -> b.mode(Mode.ENFORCE)));
             RetryEngine engine = engine(file.withModeOverride(Mode.OFF));
-            assertEquals(Mode.OFF, engine.modeFor(get()));
+            assertEquals(Mode.OFF, engine.plan(get()).mode());
             assertDone(first(engine, get(), Outcome.status(503, null)));
         }
 
@@ -753,36 +753,36 @@ class RetryEngineTest {
         void aCallKeepsThePolicyItStartedWithWhileNewCallsGetTheNewOne() {
             RetryEngine engine = engine(policy(defaults, rule(0, host(HOST), defaults, b -> b.maxAttempts(2))));
             CallFacts call = get().withPolicy(engine.policy()); // read at its start, as CallFacts.Builder does
-            assertEquals(Mode.ENFORCE, engine.modeFor(call));
+            assertEquals(Mode.ENFORCE, engine.plan(call).mode());
 
             engine.setPolicy(withMarker(policy(Mode.OBSERVE, defaults(b -> b.maxAttempts(4))), null));
-            assertEquals(Mode.ENFORCE, engine.modeFor(call), "asked again, the call keeps its start");
-            assertEquals("Retry-Attempt", engine.markerHeaderFor(call));
+            assertEquals(Mode.ENFORCE, engine.plan(call).mode(), "asked again, the call keeps its start");
+            assertEquals("Retry-Attempt", engine.plan(call).markerHeader());
             assertRetry(decisions.decide(engine, call, 1, Outcome.status(503, null), 0, 0), 2, 2);
             assertGiveUp(decisions.decide(engine, call, 2, Outcome.status(503, null), 0, 0), GiveUpReason.ATTEMPTS);
-            assertTrue(engine.mayRetry(call, FailureKind.RESET));
+            assertTrue(engine.plan(call).mayRetry(FailureKind.RESET));
 
             CallFacts next = get();
-            assertEquals(Mode.OBSERVE, engine.modeFor(next));
-            assertNull(engine.markerHeaderFor(next));
+            assertEquals(Mode.OBSERVE, engine.plan(next).mode());
+            assertNull(engine.plan(next).markerHeader());
             RetryDecision decision = decisions.decide(engine, next, 1, Outcome.status(503, null), 0, 0);
             assertEquals(Action.WOULD_RETRY, decision.action());
             assertEquals(4, decision.maxAttempts());
-            assertFalse(engine.mayRetry(next, FailureKind.RESET));
+            assertFalse(engine.plan(next).mayRetry(FailureKind.RESET));
         }
 
         @Test
         void aCallStartedBeforeTheKillSwitchFinishesAsItStartedAndTheNextIsLeftAlone() {
             RetryEngine engine = engine(policy(Mode.ENFORCE, defaults));
             CallFacts inFlight = get();
-            assertEquals(Mode.ENFORCE, engine.modeFor(inFlight));
+            assertEquals(Mode.ENFORCE, engine.plan(inFlight).mode());
             assertRetry(decisions.decide(engine, inFlight, 1, Outcome.status(503, null), 0, 0), 2, 3);
 
             engine.setPolicy(policy(Mode.OFF, defaults));
             assertRetry(decisions.decide(engine, inFlight, 2, Outcome.status(503, null), 100, 50), 3, 3);
             CallFacts after = get();
-            assertEquals(Mode.OFF, engine.modeFor(after));
-            assertNull(engine.markerHeaderFor(after));
+            assertEquals(Mode.OFF, engine.plan(after).mode());
+            assertNull(engine.plan(after).markerHeader());
             assertDone(decisions.decide(engine, after, 1, Outcome.status(503, null), 0, 0));
         }
 
@@ -794,7 +794,7 @@ class RetryEngineTest {
             assertDone(decisions.decide(engine, call, 1, Outcome.status(503, null), 0, 0));
             engine.setPolicy(policy(Mode.ENFORCE, defaults));
             assertDone(decisions.decide(engine, call, 2, Outcome.status(503, null), 0, 0));
-            assertEquals(Mode.ENFORCE, engine.modeFor(call), "the facts keep nothing: a new run starts anew");
+            assertEquals(Mode.ENFORCE, engine.plan(call).mode(), "the facts keep nothing: a new run starts anew");
         }
 
         @Test
@@ -806,7 +806,7 @@ class RetryEngineTest {
             // The adapter read the key headers and the marker under the first policy, then a reload came.
             CallFacts readBefore = get().withPolicy(first);
             engine.setPolicy(second);
-            assertEquals(Mode.ENFORCE, engine.modeFor(readBefore));
+            assertEquals(Mode.ENFORCE, engine.plan(readBefore).mode());
             assertEquals(2, decisions.decide(engine, readBefore, 1, Outcome.status(503, null), 0, 0).maxAttempts());
 
             CallFacts readUnderSecond = get().withPolicy(second);
@@ -814,12 +814,12 @@ class RetryEngineTest {
             CallFacts twoBack = get().withPolicy(first);
             assertEquals(5, decisions.decide(engine, readUnderSecond, 1, Outcome.status(503, null), 0, 0).maxAttempts());
             assertEquals(2, decisions.decide(engine, twoBack, 1, Outcome.status(503, null), 0, 0).maxAttempts());
-            assertEquals("Retry-Attempt", engine.markerHeaderFor(twoBack));
+            assertEquals("Retry-Attempt", engine.plan(twoBack).markerHeader());
 
             CallFacts current = get().withPolicy(third);
             CallFacts unbound = get();
-            assertEquals(Mode.OBSERVE, engine.modeFor(current));
-            assertEquals(Mode.OBSERVE, engine.modeFor(unbound), "the older calls left the new policy's lookups alone");
+            assertEquals(Mode.OBSERVE, engine.plan(current).mode());
+            assertEquals(Mode.OBSERVE, engine.plan(unbound).mode(), "the older calls left the new policy's lookups alone");
             assertEquals(Action.WOULD_RETRY, decisions.decide(engine, get(), 1, Outcome.status(503, null), 0, 0).action());
         }
 
@@ -830,7 +830,7 @@ class RetryEngineTest {
             RetryEngine engine = engine(first);
             engine.setPolicy(second);
             engine.setPolicy(second);
-            assertEquals(Mode.ENFORCE, engine.modeFor(get().withPolicy(first)), "the one before is still the first");
+            assertEquals(Mode.ENFORCE, engine.plan(get().withPolicy(first)).mode(), "the one before is still the first");
         }
 
         @Test
@@ -853,7 +853,7 @@ class RetryEngineTest {
                     CallFacts fresh = new CallFacts(calls[i].client(), calls[i].method(), "https", HOST, 443,
                             calls[i].path(), false, true, false);
                     for (CallFacts call : new CallFacts[] {fresh, calls[i]}) {
-                        engine.modeFor(call);
+                        engine.plan(call).mode();
                         RetryDecision decision = decisions.decide(engine, call, 2, Outcome.failure(FailureKind.RESET), 0, 0);
                         assertEquals(max[i], decision.maxAttempts(), "round " + round + ": " + call);
                     }
@@ -923,8 +923,8 @@ class RetryEngineTest {
         @Test
         void askingAboutACallLeavesNoDestinationBehind() {
             RetryEngine engine = engine(policy(Mode.OFF, defaults));
-            engine.modeFor(get());
-            engine.markerHeaderFor(get());
+            engine.plan(get()).mode();
+            engine.plan(get()).markerHeader();
             decisions.decide(engine, get(), 1, Outcome.status(503, null), 0, 0);
             assertTrue(engine.destinations().isEmpty());
         }
@@ -1044,67 +1044,67 @@ class RetryEngineTest {
     class Marker {
         @Test
         void enforceSendsThePolicysMarker() {
-            assertEquals("Retry-Attempt", builtIn().markerHeaderFor(get()));
-            assertEquals("X-Try", engine(withMarker(policy(RetrySettings.builtIn()), "X-Try")).markerHeaderFor(get()));
+            assertEquals("Retry-Attempt", builtIn().plan(get()).markerHeader());
+            assertEquals("X-Try", engine(withMarker(policy(RetrySettings.builtIn()), "X-Try")).plan(get()).markerHeader());
         }
 
         @Test
         void noMarkerWhenDisabled() {
-            assertNull(engine(withMarker(policy(RetrySettings.builtIn()), null)).markerHeaderFor(get()));
+            assertNull(engine(withMarker(policy(RetrySettings.builtIn()), null)).plan(get()).markerHeader());
         }
 
         @Test
         void noMarkerInObserveOrOff() {
-            assertNull(engine(policy(Mode.OBSERVE, RetrySettings.builtIn())).markerHeaderFor(get()));
-            assertNull(engine(policy(Mode.OFF, RetrySettings.builtIn())).markerHeaderFor(get()));
+            assertNull(engine(policy(Mode.OBSERVE, RetrySettings.builtIn())).plan(get()).markerHeader());
+            assertNull(engine(policy(Mode.OFF, RetrySettings.builtIn())).plan(get()).markerHeader());
             RetrySettings defaults = RetrySettings.builtIn();
             RetryEngine engine = engine(policy(defaults,
                     rule(0, host("reports.internal"), defaults, b -> b.mode(Mode.OFF)),
                     rule(1, host("new.internal"), defaults, b -> b.mode(Mode.OBSERVE))));
-            assertNull(engine.markerHeaderFor(at("reports.internal", "/")));
-            assertNull(engine.markerHeaderFor(at("new.internal", "/")));
-            assertEquals("Retry-Attempt", engine.markerHeaderFor(get()));
-            assertNull(engine(policy(RetrySettings.builtIn()).withModeOverride(Mode.OBSERVE)).markerHeaderFor(get()));
+            assertNull(engine.plan(at("reports.internal", "/")).markerHeader());
+            assertNull(engine.plan(at("new.internal", "/")).markerHeader());
+            assertEquals("Retry-Attempt", engine.plan(get()).markerHeader());
+            assertNull(engine(policy(RetrySettings.builtIn()).withModeOverride(Mode.OBSERVE)).plan(get()).markerHeader());
         }
 
         @Test
         void noMarkerWhenTheRequestAlreadyCarriesOne() {
-            assertNull(builtIn().markerHeaderFor(facts(CLIENT, "GET", HOST, "/", false, true, true)));
+            assertNull(builtIn().plan(facts(CLIENT, "GET", HOST, "/", false, true, true)).markerHeader());
         }
 
         @Test
         void noMarkerOnARequestThisLayerWillNotRetry() {
-            assertNull(builtIn().markerHeaderFor(TestPolicies.call("POST")), "not idempotent, no key");
-            assertEquals("Retry-Attempt", builtIn().markerHeaderFor(facts(CLIENT, "POST", HOST, "/", true, true, false)),
+            assertNull(builtIn().plan(TestPolicies.call("POST")).markerHeader(), "not idempotent, no key");
+            assertEquals("Retry-Attempt", builtIn().plan(facts(CLIENT, "POST", HOST, "/", true, true, false)).markerHeader(),
                     "a POST with an idempotency key may be retried");
-            assertNull(builtIn().markerHeaderFor(facts(CLIENT, "PUT", HOST, "/", false, false, false)),
+            assertNull(builtIn().plan(facts(CLIENT, "PUT", HOST, "/", false, false, false)).markerHeader(),
                     "a body that cannot be replayed");
-            assertNull(engine(policy(defaults(b -> b.maxAttempts(1)))).markerHeaderFor(get()), "maxAttempts 1");
+            assertNull(engine(policy(defaults(b -> b.maxAttempts(1)))).plan(get()).markerHeader(), "maxAttempts 1");
         }
 
         @Test
         void aCallMadeInsideAnAttemptCarriesTheMarkerEvenWhenItWouldNotBeRetriedItself() {
             CallFacts post = TestPolicies.call("POST").insideAttempt(2);
-            assertEquals("Retry-Attempt", builtIn().markerHeaderFor(post),
+            assertEquals("Retry-Attempt", builtIn().plan(post).markerHeader(),
                     "the enclosing call's retries cover it: layers below must not retry it");
-            assertFalse(builtIn().mayRetry(post));
+            assertFalse(builtIn().plan(post).mayRetry());
         }
 
         @Test
         void mayRetryIsTheMarkersCondition() {
             RetryEngine engine = builtIn();
-            assertTrue(engine.mayRetry(get()));
-            assertFalse(engine.mayRetry(TestPolicies.call("POST")));
-            assertFalse(engine.mayRetry(facts(CLIENT, "GET", HOST, "/", false, true, true)), "already marked");
-            assertFalse(engine(policy(Mode.OBSERVE, RetrySettings.builtIn())).mayRetry(get()));
-            assertFalse(engine(policy(defaults(b -> b.maxAttempts(1)))).mayRetry(get()));
+            assertTrue(engine.plan(get()).mayRetry());
+            assertFalse(engine.plan(TestPolicies.call("POST")).mayRetry());
+            assertFalse(engine.plan(facts(CLIENT, "GET", HOST, "/", false, true, true)).mayRetry(), "already marked");
+            assertFalse(engine(policy(Mode.OBSERVE, RetrySettings.builtIn())).plan(get()).mayRetry());
+            assertFalse(engine(policy(defaults(b -> b.maxAttempts(1)))).plan(get()).mayRetry());
         }
 
         @Test
-        void markerHeaderForAndModeForCountNothing() {
+        void planningACallCountsNothing() {
             RetryEngine engine = builtIn();
-            engine.modeFor(get());
-            engine.markerHeaderFor(get());
+            engine.plan(get()).mode();
+            engine.plan(get()).markerHeader();
             assertNull(engine.counters(CLIENT, "https", HOST, 443));
         }
     }

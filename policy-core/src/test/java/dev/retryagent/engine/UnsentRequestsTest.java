@@ -165,8 +165,8 @@ class UnsentRequestsTest {
 
         // Only a request no server has read is retried: a layer below never saw this one, and may retry it itself.
         assertEquals(Arrays.asList(null, null), exchange.markers);
-        assertFalse(engine.mayRetry(call("POST")));
-        assertNull(engine.markerHeaderFor(call("POST")));
+        assertFalse(engine.plan(call("POST")).mayRetry());
+        assertNull(engine.plan(call("POST")).markerHeader());
     }
 
     @Test

@@ -193,9 +193,9 @@ class UpperLayerTest {
             CallFacts call = read(engine, "GET", headers());
             UpperLayer.exit();
             assertEquals("aws-sdk-v2", call.upperLayer());
-            assertFalse(engine.mayRetry(call), "the layer above retries it");
-            assertFalse(engine.mayRetry(call, FailureKind.RESET), "nor does a client's hidden resend");
-            assertNull(engine.markerHeaderFor(call), "unmarked: the layer below may still retry it");
+            assertFalse(engine.plan(call).mayRetry(), "the layer above retries it");
+            assertFalse(engine.plan(call).mayRetry(FailureKind.RESET), "nor does a client's hidden resend");
+            assertNull(engine.plan(call).markerHeader(), "unmarked: the layer below may still retry it");
 
             RetryDecision decision = decisions.decide(engine, call, 1, Outcome.status(503, null), 0, 0);
             assertEquals(Action.GIVE_UP, decision.action());
@@ -207,7 +207,7 @@ class UpperLayerTest {
             assertEquals(0, counters.retries());
             assertEquals("retry-agent give up client=okhttp method=GET host=api.internal path=/items attempt=1/3"
                     + " cause=status:503 reason=upper-layer layer=aws-sdk-v2",
-                    RetryLog.line(call, engine.modeFor(call), Outcome.status(503, null), decision));
+                    RetryLog.line(call, engine.plan(call).mode(), Outcome.status(503, null), decision));
         }
 
         @Test
@@ -225,7 +225,7 @@ class UpperLayerTest {
         void theSameCallOutsideTheLayerIsRetried() {
             CallFacts call = read(engine, "GET", headers());
             assertNull(call.upperLayer());
-            assertTrue(engine.mayRetry(call));
+            assertTrue(engine.plan(call).mayRetry());
             assertEquals(Action.RETRY, decisions.decide(engine, call, 1, Outcome.status(503, null), 0, 0).action());
             assertEquals(0, engine.counters(CLIENT, "https", HOST, 443).upperLayerCalls());
         }
@@ -234,7 +234,7 @@ class UpperLayerTest {
         void theAwsAttemptHeaderAloneIsEnough() {
             CallFacts call = read(engine, "GET", headers("amz-sdk-request", "attempt=1; max=4"));
             assertEquals(UpperLayer.AWS_SDK_V2, call.upperLayer());
-            assertFalse(engine.mayRetry(call));
+            assertFalse(engine.plan(call).mayRetry());
         }
 
         @Test
@@ -243,7 +243,7 @@ class UpperLayerTest {
             CallFacts call = read(engine, "GET", headers("amz-sdk-request", "attempt=1; max=3"));
             UpperLayer.exit();
             assertNull(call.upperLayer());
-            assertTrue(engine.mayRetry(call));
+            assertTrue(engine.plan(call).mayRetry());
         }
     }
 
@@ -257,7 +257,7 @@ class UpperLayerTest {
             CallFacts call = read(engine, "GET", headers());
             UpperLayer.exit();
             assertNull(call.upperLayer(), "the rule does not defer: the layer is not looked for");
-            assertTrue(engine.mayRetry(call));
+            assertTrue(engine.plan(call).mayRetry());
             assertEquals(Action.RETRY, decisions.decide(engine, call, 1, Outcome.status(503, null), 0, 0).action());
             assertEquals(0, engine.counters(CLIENT, "https", HOST, 443).upperLayerCalls());
         }
@@ -283,11 +283,11 @@ class UpperLayerTest {
             UpperLayer.enter("resilience4j");
             CallFacts call = read(engine, "GET", headers());
             UpperLayer.exit();
-            assertNull(engine.markerHeaderFor(call));
+            assertNull(engine.plan(call).markerHeader());
             RetryDecision decision = decisions.decide(engine, call, 1, Outcome.status(503, null), 0, 0);
             assertEquals(GiveUpReason.UPPER_LAYER, decision.reason());
             assertEquals(0, engine.counters(CLIENT, "https", HOST, 443).wouldRetry());
-            assertTrue(RetryLog.line(call, engine.modeFor(call), Outcome.status(503, null), decision)
+            assertTrue(RetryLog.line(call, engine.plan(call).mode(), Outcome.status(503, null), decision)
                     .startsWith("retry-agent would defer client=okhttp"), "observe says what enforce would do");
         }
 
@@ -331,9 +331,9 @@ class UpperLayerTest {
         void aCallTheAgentMayRetryIsMarkedAndEachOutcomeGoesToTheLayerThatRetriesIt() {
             CallFacts call = inside(feign, "GET");
             assertEquals("feign", call.upperLayer());
-            assertTrue(engine.mayRetry(call), "a 503 without Retry-After is the agent's");
-            assertEquals("Retry-Attempt", engine.markerHeaderFor(call), "marked: this JVM retries it, in two layers");
-            assertFalse(engine.mayRetry(call, FailureKind.RESET), "Feign retries a reset; nor does a hidden resend");
+            assertTrue(engine.plan(call).mayRetry(), "a 503 without Retry-After is the agent's");
+            assertEquals("Retry-Attempt", engine.plan(call).markerHeader(), "marked: this JVM retries it, in two layers");
+            assertFalse(engine.plan(call).mayRetry(FailureKind.RESET), "Feign retries a reset; nor does a hidden resend");
 
             assertEquals(Action.RETRY, decide(call, Outcome.status(503, null)).action());
             assertEquals(GiveUpReason.UPPER_LAYER, decide(call, Outcome.status(503, "0")).reason());
@@ -374,8 +374,8 @@ class UpperLayerTest {
         @Test
         void theLayerComesBeforeTheAgentsOwnRefusalsAndThoseStillHold() {
             CallFacts post = inside(feign, "POST");
-            assertFalse(engine.mayRetry(post));
-            assertNull(engine.markerHeaderFor(post), "a POST without key: never the agent's, unmarked");
+            assertFalse(engine.plan(post).mayRetry());
+            assertNull(engine.plan(post).markerHeader(), "a POST without key: never the agent's, unmarked");
             assertEquals(GiveUpReason.NOT_IDEMPOTENT, decide(post, Outcome.status(503, null)).reason());
             assertEquals(GiveUpReason.UPPER_LAYER, decide(post, Outcome.status(503, "0")).reason());
             assertEquals(Action.DONE, decide(post, Outcome.status(404, null)).action(), "classified first");
@@ -384,7 +384,7 @@ class UpperLayerTest {
         @Test
         void aLayerThatRetriesNoFailureLeavesThemToTheAgent() {
             CallFacts call = inside(serverErrorsOnly, "GET");
-            assertTrue(engine.mayRetry(call, FailureKind.RESET));
+            assertTrue(engine.plan(call).mayRetry(FailureKind.RESET));
             assertEquals(Action.RETRY, decide(call, Outcome.failure(FailureKind.RESET)).action());
             assertEquals(Action.RETRY, decide(call, Outcome.status(429, null)).action(), "not a server error");
             assertEquals(GiveUpReason.UPPER_LAYER, decide(call, Outcome.status(503, null)).reason());
@@ -393,17 +393,17 @@ class UpperLayerTest {
         @Test
         void aRequestThatNeverLeftIsTheAgentsOnlyWhereTheLayerRetriesNoFailure() {
             CallFacts insideFeign = inside(feign, "POST");
-            assertFalse(engine.mayRetryUnsent(insideFeign, FailureKind.CONNECT), "Feign retries a refused connection");
+            assertFalse(engine.plan(insideFeign).mayRetryUnsent(FailureKind.CONNECT), "Feign retries a refused connection");
             assertEquals(GiveUpReason.UPPER_LAYER,
                     decide(insideFeign, Outcome.unsentFailure(FailureKind.CONNECT)).reason());
             CallFacts insideServerErrorsOnly = inside(serverErrorsOnly, "POST");
-            assertTrue(engine.mayRetryUnsent(insideServerErrorsOnly, FailureKind.CONNECT));
+            assertTrue(engine.plan(insideServerErrorsOnly).mayRetryUnsent(FailureKind.CONNECT));
             assertEquals(Action.RETRY,
                     decide(insideServerErrorsOnly, Outcome.unsentFailure(FailureKind.CONNECT)).action());
             assertEquals(GiveUpReason.NOT_IDEMPOTENT,
                     decide(insideServerErrorsOnly, Outcome.failure(FailureKind.RESET)).reason());
-            assertEquals(1, engine.lastAttemptRetriedUnsent(insideFeign, FailureKind.CONNECT));
-            assertEquals(3, engine.lastAttemptRetriedUnsent(insideServerErrorsOnly, FailureKind.CONNECT));
+            assertEquals(1, engine.plan(insideFeign).lastAttemptRetriedUnsent(FailureKind.CONNECT));
+            assertEquals(3, engine.plan(insideServerErrorsOnly).lastAttemptRetriedUnsent(FailureKind.CONNECT));
         }
 
         @Test
@@ -416,9 +416,9 @@ class UpperLayerTest {
             CallFacts call = read(fiveHundreds, "GET", headers());
             CallFacts underBuiltIn = read(engine, "GET", headers());
             UpperLayer.exit();
-            assertFalse(fiveHundreds.mayRetry(call));
-            assertNull(fiveHundreds.markerHeaderFor(call), "unmarked, as a layer nothing is known of");
-            assertTrue(engine.mayRetry(underBuiltIn), "the built-in policy retries 408 and 429 too");
+            assertFalse(fiveHundreds.plan(call).mayRetry());
+            assertNull(fiveHundreds.plan(call).markerHeader(), "unmarked, as a layer nothing is known of");
+            assertTrue(engine.plan(underBuiltIn).mayRetry(), "the built-in policy retries 408 and 429 too");
         }
 
         @Test
@@ -427,7 +427,7 @@ class UpperLayerTest {
             CallFacts insideUnknown = inside(feign, "GET");
             UpperLayer.exit();
             assertEquals("feign", insideUnknown.upperLayer(), "the innermost loop names the call's layer");
-            assertFalse(engine.mayRetry(insideUnknown), "Spring Retry may retry whatever comes out of Feign's loop");
+            assertFalse(engine.plan(insideUnknown).mayRetry(), "Spring Retry may retry whatever comes out of Feign's loop");
             RetryDecision decision = decide(insideUnknown, Outcome.status(503, null));
             assertEquals(GiveUpReason.UPPER_LAYER, decision.reason());
             assertTrue(RetryLog.line(insideUnknown, Mode.ENFORCE, Outcome.status(503, null), decision)
@@ -436,7 +436,7 @@ class UpperLayerTest {
             UpperLayer.enter(serverErrorsOnly);
             CallFacts insideKnown = inside(feign, "GET");
             UpperLayer.exit();
-            assertTrue(engine.mayRetry(insideKnown));
+            assertTrue(engine.plan(insideKnown).mayRetry());
             RetryDecision serverError = decide(insideKnown, Outcome.status(503, null));
             assertTrue(RetryLog.line(insideKnown, Mode.ENFORCE, Outcome.status(503, null), serverError)
                     .endsWith("reason=upper-layer layer=google-http-client"));
@@ -457,7 +457,7 @@ class UpperLayerTest {
             assertFalse(failuresUnknown.mayRetry(Outcome.status(503, "1")));
             assertTrue(LayerRetries.of("x", Failures.NOT_RETRIED, Statuses.ALL).mayRetry(Outcome.status(408, null)));
             CallFacts call = inside(unknown, "GET");
-            assertFalse(engine.mayRetry(call));
+            assertFalse(engine.plan(call).mayRetry());
             assertEquals(GiveUpReason.UPPER_LAYER, decide(call, Outcome.status(503, null)).reason());
         }
 
@@ -467,7 +467,7 @@ class UpperLayerTest {
             UpperLayer.enter(feign);
             CallFacts call = read(observing, "GET", headers());
             UpperLayer.exit();
-            assertNull(observing.markerHeaderFor(call), "observe changes no traffic");
+            assertNull(observing.plan(call).markerHeader(), "observe changes no traffic");
             assertEquals(Action.WOULD_RETRY,
                     decisions.decide(observing, call, 1, Outcome.status(503, null), 0, 0).action());
             RetryDecision deferred = decisions.decide(observing, call, 1, Outcome.status(503, "0"), 0, 0);

@@ -6,6 +6,7 @@ import dev.retryagent.agent.bootloader.runtime.RetryRuntime;
 import dev.retryagent.agent.bootloader.weaving.HookHandler;
 import dev.retryagent.engine.AttemptScope;
 import dev.retryagent.engine.CallFacts;
+import dev.retryagent.engine.CallPlan;
 import dev.retryagent.engine.RetryEngine;
 import dev.retryagent.engine.RetryLog;
 import dev.retryagent.engine.RetryLoop;
@@ -156,8 +157,8 @@ public final class HttpUrlConnectionHooks extends HookHandler {
         try {
             return conn.getOutputStream(); // the JDK's own method: the hook lets its nested call through
         } catch (ConnectException | NoRouteToHostException e) {
-            if (state.isStreaming(conn) || !loop.engine().mayRetryUnsent(
-                    HttpUrlConnectionRequests.facts(conn, false, loop.engine(), state), FailureKind.CONNECT)) {
+            if (state.isStreaming(conn) || !loop.engine().plan(HttpUrlConnectionRequests.facts(conn, false,
+                    loop.engine(), state)).mayRetryUnsent(FailureKind.CONNECT)) {
                 throw new Hooks.Propagate(e);
             }
             ReentrantLock lock = state.lockOf(conn);
@@ -181,11 +182,11 @@ public final class HttpUrlConnectionHooks extends HookHandler {
         if (!state.isStreaming(conn) || state.requestHeadBuilt(conn) || state.hasResult(conn)) {
             return;
         }
-        CallFacts facts = HttpUrlConnectionRequests.facts(conn, true, loop.engine(), state);
-        if (loop.engine().modeFor(facts) == Mode.OFF) {
+        CallPlan plan = loop.engine().plan(HttpUrlConnectionRequests.facts(conn, true, loop.engine(), state));
+        if (plan.mode() == Mode.OFF) {
             return;
         }
-        String marker = loop.engine().markerHeaderFor(facts);
+        String marker = plan.markerHeader();
         if (marker != null) {
             // Attempt 1, or, made inside an attempt of another call, that attempt's number (as the loop does).
             int enclosing = AttemptScope.current();
@@ -195,27 +196,27 @@ public final class HttpUrlConnectionHooks extends HookHandler {
 
     private static Object call(RetryLoop loop, ConnectionState state, HttpURLConnection conn) {
         CallFacts facts;
+        CallPlan plan;
         HttpUrlConnectionSyncExchange exchange;
         try {
             if (state.hasResult(conn)) {
                 return Hooks.PROCEED; // a later read of a call made already, or the JDK re-entering its read
             }
-            RetryEngine engine = loop.engine();
-            facts = HttpUrlConnectionRequests.facts(conn, state.isStreaming(conn), engine, state);
-            Policy policy = facts.policy();
+            facts = HttpUrlConnectionRequests.facts(conn, state.isStreaming(conn), loop.engine(), state);
+            plan = loop.engine().plan(facts);
             // Under builtInRetries: replace the loop is this call's only retry layer: the JDK's hidden resend goes.
-            boolean soleLayer = policy.builtInRetries() == BuiltInRetries.REPLACE
-                    && engine.modeFor(facts) == Mode.ENFORCE;
+            boolean soleLayer = plan.replacesClientRetries();
             boolean checkStale = soleLayer
-                    && (AttemptScope.current() > 0 || !engine.mayRetry(facts, FailureKind.RESET));
-            exchange = new HttpUrlConnectionSyncExchange(conn, state, policy.markerHeader(), soleLayer, checkStale);
+                    && (AttemptScope.current() > 0 || !plan.mayRetry(FailureKind.RESET));
+            exchange = new HttpUrlConnectionSyncExchange(conn, state, plan.policy().markerHeader(), soleLayer,
+                    checkStale);
         } catch (RuntimeException e) {
             RetryLog.internalError(ClientNames.HTTP_URL_CONNECTION + ".facts", e);
             return Hooks.PROCEED;
         }
         HttpUrlConnectionSyncExchange.AttemptResponse last;
         try {
-            last = loop.execute(facts, exchange);
+            last = loop.execute(facts, plan, exchange);
         } catch (NotIoFailure e) {
             throw new Hooks.Propagate(e.original()); // the JDK's or the application's own RuntimeException
         } catch (IOException e) {

@@ -1,7 +1,6 @@
 package dev.retryagent.agent.bootloader.runtime;
 
 import dev.retryagent.engine.AsyncRetryLoop;
-import dev.retryagent.engine.CallFacts;
 import dev.retryagent.engine.Clock;
 import dev.retryagent.engine.LogWindows;
 import dev.retryagent.engine.RandomSource;
@@ -84,21 +83,10 @@ public final class RetryRuntime {
     }
 
     /**
-     * True when the client's own hidden retries must be switched off for {@code call}
-     * (docs/reference.md#one-retry-layer): its policy says {@code builtInRetries: replace} and its rule is in mode
-     * {@code enforce}. A call whose rule is in {@code observe} or {@code off} goes out as without the agent, its
-     * client's own retries included (docs/reference.md#observe). For hooks that see each call; what is set once per
-     * client object asks {@link #replacesBuiltInRetries()}.
-     */
-    public static boolean replacesBuiltInRetries(CallFacts call) {
-        RetryEngine e = engine;
-        return e != null && call.policy().builtInRetries() == BuiltInRetries.REPLACE && e.modeFor(call) == Mode.ENFORCE;
-    }
-
-    /**
      * True when the clients' own hidden retries must be switched off (docs/reference.md#one-retry-layer): the policy
      * says {@code builtInRetries: replace} and the agent retries something. Observe and off change no traffic, so
-     * they leave the clients' configuration alone too.
+     * they leave the clients' configuration alone too. For what is set once per client object; a hook that sees each
+     * call asks the call's plan ({@code CallPlan.replacesClientRetries}).
      */
     public static boolean replacesBuiltInRetries() {
         RetryEngine e = engine;

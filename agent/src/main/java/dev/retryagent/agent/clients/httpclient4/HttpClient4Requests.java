@@ -269,7 +269,7 @@ final class HttpClient4Requests {
     /**
      * Whether the client's own retry elements are skipped for {@code request} to {@code target}: under
      * {@code builtInRetries: replace}, for a call whose rule the agent enforces
-     * ({@link RetryRuntime#replacesBuiltInRetries(CallFacts)}). Without a target, the policy as a whole decides.
+     * ({@link dev.retryagent.engine.CallPlan#replacesClientRetries}). Without a target, the policy as a whole decides.
      */
     static boolean replacesBuiltInRetries(HttpRequest request, HttpHost target) {
         RetryEngine engine = RetryRuntime.engine();
@@ -279,7 +279,7 @@ final class HttpClient4Requests {
         if (target == null || request == null) {
             return RetryRuntime.replacesBuiltInRetries();
         }
-        return RetryRuntime.replacesBuiltInRetries(facts(request, target, true, engine));
+        return engine.plan(facts(request, target, true, engine)).replacesClientRetries();
     }
 
     /**

@@ -201,7 +201,7 @@ final class HttpClient4SyncExchange implements Exchange<CloseableHttpResponse> {
         if (engine == null || target == null || request == null) {
             return HttpClient4Requests.replacesBuiltInRetries(request, target);
         }
-        return RetryRuntime.replacesBuiltInRetries(passOnFacts(request, target, engine));
+        return engine.plan(passOnFacts(request, target, engine)).replacesClientRetries();
     }
 
     /**

@@ -68,7 +68,7 @@ final class HttpClient5Requests {
     /**
      * Whether the client's own retry element is skipped for {@code request} to {@code route}'s target: under
      * {@code builtInRetries: replace}, for a call whose rule the agent enforces ({@link
-     * RetryRuntime#replacesBuiltInRetries(CallFacts)}). Without a route (not seen in HttpClient's own chains), the
+     * dev.retryagent.engine.CallPlan#replacesClientRetries}). Without a route (not seen in HttpClient's own chains), the
      * policy as a whole decides.
      */
     static boolean replacesBuiltInRetries(HttpRequest request, HttpRoute route) {
@@ -79,7 +79,7 @@ final class HttpClient5Requests {
         if (route == null || route.getTargetHost() == null) {
             return RetryRuntime.replacesBuiltInRetries();
         }
-        return RetryRuntime.replacesBuiltInRetries(facts(request, route.getTargetHost(), true, engine));
+        return engine.plan(facts(request, route.getTargetHost(), true, engine)).replacesClientRetries();
     }
 
     /** The path of a request target, without query or fragment (docs/reference.md#what-it-reports: logs never carry a

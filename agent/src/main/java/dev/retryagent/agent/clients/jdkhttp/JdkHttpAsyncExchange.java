@@ -7,7 +7,6 @@ import dev.retryagent.engine.AttemptCallback;
 import dev.retryagent.engine.AttemptScope;
 import dev.retryagent.engine.CallFacts;
 import dev.retryagent.engine.Outcome;
-import dev.retryagent.engine.RetryEngine;
 import dev.retryagent.engine.RetryLog;
 import dev.retryagent.policy.ClientNames;
 import dev.retryagent.policy.FailureKind;
@@ -55,7 +54,7 @@ final class JdkHttpAsyncExchange implements AsyncExchange<JdkHttpAsyncExchange.H
     final boolean replacesBuiltInRetries;
     /**
      * The attempt from which the client's own connect retry stays on: before it, the agent retries a refused
-     * connection itself ({@link RetryEngine#lastAttemptRetriedUnsent}).
+     * connection itself ({@link dev.retryagent.engine.CallPlan#lastAttemptRetriedUnsent}).
      */
     final int lastAttemptRetriedUnsent;
     /** What the application gets: completed once, with the delivered attempt's response or the last failure. */

@@ -5,6 +5,7 @@ import dev.retryagent.agent.bootloader.runtime.RetryRuntime;
 import dev.retryagent.agent.bootloader.weaving.HookHandler;
 import dev.retryagent.engine.AsyncRetryLoop;
 import dev.retryagent.engine.CallFacts;
+import dev.retryagent.engine.CallPlan;
 import dev.retryagent.engine.RetryEngine;
 import dev.retryagent.engine.RetryLog;
 import dev.retryagent.policy.ClientNames;
@@ -139,6 +140,7 @@ public final class JdkHttpHooks extends HookHandler {
         }
         JdkHttpApi api;
         CallFacts facts;
+        CallPlan plan;
         JdkHttpAsyncExchange call;
         try {
             api = JdkHttpApi.of(client.getClass());
@@ -146,12 +148,13 @@ public final class JdkHttpHooks extends HookHandler {
                 api.lookUpSendInline();
             }
             facts = JdkHttpRequests.facts(api, request, engine);
-            if (facts == null || engine.modeFor(facts) == Mode.OFF) {
+            plan = facts == null ? null : engine.plan(facts);
+            if (plan == null || plan.mode() == Mode.OFF) {
                 return Hooks.PROCEED;
             }
-            boolean replaces = RetryRuntime.replacesBuiltInRetries(facts);
-            call = new JdkHttpAsyncExchange(api, client, request, handler, facts.policy().markerHeader(), async,
-                    replaces, replaces ? engine.lastAttemptRetriedUnsent(facts, FailureKind.CONNECT) : 1);
+            boolean replaces = plan.replacesClientRetries();
+            call = new JdkHttpAsyncExchange(api, client, request, handler, plan.policy().markerHeader(), async,
+                    replaces, replaces ? plan.lastAttemptRetriedUnsent(FailureKind.CONNECT) : 1);
         } catch (JdkHttpApi.Thrown e) {
             // The request's own accessors threw: the client meets the same when it reads them.
             return Hooks.PROCEED;
@@ -162,14 +165,14 @@ public final class JdkHttpHooks extends HookHandler {
         }
         if (async) {
             try {
-                shared.execute(facts, call, call.delivery());
+                shared.execute(facts, plan, call, call.delivery());
             } catch (JdkHttpApi.Thrown e) {
                 // The first sendAsync threw at once (an unsupported method, a closed client ...), as without the agent.
                 throw new Hooks.Propagate(e.getCause());
             }
             return call.result;
         }
-        return sendOnCallerThread(shared, facts, call);
+        return sendOnCallerThread(shared, facts, plan, call);
     }
 
     /**
@@ -178,11 +181,12 @@ public final class JdkHttpHooks extends HookHandler {
      * of it what it makes of its own future (the response, or its own exception around the last attempt's failure,
      * thrown from its one frame). An interrupt of an attempt's wait is thrown as the client's {@code send} throws it.
      */
-    private static Object sendOnCallerThread(AsyncRetryLoop shared, CallFacts facts, JdkHttpAsyncExchange call) {
+    private static Object sendOnCallerThread(AsyncRetryLoop shared, CallFacts facts, CallPlan plan,
+                                             JdkHttpAsyncExchange call) {
         CallerThread waits = new CallerThread();
         call.result.onDone(waits);
         try {
-            shared.withScheduler(waits).execute(facts, call, call.delivery());
+            shared.withScheduler(waits).execute(facts, plan, call, call.delivery());
         } catch (JdkHttpApi.Thrown e) {
             // The first attempt threw at once (an unsupported method, a closed client ...), as without the agent.
             throw new Hooks.Propagate(e.getCause());

@@ -7,6 +7,7 @@ import dev.retryagent.engine.AsyncAttempt;
 import dev.retryagent.engine.AsyncExchange;
 import dev.retryagent.engine.AttemptCallback;
 import dev.retryagent.engine.CallFacts;
+import dev.retryagent.engine.CallPlan;
 import dev.retryagent.engine.Outcome;
 import dev.retryagent.engine.RetryLog;
 import dev.retryagent.policy.ClientNames;
@@ -77,7 +78,8 @@ final class OkHttpAsyncExchange implements AsyncExchange<Response> {
         if (attempt > 1) {
             timeRest(attemptCall);
         }
-        AttemptMarker attemptMarker = new AttemptMarker(markerHeader, marker, scope, limitMillis);
+        AttemptMarker attemptMarker = new AttemptMarker(markerHeader, marker, scope, limitMillis, handle.call(),
+                handle.plan());
         markAttempt(attemptCall, attemptMarker);
         inFlightMarker = attemptMarker;
         inFlight = attemptCall;
@@ -231,7 +233,7 @@ final class OkHttpAsyncExchange implements AsyncExchange<Response> {
      * the thread that runs it is marked with ({@code AttemptScope}), so that calls made inside it are nested.
      */
     static final class AttemptMarker {
-        static final AttemptMarker UNMARKED = new AttemptMarker(null, null, 0, 0);
+        static final AttemptMarker UNMARKED = new AttemptMarker(null, null, 0, 0, null, null);
 
         final String header;
         final String value;
@@ -239,14 +241,19 @@ final class OkHttpAsyncExchange implements AsyncExchange<Response> {
         final int scope;
         /** The most the attempt may take (the policy's limit), or 0 for the client's own timeouts alone. */
         final long limitMillis;
+        /** The facts and plan of the call this is an attempt of, or null when the loop leaves the call alone. */
+        final CallFacts call;
+        final CallPlan plan;
         /** Set by the interceptor: the attempt ran with timeouts shortened to {@link #limitMillis}. */
         volatile boolean shortened;
 
-        AttemptMarker(String header, String value, int scope, long limitMillis) {
+        AttemptMarker(String header, String value, int scope, long limitMillis, CallFacts call, CallPlan plan) {
             this.header = header;
             this.value = value;
             this.scope = scope;
             this.limitMillis = limitMillis;
+            this.call = call;
+            this.plan = plan;
         }
 
         Request apply(Request request) {

@@ -5,6 +5,7 @@ import dev.retryagent.agent.bootloader.runtime.RetryRuntime;
 import dev.retryagent.agent.bootloader.weaving.HookHandler;
 import dev.retryagent.engine.AsyncRetryLoop;
 import dev.retryagent.engine.CallFacts;
+import dev.retryagent.engine.CallPlan;
 import dev.retryagent.engine.RetryEngine;
 import dev.retryagent.engine.RetryLog;
 import java.io.IOException;
@@ -148,14 +149,21 @@ public final class OkHttpHooks extends HookHandler {
         if (response == null || engine == null || (response.code() != 503 && response.code() != 408)) {
             return Hooks.PROCEED;
         }
-        CallFacts facts = OkHttpRequests.facts(response.request(), engine);
-        if (!RetryRuntime.replacesBuiltInRetries(facts)) {
+        Request sent = response.request();
+        CallPlan plan = OkHttpRequests.planOf(sent, engine);
+        if (!plan.replacesClientRetries()) {
             return Hooks.PROCEED;
         }
-        if (response.code() == 408 && !(facts.markerPresent() && engine.retriesStatus(facts, 408))) {
+        if (response.code() == 408 && !(marked(plan, sent) && plan.retriesStatus(408))) {
             return Hooks.PROCEED;
         }
         return null;
+    }
+
+    /** Whether {@code sent} carries the marker header of {@code plan}'s policy (the agent's, or a layer's above). */
+    private static boolean marked(CallPlan plan, Request sent) {
+        String marker = plan.policy().markerHeader();
+        return marker != null && sent.header(marker) != null;
     }
 
     /**
@@ -174,7 +182,7 @@ public final class OkHttpHooks extends HookHandler {
                 || toClosedConnection || OkHttpRequests.neverSent(failure)) {
             return Hooks.PROCEED;
         }
-        return RetryRuntime.replacesBuiltInRetries(OkHttpRequests.facts(request, engine)) ? Boolean.FALSE : Hooks.PROCEED;
+        return OkHttpRequests.planOf(request, engine).replacesClientRetries() ? Boolean.FALSE : Hooks.PROCEED;
     }
 
     /**

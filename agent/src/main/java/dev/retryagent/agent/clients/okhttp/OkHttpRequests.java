@@ -5,7 +5,9 @@ import dev.retryagent.agent.bootloader.runtime.InjectedFaults;
 import dev.retryagent.agent.bootloader.runtime.PeerClosedCheck;
 import dev.retryagent.agent.bootloader.runtime.RetryRuntime;
 import dev.retryagent.agent.bootloader.weaving.PerClassLookup;
+import dev.retryagent.engine.AttemptScope;
 import dev.retryagent.engine.CallFacts;
+import dev.retryagent.engine.CallPlan;
 import dev.retryagent.engine.HeaderLookup;
 import dev.retryagent.engine.RetryEngine;
 import dev.retryagent.engine.RetryLog;
@@ -70,6 +72,25 @@ final class OkHttpRequests {
     /** {@code request}, or a copy of it with {@code header: value} when both are set. */
     static Request marked(Request request, String header, String value) {
         return header == null || value == null ? request : request.newBuilder().header(header, value).build();
+    }
+
+    /**
+     * The plan of the call {@code request} is sent for, as the client's hooks inside an attempt ask it: the plan of the
+     * agent-run call whose attempt this thread is making, when {@code request} is that call's (marked or not; not one
+     * a redirect took elsewhere), so that the request is not read again; else planned from its {@link #facts}.
+     */
+    static CallPlan planOf(Request request, RetryEngine engine) {
+        CallFacts running = AttemptScope.currentCall();
+        CallPlan plan = running != null && isFor(running, request) ? AttemptScope.currentPlan() : null;
+        return plan != null ? plan : engine.plan(facts(request, engine));
+    }
+
+    /** Whether {@code request} is the one {@code call}'s facts were read from: same client, method and address. */
+    private static boolean isFor(CallFacts call, Request request) {
+        HttpUrl url = request.url();
+        return call.port() == url.port() && call.path().equals(url.encodedPath()) && call.host().equals(url.host())
+                && call.scheme().equals(url.scheme()) && call.method().equals(request.method())
+                && ClientNames.OKHTTP.equals(call.client());
     }
 
     /** What the engine needs to know about {@code request}, read under {@code engine}'s policy. */

@@ -3,6 +3,7 @@ package dev.retryagent.agent.clients.okhttp;
 import dev.retryagent.agent.bootloader.runtime.RetryRuntime;
 import dev.retryagent.engine.AttemptScope;
 import dev.retryagent.engine.CallFacts;
+import dev.retryagent.engine.CallPlan;
 import dev.retryagent.engine.RetryLog;
 import dev.retryagent.engine.RetryLoop;
 import java.io.IOException;
@@ -32,19 +33,28 @@ public final class RetryInterceptor implements Interceptor {
         OkHttpAsyncExchange.AttemptMarker attempt = OkHttpAsyncExchange.attemptOf(call);
         if (attempt != null) {
             chain = attempt.bound(chain);
-            if (attempt.scope <= 0) {
-                return chain.proceed(attempt.apply(request));
-            }
-            // An attempt of the async loop, run here on a dispatcher thread: calls the rest of the chain makes (an
-            // application interceptor's own call) are nested in it, as in a sync attempt.
-            int outer = AttemptScope.enter(attempt.scope);
+            // An attempt of the async loop, run here on a dispatcher thread: the client's hooks further down ask its
+            // call's plan, as in a sync attempt.
+            CallFacts outerCall = AttemptScope.currentCall();
+            CallPlan outerPlan = AttemptScope.currentPlan();
+            AttemptScope.attemptOf(attempt.call, attempt.plan);
             try {
-                return chain.proceed(attempt.apply(request));
-            } catch (IOException e) {
-                OkHttpRequests.noteFailure(call, e); // here the call still holds its connection; the callback is later
-                throw e;
+                if (attempt.scope <= 0) {
+                    return chain.proceed(attempt.apply(request));
+                }
+                // Calls the rest of the chain makes (an application interceptor's own call) are nested in it.
+                int outer = AttemptScope.enter(attempt.scope);
+                try {
+                    return chain.proceed(attempt.apply(request));
+                } catch (IOException e) {
+                    // Here the call still holds its connection; the callback comes later.
+                    OkHttpRequests.noteFailure(call, e);
+                    throw e;
+                } finally {
+                    AttemptScope.exit(outer);
+                }
             } finally {
-                AttemptScope.exit(outer);
+                AttemptScope.attemptOf(outerCall, outerPlan);
             }
         }
         RetryLoop loop = RetryRuntime.loop();

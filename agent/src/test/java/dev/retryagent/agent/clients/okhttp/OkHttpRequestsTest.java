@@ -119,9 +119,10 @@ class OkHttpRequestsTest {
     @Test
     void theMarkerIsAddedOnlyWhenThereIsOne() {
         Request request = new Request.Builder().url("http://a/").build();
-        assertEquals("2",
-                new OkHttpAsyncExchange.AttemptMarker("Retry-Attempt", "2", 2, 0).apply(request).header("Retry-Attempt"));
-        assertEquals(request, new OkHttpAsyncExchange.AttemptMarker("Retry-Attempt", null, 0, 0).apply(request));
+        assertEquals("2", new OkHttpAsyncExchange.AttemptMarker("Retry-Attempt", "2", 2, 0, null, null).apply(request)
+                .header("Retry-Attempt"));
+        assertEquals(request,
+                new OkHttpAsyncExchange.AttemptMarker("Retry-Attempt", null, 0, 0, null, null).apply(request));
         assertEquals(request, OkHttpAsyncExchange.AttemptMarker.UNMARKED.apply(request));
         assertEquals("1", OkHttpRequests.marked(request, "Retry-Attempt", "1").header("Retry-Attempt"));
         assertSame(request, OkHttpRequests.marked(request, null, "1"));
