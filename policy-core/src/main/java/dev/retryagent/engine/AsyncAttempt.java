@@ -33,7 +33,7 @@ public final class AsyncAttempt<R> {
     /** The call's run, or null when the loop leaves the call alone: every report goes straight to the caller. */
     final CallRun run;
     final AsyncExchange<R> exchange;
-    final AttemptCallback<R> caller;
+    final CallCompletion<R> caller;
     final int number;
     final long previousWaitMillis;
     /** Set when a retry after this attempt is scheduled: the wait, and this attempt's failure if it failed. */
@@ -41,7 +41,7 @@ public final class AsyncAttempt<R> {
     IOException failure;
     private volatile int state;
 
-    AsyncAttempt(AsyncRetryLoop loop, CallRun run, AsyncExchange<R> exchange, AttemptCallback<R> caller, int number,
+    AsyncAttempt(AsyncRetryLoop loop, CallRun run, AsyncExchange<R> exchange, CallCompletion<R> caller, int number,
                  long previousWaitMillis) {
         this.loop = loop;
         this.run = run;

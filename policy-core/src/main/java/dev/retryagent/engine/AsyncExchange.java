@@ -8,7 +8,7 @@ package dev.retryagent.engine;
  *
  * @param <R> the client's response type
  */
-public interface AsyncExchange<R> extends Outcomes<R> {
+public interface AsyncExchange<R> extends OutcomeReader<R> {
     /**
      * Starts attempt {@code attempt}. A retry that cannot start is reported as that attempt's failure
      * ({@link AsyncAttempt#failed}), so that the caller gets the client's exception; what send throws for the

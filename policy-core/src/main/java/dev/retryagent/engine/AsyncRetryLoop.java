@@ -38,23 +38,23 @@ public final class AsyncRetryLoop {
      * attempt's number. That is decided here, on the starting thread, and travels with the call's facts. A call the
      * loop leaves alone is sent once, its attempt reporting straight to {@code caller}.
      */
-    public <R> void execute(CallFacts call, AsyncExchange<R> exchange, AttemptCallback<R> caller) {
+    public <R> void execute(CallFacts call, AsyncExchange<R> exchange, CallCompletion<R> caller) {
         CallRun run = new CallRun();
         execute(run.start(engine, clock, tracer, call, null, AttemptScope.current(), "async-retry-loop.start"), run,
                 exchange, caller);
     }
 
     /**
-     * {@link #execute(CallFacts, AsyncExchange, AttemptCallback)} for {@code call}, planned already by this loop's
+     * {@link #execute(CallFacts, AsyncExchange, CallCompletion)} for {@code call}, planned already by this loop's
      * engine as {@code plan}.
      */
-    public <R> void execute(CallFacts call, CallPlan plan, AsyncExchange<R> exchange, AttemptCallback<R> caller) {
+    public <R> void execute(CallFacts call, CallPlan plan, AsyncExchange<R> exchange, CallCompletion<R> caller) {
         CallRun run = new CallRun();
         execute(run.start(engine, clock, tracer, call, plan, AttemptScope.current(), "async-retry-loop.start"), run,
                 exchange, caller);
     }
 
-    private <R> void execute(boolean started, CallRun run, AsyncExchange<R> exchange, AttemptCallback<R> caller) {
+    private <R> void execute(boolean started, CallRun run, AsyncExchange<R> exchange, CallCompletion<R> caller) {
         if (!started) {
             exchange.send(1, 0, null, new AsyncAttempt<R>(this, null, exchange, caller, 1, 0));
             return;

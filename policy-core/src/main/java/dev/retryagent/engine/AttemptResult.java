@@ -25,10 +25,10 @@ final class AttemptResult {
     final long startNanos;
     /** The run's clock, read only when the time matters. */
     final Clock clock;
-    /** The application's own limit of the whole call from its start ({@link Outcomes#callerLimitMillis}), or 0. */
+    /** The application's own limit of the whole call from its start ({@link OutcomeReader#callerLimitMillis}), or 0. */
     final long callerLimitMillis;
     /**
-     * The attempt failed in a way the client alone would resend once past the deadline ({@link Outcomes#resendsAlone}),
+     * The attempt failed in a way the client alone would resend once past the deadline ({@link OutcomeReader#resendsAlone}),
      * and it has not done so yet in this call ({@link RetryDecision#clientsResend}).
      */
     final boolean clientsResend;

@@ -120,7 +120,7 @@ public final class CallFacts {
         }
 
         /** The facts, {@code rule} being the call's under {@code policy}. */
-        CallFacts build(Resolution rule, Policy policy, HeaderLookup headers) {
+        CallFacts build(ResolvedRule rule, Policy policy, HeaderLookup headers) {
             boolean idempotencyKey = false;
             List<String> keyHeaders = rule.settings.idempotencyKeyHeaders();
             for (int i = 0, n = keyHeaders.size(); i < n; i++) { // indexed: no iterator per call

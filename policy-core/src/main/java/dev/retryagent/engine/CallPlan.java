@@ -18,7 +18,7 @@ import dev.retryagent.policy.RetrySettings;
  */
 public final class CallPlan {
     /** The call's rule: the call runs under one policy to its end. */
-    final Resolution rule;
+    final ResolvedRule rule;
     /** Why the first attempt may not be followed by a retry whatever its outcome ({@link #refusal}); null: nothing. */
     private final GiveUpReason firstRefusal;
     /** The retry layer above the client the call is made inside, that its rule defers to; null when none. */
@@ -26,7 +26,7 @@ public final class CallPlan {
     private final String markerHeader;
     private final boolean timed;
 
-    private CallPlan(Resolution rule, GiveUpReason firstRefusal, boolean markerPresent, boolean enclosed,
+    private CallPlan(ResolvedRule rule, GiveUpReason firstRefusal, boolean markerPresent, boolean enclosed,
                      boolean decidedOnTimeElsewhere, LayerRetries layer) {
         this.rule = rule;
         this.firstRefusal = firstRefusal;
@@ -43,7 +43,7 @@ public final class CallPlan {
     }
 
     /** The plan of {@code call} under its rule {@code r}: shared by the calls of its shape, unless inside a layer. */
-    static CallPlan of(Resolution r, CallFacts call) {
+    static CallPlan of(ResolvedRule r, CallFacts call) {
         GiveUpReason refused = refusal(r.settings, call, 1, false);
         boolean elsewhere = (refused == GiveUpReason.NOT_IDEMPOTENT || refused == GiveUpReason.ATTEMPTS)
                 && r.owner.mayRetrySomewhere(call.method(), call.idempotencyKeyPresent());
@@ -67,7 +67,7 @@ public final class CallPlan {
     /**
      * What a plan depends on besides the rule, for a call outside any layer above the client: the first attempt's
      * refusal, the marker, nesting, and whether another rule of the policy could retry the request
-     * ({@link Resolution.Policies#mayRetrySomewhere}, asked only where the refusal leaves it open).
+     * ({@link ResolvedRule.Policies#mayRetrySomewhere}, asked only where the refusal leaves it open).
      */
     private static int shape(GiveUpReason refused, boolean marked, boolean enclosed, boolean elsewhere) {
         int reason = refused == null ? 0 : refused.ordinal() + 1;

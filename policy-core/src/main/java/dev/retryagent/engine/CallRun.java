@@ -31,9 +31,9 @@ final class CallRun {
     private boolean timed;
     /** When the call started, if {@link #timed}. */
     private long startNanos;
-    /** The application's own limit for the whole call ({@link Outcomes#callerLimitMillis}), or 0. */
+    /** The application's own limit for the whole call ({@link OutcomeReader#callerLimitMillis}), or 0. */
     private long callerLimitMillis;
-    /** The client's own resend past the deadline ({@link Outcomes#resendsAlone}) has been made. */
+    /** The client's own resend past the deadline ({@link OutcomeReader#resendsAlone}) has been made. */
     private boolean clientsResendMade;
     /** The other destinations a client's redirect took the attempts to, each counted once; null until one did. */
     private List<CallFacts> redirectsSeen;
@@ -103,11 +103,11 @@ final class CallRun {
     }
 
     /**
-     * The application limits the whole call to {@code outcomes}' {@link Outcomes#callerLimitMillis}: a deadline of the
+     * The application limits the whole call to {@code outcomes}' {@link OutcomeReader#callerLimitMillis}: a deadline of the
      * call besides the rule's. Only a call decided on time waits, so only its run takes it (fail open: an error
      * reading it leaves the rule's deadline alone).
      */
-    void limitByCaller(Outcomes<?> outcomes, String where) {
+    void limitByCaller(OutcomeReader<?> outcomes, String where) {
         if (!timed) {
             return;
         }
@@ -191,7 +191,7 @@ final class CallRun {
         return true;
     }
 
-    private static <R> Outcome failureOutcome(Outcomes<R> outcomes, IOException failure) {
+    private static <R> Outcome failureOutcome(OutcomeReader<R> outcomes, IOException failure) {
         FailureKind kind = outcomes.classify(failure);
         if (kind == FailureKind.TIMEOUT && outcomes.cutShort(failure)) {
             return Outcome.attemptTimeout();
@@ -203,7 +203,7 @@ final class CallRun {
      * What follows attempt {@code attempt}, which ended with {@code response} or {@code failure}: the engine's decision,
      * logged; done, when the call was cancelled or the engine failed (fail open, logged once under {@code where}).
      */
-    <R> RetryDecision decide(Outcomes<R> outcomes, int attempt, R response, IOException failure,
+    <R> RetryDecision decide(OutcomeReader<R> outcomes, int attempt, R response, IOException failure,
                              long previousWaitMillis, boolean cancelled, String where) {
         try {
             Outcome outcome = failure != null ? failureOutcome(outcomes, failure) : outcomes.outcome(response);

@@ -41,7 +41,7 @@ final class Decider {
             // The call's own destination received it, though the client redirected the attempt elsewhere.
             Accounting.countCall(lookup.destinationOf(origin), origin.client(), timed, startNanos);
         }
-        Resolution r = plan.rule;
+        ResolvedRule r = plan.rule;
         if (r.mode == Mode.OFF) {
             return RetryDecision.done();
         }

@@ -14,8 +14,8 @@ public final class Destination {
     private final String host;
     private final int port;
     final RetryBudget budget;
-    /** The last rule lookup for a call to this destination (see {@link Resolution.Memo}). */
-    volatile Resolution.Memo ruleMemo;
+    /** The last rule lookup for a call to this destination (see {@link ResolvedRule.Memo}). */
+    volatile ResolvedRule.Memo ruleMemo;
     /** Lookups here that the memo did not answer since it was last replaced; racy, only a heuristic. */
     int ruleMemoMisses;
     /** Copy-on-write: new clients are rare, lookups are on every call. */

@@ -8,7 +8,7 @@ import java.io.IOException;
  *
  * @param <R> the client's response type
  */
-public interface Exchange<R> extends Outcomes<R> {
+public interface Exchange<R> extends OutcomeReader<R> {
     /**
      * Makes attempt {@code attempt} (1 for the first) and returns its response.
      *

@@ -12,15 +12,15 @@ final class RuleLookup {
 
     private final Destinations destinations;
     /** The policy with its rules' settings, modes, markers and backoffs worked out once. */
-    private volatile Resolution.Policies policies;
+    private volatile ResolvedRule.Policies policies;
     /** The one before, for calls whose facts were read under it just before a reload. */
-    private volatile Resolution.Policies previous;
+    private volatile ResolvedRule.Policies previous;
     /**
      * The memo a destination was last given ({@link #lastLookup}). Replaced only when a memo is made (once per
      * destination and policy, or after a run of misses there), never on a hit, so that calls to many endpoints do
      * not write it on every call.
      */
-    private volatile Resolution.Memo lastMemo;
+    private volatile ResolvedRule.Memo lastMemo;
 
     RuleLookup(Destinations destinations, Policy policy) {
         this.destinations = destinations;
@@ -28,19 +28,19 @@ final class RuleLookup {
     }
 
     Policy policy() {
-        Resolution.Policies p = policies;
+        ResolvedRule.Policies p = policies;
         return p == null ? null : p.policy;
     }
 
     /** {@link RetryEngine#setPolicy}. */
     synchronized void setPolicy(Policy policy) {
-        Resolution.Policies current = this.policies;
+        ResolvedRule.Policies current = this.policies;
         if (current != null && current.policy == policy) {
             return;
         }
         this.previous = current;
         // A null policy is kept as null, so that the next question fails and the loops fail open.
-        this.policies = policy == null ? null : new Resolution.Policies(policy);
+        this.policies = policy == null ? null : new ResolvedRule.Policies(policy);
     }
 
     /** {@code call}'s plan, under the policy its facts were read under (or the current one). */
@@ -57,9 +57,9 @@ final class RuleLookup {
     }
 
     /** {@code call}'s rule under {@code p}, through the last lookup at its destination when it is for this call. */
-    private Resolution lookUp(Resolution.Policies p, CallFacts call) {
+    private ResolvedRule lookUp(ResolvedRule.Policies p, CallFacts call) {
         int removals = destinations.removals();
-        Resolution.Memo last = lastLookup(p, removals, call.client(), call.method(), call.scheme(), call.host(),
+        ResolvedRule.Memo last = lastLookup(p, removals, call.client(), call.method(), call.scheme(), call.host(),
                 call.port(), call.path());
         if (last != null) {
             return last.resolution;
@@ -70,29 +70,29 @@ final class RuleLookup {
 
     /** {@link CallFacts.Builder#build}: the call's facts, read under the current policy's rule for them. */
     CallFacts read(CallFacts.Builder call, HeaderLookup headers) {
-        Resolution.Policies p = policies;
+        ResolvedRule.Policies p = policies;
         int removals = destinations.removals();
-        Resolution.Memo last = lastLookup(p, removals, call.client, call.method, call.scheme, call.host, call.port,
+        ResolvedRule.Memo last = lastLookup(p, removals, call.client, call.method, call.scheme, call.host, call.port,
                 call.path);
-        Resolution r = last != null ? last.resolution
+        ResolvedRule r = last != null ? last.resolution
                 : lookUp(p, destinations.find(call.scheme, call.host, call.port), removals, call.client, call.method,
                         call.host, call.port, call.path);
         return call.build(r, p.policy, headers);
     }
 
     /** The policy to answer a call under: the one its facts were read under, or else the current one. */
-    private Resolution.Policies policiesFor(CallFacts call) {
-        Resolution.Policies p = policies;
+    private ResolvedRule.Policies policiesFor(CallFacts call) {
+        ResolvedRule.Policies p = policies;
         Policy under = call.readUnder;
         if (under == null || p == null || p.policy == under) {
             return p;
         }
-        Resolution.Policies before = previous;
+        ResolvedRule.Policies before = previous;
         if (before != null && before.policy == under) {
             return before;
         }
         // Read under a policy two reloads back: rare enough to work it out anew.
-        return new Resolution.Policies(under);
+        return new ResolvedRule.Policies(under);
     }
 
     /**
@@ -101,9 +101,9 @@ final class RuleLookup {
      * else null. A service whose calls mostly go to one endpoint finds that endpoint's rule and destination here
      * without the table's chain of dependent loads.
      */
-    private Resolution.Memo lastLookup(Resolution.Policies p, int removals, String client, String method,
+    private ResolvedRule.Memo lastLookup(ResolvedRule.Policies p, int removals, String client, String method,
                                        String scheme, String host, int port, String path) {
-        Resolution.Memo last = lastMemo;
+        ResolvedRule.Memo last = lastMemo;
         return last != null && last.removals == removals && last.isFor(p, client, method, host, port, path)
                 && last.destination.is(scheme, port) ? last : null;
     }
@@ -113,16 +113,16 @@ final class RuleLookup {
      * the same client, method, host, port and path under the same policy. Destinations are only found
      * here, never added, so that calls the agent leaves alone leave no trace.
      */
-    private Resolution lookUp(Resolution.Policies p, Destination d, int removals, String client, String method,
+    private ResolvedRule lookUp(ResolvedRule.Policies p, Destination d, int removals, String client, String method,
                               String host, int port, String path) {
         if (d == null) {
             return p.resolve(client, method, host, port, path);
         }
-        Resolution.Memo memo = d.ruleMemo;
+        ResolvedRule.Memo memo = d.ruleMemo;
         if (memo != null && memo.isFor(p, client, method, host, port, path)) {
             return memo.resolution;
         }
-        Resolution r = p.resolve(client, method, host, port, path);
+        ResolvedRule r = p.resolve(client, method, host, port, path);
         if (p != policies) {
             return r; // a call that started under the policy before: the memo is for the current one
         }
@@ -131,7 +131,7 @@ final class RuleLookup {
         // otherwise after a run of misses, so that a destination whose common call changes follows it.
         if (memo == null || memo.resolution.owner != p || ++d.ruleMemoMisses >= MEMO_MISSES_BEFORE_REPLACING) {
             d.ruleMemoMisses = 0;
-            Resolution.Memo made = new Resolution.Memo(r, client, method, host, port, path, d, removals);
+            ResolvedRule.Memo made = new ResolvedRule.Memo(r, client, method, host, port, path, d, removals);
             d.ruleMemo = made;
             lastMemo = made;
         }
@@ -144,7 +144,7 @@ final class RuleLookup {
      */
     Destination destinationOf(CallFacts call) {
         int removals = destinations.removals();
-        Resolution.Memo last = lastMemo;
+        ResolvedRule.Memo last = lastMemo;
         if (last != null && last.removals == removals && last.isAt(call.scheme(), call.host(), call.port())) {
             return last.destination;
         }

@@ -51,7 +51,7 @@ class AsyncRetryLoopTest {
     }
 
     /** The application's callback: records every call, so that "exactly once" can be checked. */
-    static final class Caller implements AttemptCallback<FakeResponse> {
+    static final class Caller implements CallCompletion<FakeResponse> {
         final List<Object> results = new ArrayList<>();
 
         @Override
@@ -483,7 +483,7 @@ class AsyncRetryLoopTest {
     void anExceptionFromTheCallersOwnCallbackIsNotMistakenForAFailedSend() {
         FakeAsyncExchange exchange = new FakeAsyncExchange(Script.of().status(503).status(200), true);
         List<Object> seen = new ArrayList<>();
-        AttemptCallback<FakeResponse> throwing = new AttemptCallback<FakeResponse>() {
+        CallCompletion<FakeResponse> throwing = new CallCompletion<FakeResponse>() {
             @Override
             public void onResponse(FakeResponse response) {
                 seen.add(response);

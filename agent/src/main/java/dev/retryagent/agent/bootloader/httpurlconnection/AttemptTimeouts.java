@@ -66,11 +66,11 @@ final class AttemptTimeouts {
         synchronized (LOCK) {
             if (instance == null && !unavailable) {
                 try {
-                    // Privileged: made on the application's thread, under its frames (see ConnectionState.get).
+                    // Privileged: made on the application's thread, under its frames (see HttpUrlConnectionFields.get).
                     instance = AccessController.doPrivileged(new PrivilegedExceptionAction<AttemptTimeouts>() {
                         @Override
                         public AttemptTimeouts run() throws ReflectiveOperationException {
-                            return new AttemptTimeouts(Class.forName(ConnectionState.IMPL, false, null));
+                            return new AttemptTimeouts(Class.forName(HttpUrlConnectionFields.IMPL, false, null));
                         }
                     });
                 } catch (Throwable e) {

@@ -58,7 +58,7 @@ final class HiddenResend {
     }
 
     /**
-     * The accessors for {@code impl} (the JDK's HttpURLConnection), made with {@link ConnectionState}, once per
+     * The accessors for {@code impl} (the JDK's HttpURLConnection), made with {@link HttpUrlConnectionFields}, once per
      * JVM; null when they cannot be made (logged once): the JDK keeps its resend, retries work as before.
      */
     static HiddenResend of(Class<?> impl) {
@@ -121,7 +121,7 @@ final class HiddenResend {
         if (attempt == null || attempt.conn != conn) {
             return;
         }
-        ConnectionState state = ConnectionState.get();
+        HttpUrlConnectionFields state = HttpUrlConnectionFields.get();
         HiddenResend h = state == null ? null : state.hiddenResend();
         if (h != null) {
             h.switchOff(attempt);
@@ -130,16 +130,16 @@ final class HiddenResend {
 
     private void switchOff(ResendOff attempt) {
         HttpURLConnection conn = attempt.conn;
-        Object client = ConnectionState.read(http, conn);
+        Object client = HttpUrlConnectionFields.read(http, conn);
         attempt.cachedConnection = false;
         if (client == null) {
             return;
         }
-        boolean cached = (Boolean) ConnectionState.invoke(isCachedConnection, client);
+        boolean cached = (Boolean) HttpUrlConnectionFields.invoke(isCachedConnection, client);
         attempt.cachedConnection = cached;
         if (attempt.checkStale && cached && idle.closedByServer(client)) {
             return; // closed by the server while idle: the JDK's resend goes to a server that never saw the request
         }
-        ConnectionState.invoke(setDoNotRetry, client, Boolean.TRUE);
+        HttpUrlConnectionFields.invoke(setDoNotRetry, client, Boolean.TRUE);
     }
 }

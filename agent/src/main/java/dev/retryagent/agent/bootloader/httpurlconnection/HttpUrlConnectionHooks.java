@@ -87,7 +87,7 @@ public final class HttpUrlConnectionHooks extends HookHandler {
         if (loop == null) {
             return Hooks.PROCEED;
         }
-        ConnectionState state = ConnectionState.get();
+        HttpUrlConnectionFields state = HttpUrlConnectionFields.get();
         if (state == null) {
             return Hooks.PROCEED;
         }
@@ -119,7 +119,7 @@ public final class HttpUrlConnectionHooks extends HookHandler {
      */
     static void beforeStreamingHead(HttpURLConnection conn) {
         RetryLoop loop = RetryRuntime.loop();
-        ConnectionState state = loop == null ? null : ConnectionState.get();
+        HttpUrlConnectionFields state = loop == null ? null : HttpUrlConnectionFields.get();
         if (state == null) {
             return;
         }
@@ -150,7 +150,7 @@ public final class HttpUrlConnectionHooks extends HookHandler {
      */
     static Object getOutputStream(HttpURLConnection conn) {
         RetryLoop loop = RetryRuntime.loop();
-        ConnectionState state = loop == null ? null : ConnectionState.get();
+        HttpUrlConnectionFields state = loop == null ? null : HttpUrlConnectionFields.get();
         if (state == null) {
             return Hooks.PROCEED;
         }
@@ -178,7 +178,7 @@ public final class HttpUrlConnectionHooks extends HookHandler {
         }
     }
 
-    private static void markStreamingHead(RetryLoop loop, ConnectionState state, HttpURLConnection conn) {
+    private static void markStreamingHead(RetryLoop loop, HttpUrlConnectionFields state, HttpURLConnection conn) {
         if (!state.isStreaming(conn) || state.requestHeadBuilt(conn) || state.hasResult(conn)) {
             return;
         }
@@ -194,7 +194,7 @@ public final class HttpUrlConnectionHooks extends HookHandler {
         }
     }
 
-    private static Object call(RetryLoop loop, ConnectionState state, HttpURLConnection conn) {
+    private static Object call(RetryLoop loop, HttpUrlConnectionFields state, HttpURLConnection conn) {
         CallFacts facts;
         CallPlan plan;
         HttpUrlConnectionSyncExchange exchange;

@@ -36,7 +36,7 @@ final class HttpUrlConnectionRequests {
      *                  set; null to go by the request headers alone
      */
     static CallFacts facts(final HttpURLConnection conn, boolean streaming, RetryEngine engine,
-                           final ConnectionState state) {
+                           final HttpUrlConnectionFields state) {
         InjectedFaults.at(ClientNames.HTTP_URL_CONNECTION + ".facts");
         URL url = conn.getURL();
         String method = conn.getRequestMethod();

@@ -21,7 +21,7 @@ import java.security.PrivilegedAction;
  * One HttpURLConnection call as the retry loop sees it. There is one connection object for the whole call (the
  * application's): every attempt is the JDK's own {@code getInputStream()} on it, reached through the hook's
  * re-entrancy guard, so the JDK builds, sends and reads each attempt exactly as it does alone. Before an attempt
- * other than the first, {@link ConnectionState#resetForRetry} puts the connection back where it stood before
+ * other than the first, {@link HttpUrlConnectionFields#resetForRetry} puts the connection back where it stood before
  * its first read; the marker header goes into its request headers.
  *
  * <p>A response with a status of 400 or more makes the JDK's {@code getInputStream()} throw (the status, headers
@@ -30,7 +30,7 @@ import java.security.PrivilegedAction;
  */
 final class HttpUrlConnectionSyncExchange implements Exchange<HttpUrlConnectionSyncExchange.AttemptResponse> {
     private final HttpURLConnection conn;
-    private final ConnectionState state;
+    private final HttpUrlConnectionFields state;
     private final String markerHeader;
     /** The agent is the only retry layer of this call: the JDK's hidden resend is off ({@link HiddenResend}). */
     private final boolean soleLayer;
@@ -45,7 +45,7 @@ final class HttpUrlConnectionSyncExchange implements Exchange<HttpUrlConnectionS
     /** The last attempt's read timeout was the limit the policy gave it, below the application's own. */
     private boolean lastReadBounded;
 
-    HttpUrlConnectionSyncExchange(HttpURLConnection conn, ConnectionState state, String markerHeader,
+    HttpUrlConnectionSyncExchange(HttpURLConnection conn, HttpUrlConnectionFields state, String markerHeader,
                                   boolean soleLayer, boolean checkStale) {
         this.conn = conn;
         this.state = state;
@@ -140,7 +140,7 @@ final class HttpUrlConnectionSyncExchange implements Exchange<HttpUrlConnectionS
 
     /**
      * The status and Retry-After of the attempt just made, read from what the JDK parsed; never through the public
-     * getters, which may send the request again ({@link ConnectionState#status}). Status -1: no status line, or the
+     * getters, which may send the request again ({@link HttpUrlConnectionFields#status}). Status -1: no status line, or the
      * state could not be read.
      */
     private AttemptResponse responseLeft(InputStream in, IOException error) {

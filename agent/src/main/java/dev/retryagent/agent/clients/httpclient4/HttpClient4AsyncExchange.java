@@ -7,7 +7,7 @@ import dev.retryagent.agent.bootloader.runtime.RetryRuntime;
 import dev.retryagent.engine.AsyncAttempt;
 import dev.retryagent.engine.AsyncExchange;
 import dev.retryagent.engine.AsyncRetryLoop;
-import dev.retryagent.engine.AttemptCallback;
+import dev.retryagent.engine.CallCompletion;
 import dev.retryagent.engine.CallFacts;
 import dev.retryagent.engine.Outcome;
 import dev.retryagent.engine.RetryEngine;
@@ -186,7 +186,7 @@ final class HttpClient4AsyncExchange<T> implements AsyncExchange<HttpClient4Asyn
     }
 
     /** The loop's final answer, to the application's consumer and future. */
-    final class Delivery implements AttemptCallback<Head> {
+    final class Delivery implements CallCompletion<Head> {
         @Override
         public void onResponse(Head head) {
             // nothing yet: the attempt hands the head on to the application's consumer (AsyncAttempt#arrived)

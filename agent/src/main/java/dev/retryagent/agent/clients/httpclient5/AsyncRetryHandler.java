@@ -130,7 +130,7 @@ public final class AsyncRetryHandler implements AsyncExecChainHandler {
             return;
         }
         try {
-            loop.execute(facts, exchange, exchange.delivery());
+            loop.execute(facts, exchange, exchange.completion());
         } catch (HttpClient5AsyncExchange.NotSent e) {
             // The first attempt could not be sent: the chain's own exception, as without the agent.
             Exception original = e.original();

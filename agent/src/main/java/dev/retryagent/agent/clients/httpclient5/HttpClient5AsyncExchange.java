@@ -4,7 +4,7 @@ import dev.retryagent.agent.bootloader.runtime.Failures;
 import dev.retryagent.agent.bootloader.runtime.NotIoFailure;
 import dev.retryagent.engine.AsyncAttempt;
 import dev.retryagent.engine.AsyncExchange;
-import dev.retryagent.engine.AttemptCallback;
+import dev.retryagent.engine.CallCompletion;
 import dev.retryagent.engine.Outcome;
 import dev.retryagent.engine.RetryLog;
 import dev.retryagent.policy.ClientNames;
@@ -31,7 +31,7 @@ import org.apache.hc.core5.http.support.BasicRequestBuilder;
  *
  * <p>An attempt is reported to the loop when its response head arrives ({@link Head}), because that is when
  * the exec chain needs to know who consumes the body: the application's consumer, when the loop delivers the
- * head ({@link Delivery}), or a {@code DiscardingEntityConsumer}, when the loop retries. The loop starts the next
+ * head ({@link ChainCompletion}), or a {@code DiscardingEntityConsumer}, when the loop retries. The loop starts the next
  * attempt only once the previous one has finished ({@link AsyncAttempt}): its discarded body read to the end and
  * its connection released to the pool, or its failure handled.
  *
@@ -57,8 +57,8 @@ final class HttpClient5AsyncExchange implements AsyncExchange<HttpClient5AsyncEx
     }
 
     /** The loop's caller: the next element of the chain (towards the application). */
-    Delivery delivery() {
-        return new Delivery();
+    ChainCompletion completion() {
+        return new ChainCompletion();
     }
 
     /**
@@ -227,8 +227,8 @@ final class HttpClient5AsyncExchange implements AsyncExchange<HttpClient5AsyncEx
         }
     }
 
-    /** Delivers the call's final response or failure to the rest of the chain, towards the application. */
-    final class Delivery implements AttemptCallback<Head> {
+    /** How the call ended, for the rest of the chain: its scope ends, and a failure goes on towards the application. */
+    final class ChainCompletion implements CallCompletion<Head> {
         @Override
         public void onResponse(Head head) {
             // Before the attempt's callback hands the head on to the application (AsyncAttempt#arrived).

@@ -24,7 +24,7 @@
  * the enclosing attempt's marker.
  *
  * <h2>How the connection is reset between attempts</h2>
- * {@code bootloader.httpurlconnection.ConnectionState}, through reflection on the fields of
+ * {@code bootloader.httpurlconnection.HttpUrlConnectionFields}, through reflection on the fields of
  * {@code sun.net.www.protocol.http.HttpURLConnection} (checked against Java 17 and 25; a missing required one
  * disables these retries, logged once):
  * <ol>

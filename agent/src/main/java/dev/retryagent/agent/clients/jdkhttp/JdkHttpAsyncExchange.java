@@ -3,8 +3,8 @@ package dev.retryagent.agent.clients.jdkhttp;
 import dev.retryagent.agent.bootloader.runtime.InjectedFaults;
 import dev.retryagent.engine.AsyncAttempt;
 import dev.retryagent.engine.AsyncExchange;
-import dev.retryagent.engine.AttemptCallback;
 import dev.retryagent.engine.AttemptScope;
+import dev.retryagent.engine.CallCompletion;
 import dev.retryagent.engine.CallFacts;
 import dev.retryagent.engine.Outcome;
 import dev.retryagent.engine.RetryLog;
@@ -34,7 +34,7 @@ import java.util.function.BiConsumer;
  * <p>{@code sendAsync}: the waits are scheduled on the agent's scheduler thread; later attempts are started from it
  * with {@code sendAsync}, which hands the exchange to the client's executor at once. {@code send}: every attempt is
  * what the client's {@code send} does, its exchange run on the caller's thread until it waits there for its end, and
- * the waits are slept there too ({@link CallerThread}).
+ * the waits are slept there too ({@link CallerThreadScheduler}).
  *
  * <p>What the application gets is the client's own: the last attempt's failure as the client's future held it
  * ({@link #asTheClientHeldIt}), and its response, in a view answering {@code request()} as the client alone would
@@ -83,7 +83,7 @@ final class JdkHttpAsyncExchange implements AsyncExchange<JdkHttpAsyncExchange.H
     }
 
     /** The loop's caller: completes {@link #result}. */
-    AttemptCallback<Head> delivery() {
+    CallCompletion<Head> delivery() {
         return new Delivery();
     }
 
@@ -412,7 +412,7 @@ final class JdkHttpAsyncExchange implements AsyncExchange<JdkHttpAsyncExchange.H
     }
 
     /** Delivers the call's final response or failure to {@link #result}. */
-    private final class Delivery implements AttemptCallback<Head> {
+    private final class Delivery implements CallCompletion<Head> {
         @Override
         public void onResponse(Head head) {
             // nothing yet: the attempt applies the application's handler, and its end completes the result

@@ -176,14 +176,14 @@ public final class JdkHttpHooks extends HookHandler {
     }
 
     /**
-     * {@code send}: the same loop, with its waits and attempts on the caller's thread ({@link CallerThread}), in place
+     * {@code send}: the same loop, with its waits and attempts on the caller's thread ({@link CallerThreadScheduler}), in place
      * of the future the client's {@code send} waits for: it gets {@link JdkHttpAsyncExchange#result}, done, and makes
      * of it what it makes of its own future (the response, or its own exception around the last attempt's failure,
      * thrown from its one frame). An interrupt of an attempt's wait is thrown as the client's {@code send} throws it.
      */
     private static Object sendOnCallerThread(AsyncRetryLoop shared, CallFacts facts, CallPlan plan,
                                              JdkHttpAsyncExchange call) {
-        CallerThread waits = new CallerThread();
+        CallerThreadScheduler waits = new CallerThreadScheduler();
         call.result.onDone(waits);
         try {
             shared.withScheduler(waits).execute(facts, plan, call, call.delivery());

@@ -5,7 +5,7 @@ import dev.retryagent.agent.bootloader.runtime.Hooks;
 import dev.retryagent.agent.bootloader.runtime.InjectedFaults;
 import dev.retryagent.engine.AsyncAttempt;
 import dev.retryagent.engine.AsyncExchange;
-import dev.retryagent.engine.AttemptCallback;
+import dev.retryagent.engine.CallCompletion;
 import dev.retryagent.engine.CallFacts;
 import dev.retryagent.engine.CallPlan;
 import dev.retryagent.engine.Outcome;
@@ -304,7 +304,7 @@ final class OkHttpAsyncExchange implements AsyncExchange<Response> {
     }
 
     /** Delivers the call's final response or failure to the application's callback, with its own call. */
-    static final class Delivery implements AttemptCallback<Response> {
+    static final class Delivery implements CallCompletion<Response> {
         private final Call call;
         private final Callback application;
 

@@ -28,7 +28,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * once, every call then runs exactly as the JDK runs it ({@link #get} answers null). Optional ones are only
  * reset when present.
  */
-final class ConnectionState {
+final class HttpUrlConnectionFields {
     static final String IMPL = "sun.net.www.protocol.http.HttpURLConnection";
 
     /** Required: the response stream of the last attempt; the JDK returns it again while it is set. */
@@ -89,10 +89,10 @@ final class ConnectionState {
     private final HiddenResend hiddenResend;
 
     private static final Object LOCK = new Object();
-    private static volatile ConnectionState instance;
+    private static volatile HttpUrlConnectionFields instance;
     private static volatile boolean unavailable;
 
-    private ConnectionState(Class<?> impl) throws ReflectiveOperationException {
+    private HttpUrlConnectionFields(Class<?> impl) throws ReflectiveOperationException {
         inputStream = field(impl, "inputStream");
         rememberedException = field(impl, "rememberedException");
         responses = field(impl, "responses");
@@ -145,8 +145,8 @@ final class ConnectionState {
      * The state accessors, made once per JVM; null when they cannot be made (logged once): the JDK's
      * HttpURLConnection is then left to itself.
      */
-    static ConnectionState get() {
-        ConnectionState s = instance;
+    static HttpUrlConnectionFields get() {
+        HttpUrlConnectionFields s = instance;
         if (s != null || unavailable) {
             return s;
         }
@@ -155,10 +155,10 @@ final class ConnectionState {
                 try {
                     // Privileged: the first call that needs the accessors runs under the application's frames, which a
                     // security manager would hold to the application's grant for the agent's own reflection.
-                    instance = AccessController.doPrivileged(new PrivilegedExceptionAction<ConnectionState>() {
+                    instance = AccessController.doPrivileged(new PrivilegedExceptionAction<HttpUrlConnectionFields>() {
                         @Override
-                        public ConnectionState run() throws ReflectiveOperationException {
-                            return new ConnectionState(Class.forName(IMPL, false, null));
+                        public HttpUrlConnectionFields run() throws ReflectiveOperationException {
+                            return new HttpUrlConnectionFields(Class.forName(IMPL, false, null));
                         }
                     });
                 } catch (Throwable t) {

@@ -10,7 +10,7 @@ import java.util.concurrent.TimeUnit;
  * the wait) and makes every attempt there, as the client does without the agent, while the decisions are taken when
  * each response head arrives.
  */
-final class CallerThread implements Scheduler, Runnable {
+final class CallerThreadScheduler implements Scheduler, Runnable {
     private Runnable task;
     private long dueNanos;
 

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 
 /** The caller's thread of a {@code send} gets the next attempt when it is due, nothing once the call is done. */
 class CallerThreadTest {
-    private final CallerThread waits = new CallerThread();
+    private final CallerThreadScheduler waits = new CallerThreadScheduler();
     private final CompletableFuture<Object> done = new CompletableFuture<>();
 
     @Test

@@ -14,7 +14,7 @@ import java.util.List;
  * Immutable but for the backoff and the plans, which are made on first use and then only read; safe to share and
  * to publish through a data race (every field a reader needs is final, and so is every field of a plan).
  */
-final class Resolution {
+final class ResolvedRule {
     final Policies owner;
     final RetrySettings settings;
     final Mode mode;
@@ -24,7 +24,7 @@ final class Resolution {
     final CallPlan[] plans = CallPlan.shapes();
     private volatile Backoff backoff;
 
-    private Resolution(Policies owner, Policy policy, RetrySettings settings) {
+    private ResolvedRule(Policies owner, Policy policy, RetrySettings settings) {
         this.owner = owner;
         this.settings = settings;
         this.mode = policy.effectiveMode(settings);
@@ -47,14 +47,14 @@ final class Resolution {
     }
 
     /**
-     * A policy with a {@link Resolution} for its defaults and for each rule. Rule matching itself stays
+     * A policy with a {@link ResolvedRule} for its defaults and for each rule. Rule matching itself stays
      * {@link Policy#ruleFor}'s; this only maps the rule found to its resolution.
      */
     static final class Policies {
         final Policy policy;
         private final Rule[] rules;
-        private final Resolution[] byRule;
-        private final Resolution defaults;
+        private final ResolvedRule[] byRule;
+        private final ResolvedRule defaults;
         /** The methods that the defaults or a rule, not off and with more than one attempt, count as idempotent. */
         private final MethodSet methodsRetried;
         /** Whether the defaults or a rule is not off and allows more than one attempt. */
@@ -66,15 +66,15 @@ final class Resolution {
             this.policy = policy;
             List<Rule> list = policy.rules();
             this.rules = list.toArray(new Rule[0]);
-            this.byRule = new Resolution[rules.length];
+            this.byRule = new ResolvedRule[rules.length];
             for (int i = 0; i < rules.length; i++) {
-                byRule[i] = new Resolution(this, policy, rules[i].settings());
+                byRule[i] = new ResolvedRule(this, policy, rules[i].settings());
             }
-            this.defaults = new Resolution(this, policy, policy.defaults());
+            this.defaults = new ResolvedRule(this, policy, policy.defaults());
             MethodSet methods = new MethodSet(Collections.<String>emptySet());
             boolean any = false;
             boolean unsent = false;
-            for (Resolution r : byRule) {
+            for (ResolvedRule r : byRule) {
                 if (r.retries()) {
                     methods = new MethodSet(methods, r.settings.idempotentMethodSet());
                     any = true;
@@ -102,7 +102,7 @@ final class Resolution {
         }
 
         /** The resolution of the first rule that matches the call, or of the defaults. */
-        Resolution resolve(String client, String method, String host, int port, String path) {
+        ResolvedRule resolve(String client, String method, String host, int port, String path) {
             Rule rule = policy.ruleFor(client, method, host, port, path);
             if (rule == null) {
                 return defaults;
@@ -113,7 +113,7 @@ final class Resolution {
                 }
             }
             // Not one of the policy's listed rules (cannot happen with Policy as it is): resolve it anew.
-            return new Resolution(this, policy, rule.settings());
+            return new ResolvedRule(this, policy, rule.settings());
         }
     }
 
@@ -122,7 +122,7 @@ final class Resolution {
      * host, port and path (the only inputs of rule matching) skips the lookup. Immutable.
      */
     static final class Memo {
-        final Resolution resolution;
+        final ResolvedRule resolution;
         /** Where it was made, with {@link Destinations#removals()} then: the destination is current while equal. */
         final Destination destination;
         final int removals;
@@ -134,7 +134,7 @@ final class Resolution {
         private final int port;
         private final String path;
 
-        Memo(Resolution resolution, String client, String method, String host, int port, String path,
+        Memo(ResolvedRule resolution, String client, String method, String host, int port, String path,
              Destination destination, int removals) {
             this.resolution = resolution;
             this.destination = destination;

@@ -79,11 +79,11 @@ class ConnectionStateTest {
         implFields.put("cachedHeaders", messageHeader);
         implFields.put("poster", "Lsun/net/www/http/PosterOutputStream;");
         implFields.put("rememberedExceptionOut", "Ljava/lang/Exception;");
-        assertEquals(implFields.keySet().size(), ConnectionState.REQUIRED_FIELDS.size() + ConnectionState.OPTIONAL_FIELDS.size());
-        assertTrue(implFields.keySet().containsAll(ConnectionState.REQUIRED_FIELDS));
-        assertTrue(implFields.keySet().containsAll(ConnectionState.OPTIONAL_FIELDS));
+        assertEquals(implFields.keySet().size(), HttpUrlConnectionFields.REQUIRED_FIELDS.size() + HttpUrlConnectionFields.OPTIONAL_FIELDS.size());
+        assertTrue(implFields.keySet().containsAll(HttpUrlConnectionFields.REQUIRED_FIELDS));
+        assertTrue(implFields.keySet().containsAll(HttpUrlConnectionFields.OPTIONAL_FIELDS));
 
-        Map<String, byte[]> impl = onEveryJdk(ConnectionState.IMPL);
+        Map<String, byte[]> impl = onEveryJdk(HttpUrlConnectionFields.IMPL);
         impl.forEach((jdk, bytes) -> {
             List<String> members = members(bytes);
             // Java 8 and 11 lock the connection with synchronized methods: the optional lock is not there
@@ -146,7 +146,7 @@ class ConnectionStateTest {
         for (String line : List.of("HTTP/1.1 503 Service Unavailable", "HTTP/1.1 417", "HTTP/1.0 200 OK",
                 "HTTP/1.1 200  two spaces", "HTTP/1.1  200 OK", "HTTP/1.1 2x0 OK", "HTTP/1.1", "HTTP/2 200", "ICY 200 OK",
                 "")) {
-            assertEquals(jdkResponseCode(line), ConnectionState.statusOf(line), line);
+            assertEquals(jdkResponseCode(line), HttpUrlConnectionFields.statusOf(line), line);
         }
     }
 
@@ -207,7 +207,7 @@ class ConnectionStateTest {
             assertSame(Hooks.PROCEED, hooks.onEnterMayReplace(HttpUrlConnectionHooks.GET_INPUT_STREAM, conn, new Object[0]));
             assertSame(Hooks.PROCEED, hooks.onEnterMayReplace(HttpUrlConnectionHooks.GET_INPUT_STREAM, conn, new Object[0]));
             assertFalse(hooks.onEnter(HttpUrlConnectionHooks.GET_OUTPUT_STREAM, conn, new Object[0]));
-            assertNull(ConnectionState.get());
+            assertNull(HttpUrlConnectionFields.get());
             long logged = records.stream().filter(r -> r.getMessage().contains("where=httpurlconnection.state")).count();
             assertEquals(1, logged, "logged once");
         } finally {

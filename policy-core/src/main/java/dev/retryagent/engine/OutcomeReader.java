@@ -9,7 +9,7 @@ import java.io.IOException;
  *
  * @param <R> the client's response type
  */
-public interface Outcomes<R> {
+public interface OutcomeReader<R> {
     /** The status and Retry-After of {@code response}. */
     Outcome outcome(R response);
 
