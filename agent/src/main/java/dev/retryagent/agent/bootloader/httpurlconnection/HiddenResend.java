@@ -130,16 +130,16 @@ final class HiddenResend {
 
     private void switchOff(ResendOff attempt) {
         HttpURLConnection conn = attempt.conn;
-        Object client = HttpUrlConnectionFields.read(http, conn);
+        Object client = UncheckedReflection.read(http, conn);
         attempt.cachedConnection = false;
         if (client == null) {
             return;
         }
-        boolean cached = (Boolean) HttpUrlConnectionFields.invoke(isCachedConnection, client);
+        boolean cached = (Boolean) UncheckedReflection.invoke(isCachedConnection, client);
         attempt.cachedConnection = cached;
         if (attempt.checkStale && cached && idle.closedByServer(client)) {
             return; // closed by the server while idle: the JDK's resend goes to a server that never saw the request
         }
-        HttpUrlConnectionFields.invoke(setDoNotRetry, client, Boolean.TRUE);
+        UncheckedReflection.invoke(setDoNotRetry, client, Boolean.TRUE);
     }
 }

@@ -1,12 +1,18 @@
 package dev.retryagent.agent.bootloader.httpurlconnection;
 
+import static dev.retryagent.agent.bootloader.httpurlconnection.UncheckedReflection.read;
+import static dev.retryagent.agent.bootloader.httpurlconnection.UncheckedReflection.readInt;
+import static dev.retryagent.agent.bootloader.httpurlconnection.UncheckedReflection.readBoolean;
+import static dev.retryagent.agent.bootloader.httpurlconnection.UncheckedReflection.write;
+import static dev.retryagent.agent.bootloader.httpurlconnection.UncheckedReflection.writeBoolean;
+import static dev.retryagent.agent.bootloader.httpurlconnection.UncheckedReflection.invoke;
+
 import dev.retryagent.engine.RetryLog;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Field;
-import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.net.HttpURLConnection;
 import java.security.AccessController;
@@ -73,18 +79,8 @@ final class HttpUrlConnectionFields {
     private final Constructor<?> newPoster;
     /** Required: {@code streaming()}, true in fixed-length or chunked streaming mode. */
     private final Method streaming;
-    /** Required: {@code MessageHeader.reset()}. */
-    private final Method headersReset;
-    /** Required: {@code MessageHeader.set(String, String)}. */
-    private final Method headersSet;
-    /** Required: {@code MessageHeader.getKey(int)}. */
-    private final Method headersGetKey;
-    /** Required: {@code MessageHeader.getValue(int)}. */
-    private final Method headersGetValue;
-    /** Required: {@code MessageHeader.remove(String)}. */
-    private final Method headersRemove;
-    /** Required: {@code MessageHeader.findValue(String)}. */
-    private final Method headersFindValue;
+    /** Required: the methods of {@code MessageHeader}, the type of {@code requests} and {@code responses}. */
+    private final MessageHeaders messageHeaders;
     /** Optional: the JDK's hidden resend, and how to switch it off; null when it cannot be reached. */
     private final HiddenResend hiddenResend;
 
@@ -126,18 +122,7 @@ final class HttpUrlConnectionFields {
         }
         Field cached = optionalField(impl, "cachedHeaders");
         cachedHeaders = cached != null && cached.getType() == messageHeader ? cached : null;
-        headersReset = messageHeader.getMethod("reset");
-        headersReset.setAccessible(true);
-        headersSet = messageHeader.getMethod("set", String.class, String.class);
-        headersSet.setAccessible(true);
-        headersGetKey = messageHeader.getMethod("getKey", int.class);
-        headersGetKey.setAccessible(true);
-        headersGetValue = messageHeader.getMethod("getValue", int.class);
-        headersGetValue.setAccessible(true);
-        headersRemove = messageHeader.getMethod("remove", String.class);
-        headersRemove.setAccessible(true);
-        headersFindValue = messageHeader.getMethod("findValue", String.class);
-        headersFindValue.setAccessible(true);
+        messageHeaders = new MessageHeaders(messageHeader);
         hiddenResend = HiddenResend.of(impl);
     }
 
@@ -248,7 +233,7 @@ final class HttpUrlConnectionFields {
         if (code != -1) {
             return code;
         }
-        Object line = invoke(headersGetValue, responseHeaders(conn), 0);
+        Object line = messageHeaders.value(responseHeaders(conn), 0);
         return line instanceof String ? statusOf((String) line) : -1;
     }
 
@@ -257,7 +242,7 @@ final class HttpUrlConnectionFields {
      * without the {@code getInputStream()} that getter runs first (see {@link #status}).
      */
     String responseHeader(HttpURLConnection conn, String name) {
-        Object value = invoke(headersFindValue, responseHeaders(conn), name);
+        Object value = messageHeaders.find(responseHeaders(conn), name);
         return value instanceof String ? (String) value : null;
     }
 
@@ -311,7 +296,7 @@ final class HttpUrlConnectionFields {
         if (userHeaders == null) {
             return null;
         }
-        return invoke(headersFindValue, read(userHeaders, conn), name) != null;
+        return messageHeaders.find(read(userHeaders, conn), name) != null;
     }
 
     // ---- writing ----
@@ -343,7 +328,7 @@ final class HttpUrlConnectionFields {
      * {@code getRequestProperties} reports them before the call, are not touched.
      */
     void setRequestHeader(HttpURLConnection conn, String name, String value) {
-        invoke(headersSet, read(requests, conn), name, value);
+        messageHeaders.set(read(requests, conn), name, value);
     }
 
     /**
@@ -383,7 +368,7 @@ final class HttpUrlConnectionFields {
         if (cachedInputStream != null) {
             write(cachedInputStream, conn, null);
         }
-        invoke(headersReset, read(responses, conn));
+        messageHeaders.reset(read(responses, conn));
         if (filteredHeaders != null) {
             write(filteredHeaders, conn, null);
         }
@@ -412,12 +397,12 @@ final class HttpUrlConnectionFields {
             return; // the last attempt failed before its head was built (connect refused, say)
         }
         Object headers = read(requests, conn);
-        Object line = invoke(headersGetKey, headers, 0);
-        Object value = invoke(headersGetValue, headers, 0);
+        Object line = messageHeaders.key(headers, 0);
+        Object value = messageHeaders.value(headers, 0);
         String method = conn.getRequestMethod();
         if (line instanceof String && value == null && ((String) line).startsWith(method + " ")
                 && ((String) line).endsWith(" HTTP/1.1")) {
-            invoke(headersRemove, headers, line);
+            messageHeaders.remove(headers, line);
             writeBoolean(setRequests, conn, false);
         }
     }
@@ -428,69 +413,10 @@ final class HttpUrlConnectionFields {
      */
     void failWith(HttpURLConnection conn, Exception failure) {
         write(inputStream, conn, null);
-        invoke(headersReset, read(responses, conn));
+        messageHeaders.reset(read(responses, conn));
         if (filteredHeaders != null) {
             write(filteredHeaders, conn, null);
         }
         write(rememberedException, conn, failure);
-    }
-
-    // ---- reflection, with errors as unchecked exceptions (the caller fails open) ----
-
-    static Object read(Field f, Object target) {
-        try {
-            return f.get(target);
-        } catch (IllegalAccessException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    private static int readInt(Field f, Object target) {
-        try {
-            return f.getInt(target);
-        } catch (IllegalAccessException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    private static boolean readBoolean(Field f, Object target) {
-        try {
-            return f.getBoolean(target);
-        } catch (IllegalAccessException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    private static void write(Field f, Object target, Object value) {
-        try {
-            f.set(target, value);
-        } catch (IllegalAccessException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    private static void writeBoolean(Field f, Object target, boolean value) {
-        try {
-            f.setBoolean(target, value);
-        } catch (IllegalAccessException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    static Object invoke(Method m, Object target, Object... args) {
-        try {
-            return m.invoke(target, args);
-        } catch (IllegalAccessException e) {
-            throw new IllegalStateException(e);
-        } catch (InvocationTargetException e) {
-            Throwable cause = e.getCause();
-            if (cause instanceof RuntimeException) {
-                throw (RuntimeException) cause;
-            }
-            if (cause instanceof Error) {
-                throw (Error) cause;
-            }
-            throw new IllegalStateException(cause);
-        }
     }
 }

@@ -59,7 +59,7 @@ final class IdleConnectionCheck {
     boolean closedByServer(Object client) {
         Boolean closed = serverSocket == null ? null : PeerClosedCheck.closedByPeer(socket(client));
         if (closed == null) {
-            return !(Boolean) HttpUrlConnectionFields.invoke(available, client);
+            return !(Boolean) UncheckedReflection.invoke(available, client);
         }
         return closed;
     }

@@ -91,11 +91,11 @@ final class HttpClient4AsyncExchange<T> implements AsyncExchange<HttpClient4Asyn
                     ownConfig = context.getAttribute(HttpClientContext.REQUEST_CONFIG);
                 }
                 RequestConfig own = ownConfig instanceof RequestConfig ? (RequestConfig) ownConfig
-                        : HttpClient4Requests.defaultConfigOf(client);
+                        : HttpClient4AttemptLimits.defaultConfigOf(client);
                 if (own != null) {
                     bounding = true;
-                    context.setAttribute(HttpClientContext.REQUEST_CONFIG, HttpClient4Requests.bounded(own, limitMillis));
-                    shortened = HttpClient4Requests.shortensSocket(own, limitMillis);
+                    context.setAttribute(HttpClientContext.REQUEST_CONFIG, HttpClient4AttemptLimits.bounded(own, limitMillis));
+                    shortened = HttpClient4AttemptLimits.shortensSocket(own, limitMillis);
                 }
             } catch (RuntimeException e) {
                 RetryLog.internalError(ClientNames.APACHE_HTTPCLIENT4 + ".attempt-timeout", e); // the client's own

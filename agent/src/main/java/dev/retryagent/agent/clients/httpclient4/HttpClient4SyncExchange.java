@@ -70,7 +70,7 @@ final class HttpClient4SyncExchange implements Exchange<CloseableHttpResponse> {
         try {
             raw = context.getAttribute(HttpClientContext.REQUEST_CONFIG);
             own = context.getRequestConfig();
-            context.setRequestConfig(HttpClient4Requests.bounded(own, limitMillis));
+            context.setRequestConfig(HttpClient4AttemptLimits.bounded(own, limitMillis));
         } catch (RuntimeException e) {
             RetryLog.internalError(ClientNames.APACHE_HTTPCLIENT4 + ".attempt-timeout", e); // the client's own alone
             return send(attempt, marker);
@@ -78,7 +78,7 @@ final class HttpClient4SyncExchange implements Exchange<CloseableHttpResponse> {
         try {
             return send(attempt, marker);
         } catch (IOException e) {
-            shortened = HttpClient4Requests.shortensSocket(own, limitMillis);
+            shortened = HttpClient4AttemptLimits.shortensSocket(own, limitMillis);
             throw e;
         } finally {
             context.setAttribute(HttpClientContext.REQUEST_CONFIG, raw);
