@@ -6,6 +6,8 @@ import dev.retryagent.it.apps.BatchCalls.Seen;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * What the scenario applications of Apache HttpClient 4 and 5 share: one client per API and kind, made before the
@@ -20,6 +22,12 @@ abstract class ApacheScenario<C, A> {
     private final Map<String, A> async = new ConcurrentHashMap<>();
     private final Map<String, Runnable> classicPools = new ConcurrentHashMap<>();
     private final Map<String, Runnable> asyncPools = new ConcurrentHashMap<>();
+    private final Consumer<A> start;
+
+    /** {@code start} starts an async client. */
+    ApacheScenario(Consumer<A> start) {
+        this.start = start;
+    }
 
     /** Prints {@code appLine} as the {@code APP} line, makes the calls' clients, then runs the calls and exits. */
     final void run(String[] argv, Object... appLine) throws Exception {
@@ -48,7 +56,7 @@ abstract class ApacheScenario<C, A> {
     final A async(Map<String, List<String>> spec) {
         return async.computeIfAbsent(one(spec, "client", "default"), kind -> {
             A client = newAsync(kind);
-            start(client);
+            start.accept(client);
             return client;
         });
     }
@@ -75,11 +83,30 @@ abstract class ApacheScenario<C, A> {
         }
     }
 
+    /**
+     * The client of a kind every Apache API has, null for another kind: {@code default} ({@code createDefault}),
+     * {@code system} ({@code createSystem}), {@code custom} ({@code custom().build()}) and, where the API has it (not
+     * null), {@code minimal} ({@code createMinimal}).
+     */
+    static <T> T ofEveryApi(String kind, Supplier<T> createDefault, Supplier<T> createSystem, Supplier<T> custom,
+            Supplier<T> createMinimal) {
+        switch (kind) {
+            case "default":
+                return createDefault.get();
+            case "system":
+                return createSystem.get();
+            case "custom":
+                return custom.get();
+            case "minimal":
+                return createMinimal == null ? null : createMinimal.get();
+            default:
+                return null;
+        }
+    }
+
     abstract C newClassic(String kind);
 
     abstract A newAsync(String kind);
-
-    abstract void start(A client);
 
     abstract Seen classicCall(Map<String, List<String>> spec) throws Exception;
 

@@ -72,6 +72,7 @@ import org.apache.http.util.VersionInfo;
  */
 public final class HttpClient4Scenario extends ApacheScenario<CloseableHttpClient, CloseableHttpAsyncClient> {
     private HttpClient4Scenario() {
+        super(CloseableHttpAsyncClient::start);
     }
 
     public static void main(String[] argv) throws Exception {
@@ -96,15 +97,12 @@ public final class HttpClient4Scenario extends ApacheScenario<CloseableHttpClien
 
     @Override
     CloseableHttpClient newClassic(String kind) {
+        CloseableHttpClient client = ofEveryApi(kind, HttpClients::createDefault, HttpClients::createSystem,
+                () -> HttpClients.custom().build(), HttpClients::createMinimal);
+        if (client != null) {
+            return client;
+        }
         switch (kind) {
-            case "default":
-                return HttpClients.createDefault();
-            case "system":
-                return HttpClients.createSystem();
-            case "custom":
-                return HttpClients.custom().build();
-            case "minimal":
-                return HttpClients.createMinimal();
             case "sure":
                 return HttpClients.custom()
                         .setServiceUnavailableRetryStrategy(new DefaultServiceUnavailableRetryStrategy(5, 10))
@@ -126,15 +124,12 @@ public final class HttpClient4Scenario extends ApacheScenario<CloseableHttpClien
 
     @Override
     CloseableHttpAsyncClient newAsync(String kind) {
+        CloseableHttpAsyncClient client = ofEveryApi(kind, HttpAsyncClients::createDefault,
+                HttpAsyncClients::createSystem, () -> HttpAsyncClients.custom().build(), HttpAsyncClients::createMinimal);
+        if (client != null) {
+            return client;
+        }
         switch (kind) {
-            case "default":
-                return HttpAsyncClients.createDefault();
-            case "system":
-                return HttpAsyncClients.createSystem();
-            case "custom":
-                return HttpAsyncClients.custom().build();
-            case "minimal":
-                return HttpAsyncClients.createMinimal();
             case "io1":
                 return HttpAsyncClients.custom()
                         .setDefaultIOReactorConfig(IOReactorConfig.custom().setIoThreadCount(1).build()).build();
@@ -153,11 +148,6 @@ public final class HttpClient4Scenario extends ApacheScenario<CloseableHttpClien
             default:
                 throw new IllegalArgumentException("async client " + kind);
         }
-    }
-
-    @Override
-    void start(CloseableHttpAsyncClient client) {
-        client.start();
     }
 
     // ---- calls ----

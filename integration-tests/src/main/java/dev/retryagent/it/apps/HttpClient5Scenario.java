@@ -75,6 +75,7 @@ import org.apache.hc.core5.util.VersionInfo;
  */
 public final class HttpClient5Scenario extends ApacheScenario<CloseableHttpClient, CloseableHttpAsyncClient> {
     private HttpClient5Scenario() {
+        super(CloseableHttpAsyncClient::start);
     }
 
     public static void main(String[] argv) throws Exception {
@@ -96,15 +97,12 @@ public final class HttpClient5Scenario extends ApacheScenario<CloseableHttpClien
 
     @Override
     CloseableHttpClient newClassic(String kind) {
+        CloseableHttpClient client = ofEveryApi(kind, HttpClients::createDefault, HttpClients::createSystem,
+                () -> HttpClients.custom().build(), HttpClients::createMinimal);
+        if (client != null) {
+            return client;
+        }
         switch (kind) {
-            case "default":
-                return HttpClients.createDefault();
-            case "system":
-                return HttpClients.createSystem();
-            case "custom":
-                return HttpClients.custom().build();
-            case "minimal":
-                return HttpClients.createMinimal();
             case "strategy":
                 return HttpClients.custom()
                         .setRetryStrategy(new DefaultHttpRequestRetryStrategy(5, TimeValue.ofMilliseconds(10)))
@@ -123,13 +121,12 @@ public final class HttpClient5Scenario extends ApacheScenario<CloseableHttpClien
 
     @Override
     CloseableHttpAsyncClient newAsync(String kind) {
+        CloseableHttpAsyncClient client = ofEveryApi(kind, HttpAsyncClients::createDefault,
+                HttpAsyncClients::createSystem, () -> HttpAsyncClients.custom().build(), null);
+        if (client != null) {
+            return client;
+        }
         switch (kind) {
-            case "default":
-                return HttpAsyncClients.createDefault();
-            case "system":
-                return HttpAsyncClients.createSystem();
-            case "custom":
-                return HttpAsyncClients.custom().build();
             case "strategy":
                 return HttpAsyncClients.custom()
                         .setRetryStrategy(new DefaultHttpRequestRetryStrategy(5, TimeValue.ofMilliseconds(10)))
@@ -148,11 +145,6 @@ public final class HttpClient5Scenario extends ApacheScenario<CloseableHttpClien
             default:
                 throw new IllegalArgumentException("async client " + kind);
         }
-    }
-
-    @Override
-    void start(CloseableHttpAsyncClient client) {
-        client.start();
     }
 
     // ---- calls ----
