@@ -1,10 +1,12 @@
 package dev.retryagent.it.apps;
 
+import dev.retryagent.it.clients.KitRequest;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Supplier;
 
 /** A tiny {@code --key value} / {@code --flag} command-line parser for the scenario applications. */
 final class Args {
@@ -38,6 +40,64 @@ final class Args {
             }
         }
         return parsed;
+    }
+
+    /** What {@code parse} gives; an {@link IllegalArgumentException} is a usage error: its message, exit code 2. */
+    static <T> T orUsageExit(Supplier<T> parse) {
+        try {
+            return parse.get();
+        } catch (IllegalArgumentException e) {
+            System.err.println("usage error: " + e.getMessage());
+            System.exit(2);
+            throw e;
+        }
+    }
+
+    /** One call of a scenario application, numbered from 1. */
+    interface Call {
+        void call(int seq) throws Exception;
+    }
+
+    /**
+     * Makes {@code --repeat} calls (default 1), {@code --pause-ms} apart, then runs {@code end}, prints {@code DONE}
+     * and exits 0; whatever a call throws ends the application with its stack trace and exit code 1.
+     */
+    void repeatAndExit(Call call, Runnable end) {
+        try {
+            int repeat = getInt("repeat", 1);
+            for (int seq = 1; seq <= repeat; seq++) {
+                if (seq > 1 && has("pause-ms")) {
+                    Thread.sleep(getLong("pause-ms", 0));
+                }
+                call.call(seq);
+            }
+            end.run();
+            Report.line("DONE");
+            System.exit(0);
+        } catch (Throwable t) {
+            System.err.println("scenario failed unexpectedly:");
+            t.printStackTrace();
+            System.exit(1);
+        }
+    }
+
+    /**
+     * The request of {@code --method} (upper case), {@code --url}, {@code --header}s and {@link #body} of
+     * {@code --content-type} (default {@code text/plain; charset=utf-8}); with {@code uploadsCarryBody} a POST, PUT or
+     * PATCH without a body has an empty one.
+     */
+    KitRequest request(boolean uploadsCarryBody) {
+        KitRequest request = KitRequest.of(get("method", "GET").toUpperCase(), required("url"));
+        for (String h : all("header")) {
+            String[] kv = splitHeader(h);
+            request = request.header(kv[0], kv[1]);
+        }
+        byte[] body = body();
+        if (body == null && uploadsCarryBody && (request.method().equals("POST") || request.method().equals("PUT")
+                || request.method().equals("PATCH"))) {
+            body = new byte[0];
+        }
+        return body == null ? request : request.body(body, get("content-type", "text/plain; charset=utf-8"));
     }
 
     String get(String name, String fallback) {

@@ -59,14 +59,34 @@ public final class CallSpec {
      * UTF-8, one-shot under {@code oneShot=true}.
      */
     public static KitRequest request(Map<String, List<String>> spec) {
+        return request(spec, "text/plain; charset=utf-8", "oneShot");
+    }
+
+    /**
+     * As {@link #request(Map)}, the body of type {@code contentType} (still UTF-8 bytes), one-shot under
+     * {@code oneShotKey=true}.
+     */
+    public static KitRequest request(Map<String, List<String>> spec, String contentType, String oneShotKey) {
+        KitRequest request = withBody(spec, body(spec), contentType);
+        return Boolean.parseBoolean(one(spec, oneShotKey, "false")) ? request.oneShot() : request;
+    }
+
+    /**
+     * The spec's {@code method}, {@code url}, {@code header}s and its {@code body} as it stands (none without one,
+     * whatever the method) of type {@code contentType}: for the applications that send a POST without a body too.
+     */
+    public static KitRequest requestAsGiven(Map<String, List<String>> spec, String contentType) {
+        return withBody(spec, one(spec, "body", null), contentType);
+    }
+
+    private static KitRequest withBody(Map<String, List<String>> spec, String text, String contentType) {
         KitRequest request = KitRequest.of(one(spec, "method", "GET"), one(spec, "url", null));
         for (String[] header : headers(spec)) {
             request = request.header(header[0], header[1]);
         }
-        String text = body(spec);
         if (text != null) {
-            request = request.body(text.getBytes(StandardCharsets.UTF_8), "text/plain; charset=utf-8");
+            request = request.body(text.getBytes(StandardCharsets.UTF_8), contentType);
         }
-        return Boolean.parseBoolean(one(spec, "oneShot", "false")) ? request.oneShot() : request;
+        return request;
     }
 }

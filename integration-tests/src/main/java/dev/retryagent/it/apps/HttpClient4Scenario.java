@@ -4,13 +4,9 @@ import static dev.retryagent.it.apps.CallSpec.one;
 
 import dev.retryagent.it.apps.BatchCalls.Seen;
 import dev.retryagent.it.clients.HttpClient4Kit;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.apache.http.Header;
@@ -24,7 +20,6 @@ import org.apache.http.client.methods.HttpUriRequest;
 import org.apache.http.concurrent.FutureCallback;
 import org.apache.http.entity.ContentType;
 import org.apache.http.entity.InputStreamEntity;
-import org.apache.http.entity.StringEntity;
 import org.apache.http.impl.client.CloseableHttpClient;
 import org.apache.http.impl.client.DefaultHttpRequestRetryHandler;
 import org.apache.http.impl.client.DefaultServiceUnavailableRetryStrategy;
@@ -75,33 +70,18 @@ import org.apache.http.util.VersionInfo;
  * then per async call {@code CALLBACKS id=.. count=.. kinds=..}, per pool5 client {@code POOL api=.. leased=..
  * available=.. max=..}, and {@code DONE}.
  */
-public final class HttpClient4Scenario {
-    private static final Map<String, CloseableHttpClient> CLASSIC = new ConcurrentHashMap<>();
-    private static final Map<String, CloseableHttpAsyncClient> ASYNC = new ConcurrentHashMap<>();
-    private static final Map<String, PoolingHttpClientConnectionManager> CLASSIC_POOLS = new ConcurrentHashMap<>();
-    private static final Map<String, PoolingNHttpClientConnectionManager> ASYNC_POOLS = new ConcurrentHashMap<>();
-
+public final class HttpClient4Scenario extends ApacheScenario<CloseableHttpClient, CloseableHttpAsyncClient> {
     private HttpClient4Scenario() {
+        super(CloseableHttpAsyncClient::start);
     }
 
     public static void main(String[] argv) throws Exception {
-        BatchCalls.Options options = BatchCalls.Options.parse(argv);
         VersionInfo classic = VersionInfo.loadVersionInfo("org.apache.http.client", HttpClients.class.getClassLoader());
         VersionInfo async = VersionInfo.loadVersionInfo("org.apache.http.nio.client",
                 HttpAsyncClients.class.getClassLoader());
-        Report.line("APP", "client", "apache-httpclient4", "version", classic == null ? "unknown" : classic.getRelease(),
+        new HttpClient4Scenario().run(argv, "client", "apache-httpclient4",
+                "version", classic == null ? "unknown" : classic.getRelease(),
                 "asyncVersion", async == null ? "unknown" : async.getRelease(), "java", System.getProperty("java.version"));
-        for (Map<String, List<String>> call : options.calls()) {
-            if (one(call, "api", "classic").equals("classic")) {
-                classic(one(call, "client", "default"));
-            } else {
-                async(one(call, "client", "default"));
-            }
-        }
-        BatchCalls.runAllAndExit(options, HttpClient4Scenario::once, () -> {
-            CLASSIC_POOLS.forEach((kind, pool) -> pool(pool.getTotalStats(), "classic", kind));
-            ASYNC_POOLS.forEach((kind, pool) -> pool(pool.getTotalStats(), "async", kind));
-        });
     }
 
     private static void pool(PoolStats stats, String api, String kind) {
@@ -115,121 +95,79 @@ public final class HttpClient4Scenario {
         return RequestConfig.custom().setConnectionRequestTimeout(5000).build();
     }
 
-    private static CloseableHttpClient classic(String kind) {
-        return CLASSIC.computeIfAbsent(kind, k -> {
-            switch (k) {
-                case "default":
-                    return HttpClients.createDefault();
-                case "system":
-                    return HttpClients.createSystem();
-                case "custom":
-                    return HttpClients.custom().build();
-                case "minimal":
-                    return HttpClients.createMinimal();
-                case "sure":
-                    return HttpClients.custom()
-                            .setServiceUnavailableRetryStrategy(new DefaultServiceUnavailableRetryStrategy(5, 10))
-                            .build();
-                case "sentretry":
-                    return HttpClients.custom().setRetryHandler(new DefaultHttpRequestRetryHandler(3, true)).build();
-                case "noretries":
-                    return HttpClients.custom().disableAutomaticRetries().build();
-                case "pool5":
-                    PoolingHttpClientConnectionManager pool = new PoolingHttpClientConnectionManager();
-                    pool.setMaxTotal(5);
-                    pool.setDefaultMaxPerRoute(5);
-                    CLASSIC_POOLS.put(k, pool);
-                    return HttpClients.custom().setConnectionManager(pool).setDefaultRequestConfig(poolConfig())
-                            .build();
-                default:
-                    throw new IllegalArgumentException("classic client " + k);
-            }
-        });
+    @Override
+    CloseableHttpClient newClassic(String kind) {
+        CloseableHttpClient client = ofEveryApi(kind, HttpClients::createDefault, HttpClients::createSystem,
+                () -> HttpClients.custom().build(), HttpClients::createMinimal);
+        if (client != null) {
+            return client;
+        }
+        switch (kind) {
+            case "sure":
+                return HttpClients.custom()
+                        .setServiceUnavailableRetryStrategy(new DefaultServiceUnavailableRetryStrategy(5, 10))
+                        .build();
+            case "sentretry":
+                return HttpClients.custom().setRetryHandler(new DefaultHttpRequestRetryHandler(3, true)).build();
+            case "noretries":
+                return HttpClients.custom().disableAutomaticRetries().build();
+            case "pool5":
+                PoolingHttpClientConnectionManager pool = new PoolingHttpClientConnectionManager();
+                pool.setMaxTotal(5);
+                pool.setDefaultMaxPerRoute(5);
+                classicPool(kind, () -> pool(pool.getTotalStats(), "classic", kind));
+                return HttpClients.custom().setConnectionManager(pool).setDefaultRequestConfig(poolConfig()).build();
+            default:
+                throw new IllegalArgumentException("classic client " + kind);
+        }
     }
 
-    private static CloseableHttpAsyncClient async(String kind) {
-        return ASYNC.computeIfAbsent(kind, k -> {
-            CloseableHttpAsyncClient client;
-            switch (k) {
-                case "default":
-                    client = HttpAsyncClients.createDefault();
-                    break;
-                case "system":
-                    client = HttpAsyncClients.createSystem();
-                    break;
-                case "custom":
-                    client = HttpAsyncClients.custom().build();
-                    break;
-                case "minimal":
-                    client = HttpAsyncClients.createMinimal();
-                    break;
-                case "io1":
-                    client = HttpAsyncClients.custom()
-                            .setDefaultIOReactorConfig(IOReactorConfig.custom().setIoThreadCount(1).build()).build();
-                    break;
-                case "pool5":
-                    try {
-                        PoolingNHttpClientConnectionManager pool = new PoolingNHttpClientConnectionManager(
-                                new DefaultConnectingIOReactor(IOReactorConfig.DEFAULT));
-                        pool.setMaxTotal(5);
-                        pool.setDefaultMaxPerRoute(5);
-                        ASYNC_POOLS.put(k, pool);
-                        client = HttpAsyncClients.custom().setConnectionManager(pool)
-                                .setDefaultRequestConfig(poolConfig()).build();
-                    } catch (IOException e) {
-                        throw new IllegalStateException(e);
-                    }
-                    break;
-                default:
-                    throw new IllegalArgumentException("async client " + k);
-            }
-            client.start();
+    @Override
+    CloseableHttpAsyncClient newAsync(String kind) {
+        CloseableHttpAsyncClient client = ofEveryApi(kind, HttpAsyncClients::createDefault,
+                HttpAsyncClients::createSystem, () -> HttpAsyncClients.custom().build(), HttpAsyncClients::createMinimal);
+        if (client != null) {
             return client;
-        });
+        }
+        switch (kind) {
+            case "io1":
+                return HttpAsyncClients.custom()
+                        .setDefaultIOReactorConfig(IOReactorConfig.custom().setIoThreadCount(1).build()).build();
+            case "pool5":
+                try {
+                    PoolingNHttpClientConnectionManager pool = new PoolingNHttpClientConnectionManager(
+                            new DefaultConnectingIOReactor(IOReactorConfig.DEFAULT));
+                    pool.setMaxTotal(5);
+                    pool.setDefaultMaxPerRoute(5);
+                    asyncPool(kind, () -> pool(pool.getTotalStats(), "async", kind));
+                    return HttpAsyncClients.custom().setConnectionManager(pool).setDefaultRequestConfig(poolConfig())
+                            .build();
+                } catch (IOException e) {
+                    throw new IllegalStateException(e);
+                }
+            default:
+                throw new IllegalArgumentException("async client " + kind);
+        }
     }
 
     // ---- calls ----
-
-    private static Seen once(Map<String, List<String>> spec, String id) throws Exception {
-        switch (one(spec, "api", "classic")) {
-            case "classic":
-                return classicCall(spec);
-            case "async":
-                return asyncCall(spec, id);
-            default:
-                throw new IllegalArgumentException("api " + one(spec, "api", null));
-        }
-    }
 
     private static final ResponseHandler<Seen> READ = HttpClient4Scenario::read;
 
     private static Seen read(HttpResponse response) throws IOException {
         String body = response.getEntity() == null ? "" : EntityUtils.toString(response.getEntity());
-        return new Seen(response.getStatusLine().getStatusCode(), body, header(response, "Retry-After"));
+        Header retryAfter = response.getFirstHeader("Retry-After");
+        return new Seen(response.getStatusLine().getStatusCode(), body,
+                retryAfter == null ? null : retryAfter.getValue());
     }
 
-    private static String header(HttpResponse response, String name) {
-        Header h = response.getFirstHeader(name);
-        return h == null ? null : h.getValue();
-    }
-
-    /** The request the spec describes: method, URL, headers and body. */
+    /** The request the spec describes: method, URL, headers, body ({@code stream=true}: one-shot), socket timeout. */
     private static HttpUriRequest request(Map<String, List<String>> spec) {
-        String method = one(spec, "method", "GET");
-        RequestBuilder builder = RequestBuilder.create(method).setUri(URI.create(one(spec, "url", null)));
+        RequestBuilder builder = HttpClient4Kit.request(
+                CallSpec.request(spec, ContentType.TEXT_PLAIN.toString(), "stream"));
         if (spec.containsKey("readTimeoutMs")) {
             builder.setConfig(RequestConfig.custom()
                     .setSocketTimeout(Integer.parseInt(one(spec, "readTimeoutMs", "0"))).build());
-        }
-        for (String[] header : CallSpec.headers(spec)) {
-            builder.addHeader(header[0], header[1]);
-        }
-        String text = CallSpec.body(spec);
-        if (text != null) {
-            byte[] body = text.getBytes(StandardCharsets.UTF_8);
-            builder.setEntity(Boolean.parseBoolean(one(spec, "stream", "false"))
-                    ? new InputStreamEntity(new ByteArrayInputStream(body), -1, ContentType.TEXT_PLAIN)
-                    : new StringEntity(text, ContentType.TEXT_PLAIN));
         }
         return builder.build();
     }
@@ -238,36 +176,22 @@ public final class HttpClient4Scenario {
         return new HttpHost(request.getURI().getHost(), request.getURI().getPort(), request.getURI().getScheme());
     }
 
-    private static Seen classicCall(Map<String, List<String>> spec) throws Exception {
-        CloseableHttpClient client = classic(one(spec, "client", "default"));
+    @Override
+    Seen classicCall(Map<String, List<String>> spec) throws Exception {
         HttpUriRequest request = request(spec);
-        HttpHost host = host(request);
-        return HttpClient4Kit.execute(client, one(spec, "overload", "req-handler"), host, request, READ);
+        return HttpClient4Kit.execute(classic(spec), one(spec, "overload", "req-handler"), host(request), request,
+                READ);
     }
 
-    private static Seen asyncCall(Map<String, List<String>> spec, String id) throws Exception {
-        CloseableHttpAsyncClient client = async(one(spec, "client", "default"));
+    @Override
+    Seen asyncCall(Map<String, List<String>> spec, String id) throws Exception {
         HttpUriRequest request = request(spec);
         BatchCalls.Callbacks callbacks = BatchCalls.Callbacks.of(id);
-        FutureCallback<HttpResponse> callback = new FutureCallback<HttpResponse>() {
-            @Override
-            public void completed(HttpResponse result) {
-                callbacks.completed(result.getStatusLine().getStatusCode());
-            }
-
-            @Override
-            public void failed(Exception ex) {
-                callbacks.failed(ex);
-            }
-
-            @Override
-            public void cancelled() {
-                callbacks.cancelled();
-            }
-        };
-        HttpHost host = host(request);
-        Future<HttpResponse> future = HttpClient4Kit.Async.execute(client, one(spec, "request", "uri"), host, request,
-                callback);
+        FutureCallback<HttpResponse> callback = HttpClient4Kit.callback(
+                response -> callbacks.completed(response.getStatusLine().getStatusCode()), callbacks::failed,
+                callbacks::cancelled);
+        Future<HttpResponse> future = HttpClient4Kit.Async.execute(async(spec), one(spec, "request", "uri"),
+                host(request), request, callback);
         BatchCalls.cancelAfter(spec, future);
         if (spec.containsKey("abortOn") && request instanceof HttpRequestBase) {
             Signals.on(one(spec, "abortOn", null), ((HttpRequestBase) request)::abort);
@@ -276,5 +200,4 @@ public final class HttpClient4Scenario {
         // the body is buffered by the consumer: reading it here is not on the I/O thread
         return read(response);
     }
-
 }

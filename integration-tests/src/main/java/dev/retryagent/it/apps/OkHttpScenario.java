@@ -7,8 +7,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import okhttp3.Call;
@@ -51,45 +49,22 @@ public final class OkHttpScenario {
     private static final Set<String> FLAGS = new HashSet<>(Arrays.asList("one-shot"));
 
     public static void main(String[] argv) {
-        Args args;
-        OkHttpClient client;
-        try {
-            args = Args.parse(argv, OPTIONS, FLAGS);
-            args.required("url");
-            client = client(args);
-        } catch (IllegalArgumentException e) {
-            System.err.println("usage error: " + e.getMessage());
-            System.exit(2);
-            return;
-        }
+        Args args = Args.orUsageExit(() -> {
+            Args parsed = Args.parse(argv, OPTIONS, FLAGS);
+            parsed.required("url");
+            return parsed;
+        });
+        OkHttpClient client = Args.orUsageExit(() -> client(args));
         Report.line("APP", "client", "okhttp", "version", OkHttpKit.version(),
                 "java", System.getProperty("java.version"));
-        ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "scenario-timer");
-            t.setDaemon(true);
-            return t;
-        });
-        try {
-            int repeat = args.getInt("repeat", 1);
-            for (int seq = 1; seq <= repeat; seq++) {
-                if (seq > 1 && args.has("pause-ms")) {
-                    Thread.sleep(args.getLong("pause-ms", 0));
-                }
-                if ("async".equals(args.get("mode", "sync"))) {
-                    callAsync(client, args, seq, timers);
-                } else {
-                    callSync(client, args, seq, timers);
-                }
+        args.repeatAndExit(seq -> {
+            if ("async".equals(args.get("mode", "sync"))) {
+                callAsync(client, args, seq);
+            } else {
+                callSync(client, args, seq);
             }
-            Report.line("POOL", "idle", client.connectionPool().idleConnectionCount(),
-                    "total", client.connectionPool().connectionCount());
-            Report.line("DONE");
-            System.exit(0);
-        } catch (Throwable t) {
-            System.err.println("scenario failed unexpectedly:");
-            t.printStackTrace();
-            System.exit(1);
-        }
+        }, () -> Report.line("POOL", "idle", client.connectionPool().idleConnectionCount(),
+                "total", client.connectionPool().connectionCount()));
     }
 
     private static OkHttpClient client(Args args) {
@@ -119,19 +94,7 @@ public final class OkHttpScenario {
     }
 
     private static Request request(Args args, AtomicInteger bodyWrites) {
-        KitRequest request = KitRequest.of(args.get("method", "GET").toUpperCase(), args.required("url"));
-        for (String h : args.all("header")) {
-            String[] kv = Args.splitHeader(h);
-            request = request.header(kv[0], kv[1]);
-        }
-        byte[] body = args.body();
-        if (body == null && (request.method().equals("POST") || request.method().equals("PUT")
-                || request.method().equals("PATCH"))) {
-            body = new byte[0];
-        }
-        if (body != null) {
-            request = request.body(body, args.get("content-type", "text/plain; charset=utf-8"));
-        }
+        KitRequest request = args.request(true);
         return OkHttpKit.request(args.has("one-shot") ? request.oneShot() : request, bodyWrites);
     }
 
@@ -153,29 +116,28 @@ public final class OkHttpScenario {
         };
     }
 
-    private static void callSync(OkHttpClient client, Args args, int seq, ScheduledExecutorService timers) {
+    private static void callSync(OkHttpClient client, Args args, int seq) {
         AtomicInteger bodyWrites = new AtomicInteger();
         Call call = client.newCall(request(args, bodyWrites));
         Thread caller = Thread.currentThread();
         if (args.has("cancel-after-ms")) {
-            timers.schedule(call::cancel, args.getLong("cancel-after-ms", 0), TimeUnit.MILLISECONDS);
+            BatchCalls.TIMERS.schedule(call::cancel, args.getLong("cancel-after-ms", 0), TimeUnit.MILLISECONDS);
         }
         if (args.has("interrupt-after-ms")) {
-            timers.schedule(caller::interrupt, args.getLong("interrupt-after-ms", 0), TimeUnit.MILLISECONDS);
+            BatchCalls.TIMERS.schedule(caller::interrupt, args.getLong("interrupt-after-ms", 0), TimeUnit.MILLISECONDS);
         }
         long start = System.nanoTime();
         OkHttpKit.execute(call, reporting(seq, start, bodyWrites, args.all("print-header"), new AtomicInteger()));
         Thread.interrupted(); // the flag has been reported; do not let it leak into the next call's sleep
     }
 
-    private static void callAsync(OkHttpClient client, Args args, int seq, ScheduledExecutorService timers)
-            throws InterruptedException {
+    private static void callAsync(OkHttpClient client, Args args, int seq) throws InterruptedException {
         AtomicInteger bodyWrites = new AtomicInteger();
         AtomicInteger callbacks = new AtomicInteger();
         CountDownLatch done = new CountDownLatch(1);
         Call call = client.newCall(request(args, bodyWrites));
         if (args.has("cancel-after-ms")) {
-            timers.schedule(call::cancel, args.getLong("cancel-after-ms", 0), TimeUnit.MILLISECONDS);
+            BatchCalls.TIMERS.schedule(call::cancel, args.getLong("cancel-after-ms", 0), TimeUnit.MILLISECONDS);
         }
         long start = System.nanoTime();
         OkHttpKit.Outcome reporting = reporting(seq, start, bodyWrites, args.all("print-header"), callbacks);
@@ -203,16 +165,10 @@ public final class OkHttpScenario {
 
     private static void report(int seq, Response response, String body, long start, AtomicInteger bodyWrites,
             List<String> printHeaders) {
-        Object[] base = {"seq", seq, "status", response.code(), "message", response.message(), "body", body,
-                "elapsedMs", elapsedMs(start), "bodyWrites", bodyWrites.get(),
-                "thread", Thread.currentThread().getName(), "interrupted", Thread.currentThread().isInterrupted()};
-        Object[] all = Arrays.copyOf(base, base.length + 2 * printHeaders.size());
-        int i = base.length;
-        for (String name : printHeaders) {
-            all[i++] = "h." + name;
-            all[i++] = response.header(name);
-        }
-        Report.line("RESULT", all);
+        Report.line("RESULT", Report.withHeaders(new Object[] {"seq", seq, "status", response.code(),
+                "message", response.message(), "body", body, "elapsedMs", BatchCalls.elapsedMs(start),
+                "bodyWrites", bodyWrites.get(), "thread", Thread.currentThread().getName(),
+                "interrupted", Thread.currentThread().isInterrupted()}, printHeaders, response::header));
     }
 
     private static void reportFailure(int seq, Throwable e, String stage, Integer status, long start,
@@ -220,11 +176,7 @@ public final class OkHttpScenario {
         Throwable cause = e.getCause();
         Report.line("RESULT", "seq", seq, "failure", e.getClass().getName(), "message", e.getMessage(),
                 "cause", cause == null ? null : cause.getClass().getName(), "stage", stage,
-                "status", status, "elapsedMs", elapsedMs(start), "bodyWrites", bodyWrites.get(),
+                "status", status, "elapsedMs", BatchCalls.elapsedMs(start), "bodyWrites", bodyWrites.get(),
                 "thread", Thread.currentThread().getName(), "interrupted", Thread.currentThread().isInterrupted());
-    }
-
-    private static long elapsedMs(long start) {
-        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
     }
 }

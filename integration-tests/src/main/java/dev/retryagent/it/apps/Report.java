@@ -4,6 +4,9 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.List;
+import java.util.function.Function;
 
 /**
  * Prints the lines a test parses: {@code TAG key=value key=value ...}. Values are percent-encoded where
@@ -29,6 +32,17 @@ public final class Report {
             System.out.println(sb);
             System.out.flush();
         }
+    }
+
+    /** {@code base}, then {@code h.NAME} and its value for each of {@code names}. */
+    public static Object[] withHeaders(Object[] base, List<String> names, Function<String, String> value) {
+        Object[] all = Arrays.copyOf(base, base.length + 2 * names.size());
+        int i = base.length;
+        for (String name : names) {
+            all[i++] = "h." + name;
+            all[i++] = value.apply(name);
+        }
+        return all;
     }
 
     /** Every byte {@code in} has left, read up to its end; {@code in} is left open for the caller to close. */

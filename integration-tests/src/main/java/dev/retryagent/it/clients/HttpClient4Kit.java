@@ -7,6 +7,7 @@ import java.net.URI;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.apache.http.Header;
 import org.apache.http.HttpEntity;
@@ -63,30 +64,42 @@ public final class HttpClient4Kit implements AsyncHttpKit {
     public CompletableFuture<KitReply> callAsync(KitRequest request) {
         CompletableFuture<KitReply> reply = new CompletableFuture<>();
         CloseableHttpAsyncClient client = async.get().client;
-        Future<HttpResponse> call = client.execute(request(request).build(), new FutureCallback<HttpResponse>() {
+        Future<HttpResponse> call = client.execute(request(request).build(), callback(response -> {
+            try {
+                reply.complete(reply(response));
+            } catch (IOException e) {
+                reply.completeExceptionally(e);
+            }
+        }, reply::completeExceptionally, () -> reply.cancel(false)));
+        return Kits.cancelling(reply, () -> call.cancel(true));
+    }
+
+    /** A callback that hands each outcome to its own part. */
+    public static <T> FutureCallback<T> callback(Consumer<? super T> completed, Consumer<Exception> failed,
+            Runnable cancelled) {
+        return new FutureCallback<T>() {
             @Override
-            public void completed(HttpResponse response) {
-                try {
-                    reply.complete(reply(response));
-                } catch (IOException e) {
-                    reply.completeExceptionally(e);
-                }
+            public void completed(T result) {
+                completed.accept(result);
             }
 
             @Override
             public void failed(Exception e) {
-                reply.completeExceptionally(e);
+                failed.accept(e);
             }
 
             @Override
             public void cancelled() {
-                reply.cancel(false);
+                cancelled.run();
             }
-        });
-        return Kits.cancelling(reply, () -> call.cancel(true));
+        };
     }
 
-    private static RequestBuilder request(KitRequest request) {
+    /**
+     * {@code request} as HttpClient 4 builds it: a one-shot body is an {@link InputStreamEntity} of unknown length,
+     * another a {@link ByteArrayEntity}.
+     */
+    public static RequestBuilder request(KitRequest request) {
         RequestBuilder builder = RequestBuilder.create(request.method()).setUri(URI.create(request.url()));
         for (Map.Entry<String, String> h : request.headers()) {
             builder.addHeader(h.getKey(), h.getValue());

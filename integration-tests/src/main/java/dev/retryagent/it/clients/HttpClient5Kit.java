@@ -7,11 +7,16 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
+import java.nio.charset.StandardCharsets;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.apache.hc.client5.http.async.methods.SimpleHttpRequest;
 import org.apache.hc.client5.http.async.methods.SimpleHttpResponse;
+import org.apache.hc.client5.http.async.methods.SimpleRequestBuilder;
+import org.apache.hc.client5.http.async.methods.SimpleResponseConsumer;
 import org.apache.hc.client5.http.classic.methods.HttpUriRequestBase;
 import org.apache.hc.client5.http.config.RequestConfig;
+import org.apache.hc.client5.http.fluent.Request;
 import org.apache.hc.client5.http.impl.async.CloseableHttpAsyncClient;
 import org.apache.hc.client5.http.impl.async.HttpAsyncClients;
 import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
@@ -32,8 +37,11 @@ import org.apache.hc.core5.http.io.entity.ByteArrayEntity;
 import org.apache.hc.core5.http.io.entity.EntityUtils;
 import org.apache.hc.core5.http.io.entity.InputStreamEntity;
 import org.apache.hc.core5.http.nio.AsyncEntityProducer;
+import org.apache.hc.core5.http.message.BasicHttpRequest;
 import org.apache.hc.core5.http.nio.DataStreamChannel;
 import org.apache.hc.core5.http.nio.entity.StringAsyncEntityProducer;
+import org.apache.hc.core5.http.nio.support.BasicRequestProducer;
+import org.apache.hc.core5.util.Timeout;
 
 /**
  * Apache HttpClient 5 (5.2 to 5.6): the classic client's {@code execute} with a response handler, and the async
@@ -72,15 +80,7 @@ public final class HttpClient5Kit implements AsyncHttpKit {
 
     @Override
     public KitReply call(KitRequest request) throws IOException {
-        HttpUriRequestBase message = new HttpUriRequestBase(request.method(), URI.create(request.url()));
-        headers(request, message);
-        if (request.hasBody()) {
-            String type = request.contentType();
-            ContentType contentType = type == null ? null : ContentType.parse(type);
-            message.setEntity(request.isOneShot()
-                    ? new InputStreamEntity(new ByteArrayInputStream(request.body()), -1, contentType)
-                    : new ByteArrayEntity(request.body(), contentType));
-        }
+        HttpUriRequestBase message = classicRequest(request);
         return classic.execute(message, response -> {
             KitReply.Builder reply = new KitReply.Builder(response.getCode());
             for (Header h : response.getHeaders()) {
@@ -98,31 +98,108 @@ public final class HttpClient5Kit implements AsyncHttpKit {
         SimpleHttpRequest message = SimpleHttpRequest.create(request.method(), request.url());
         headers(request, message);
         if (request.hasBody()) {
-            String type = request.contentType();
-            message.setBody(request.body(), type == null ? null : ContentType.parse(type));
+            message.setBody(request.body(), contentType(request));
         }
         CompletableFuture<KitReply> reply = new CompletableFuture<>();
-        Future<SimpleHttpResponse> call = async.get().execute(message, new FutureCallback<SimpleHttpResponse>() {
+        Future<SimpleHttpResponse> call = async.get().execute(message, callback(response -> {
+            KitReply.Builder built = new KitReply.Builder(response.getCode());
+            for (Header h : response.getHeaders()) {
+                built.header(h.getName(), h.getValue());
+            }
+            reply.complete(built.body(response.getBodyBytes()));
+        }, reply::completeExceptionally, () -> reply.cancel(false)));
+        return Kits.cancelling(reply, () -> call.cancel(true));
+    }
+
+    /** A callback that hands each outcome to its own part. */
+    public static <T> FutureCallback<T> callback(Consumer<? super T> completed, Consumer<Exception> failed,
+            Runnable cancelled) {
+        return new FutureCallback<T>() {
             @Override
-            public void completed(SimpleHttpResponse response) {
-                KitReply.Builder built = new KitReply.Builder(response.getCode());
-                for (Header h : response.getHeaders()) {
-                    built.header(h.getName(), h.getValue());
-                }
-                reply.complete(built.body(response.getBodyBytes()));
+            public void completed(T result) {
+                completed.accept(result);
             }
 
             @Override
             public void failed(Exception e) {
-                reply.completeExceptionally(e);
+                failed.accept(e);
             }
 
             @Override
             public void cancelled() {
-                reply.cancel(false);
+                cancelled.run();
             }
-        });
-        return Kits.cancelling(reply, () -> call.cancel(true));
+        };
+    }
+
+    /**
+     * {@code request} as the classic client takes it: a one-shot body is an {@link InputStreamEntity} of unknown
+     * length, another a {@link ByteArrayEntity}.
+     */
+    public static HttpUriRequestBase classicRequest(KitRequest request) {
+        HttpUriRequestBase message = new HttpUriRequestBase(request.method(), URI.create(request.url()));
+        headers(request, message);
+        if (request.hasBody()) {
+            ContentType contentType = contentType(request);
+            message.setEntity(request.isOneShot()
+                    ? new InputStreamEntity(new ByteArrayInputStream(request.body()), -1, contentType)
+                    : new ByteArrayEntity(request.body(), contentType));
+        }
+        return message;
+    }
+
+    /**
+     * The async client's {@code execute} of {@code request} as {@code kind} says: {@code simple} (a
+     * {@link SimpleHttpRequest} of {@code config}, null for none) or {@code producer} (a request producer whose body
+     * is not repeatable when {@code request} is one-shot, and {@link SimpleResponseConsumer}); a one-shot body always
+     * goes through a producer, as a simple request's body is buffered.
+     */
+    public static Future<SimpleHttpResponse> executeAsync(CloseableHttpAsyncClient client, String kind,
+            KitRequest request, RequestConfig config, FutureCallback<SimpleHttpResponse> callback) {
+        URI uri = URI.create(request.url());
+        if (request.isOneShot() || "producer".equals(kind)) {
+            BasicHttpRequest message = new BasicHttpRequest(request.method(), uri);
+            headers(request, message);
+            AsyncEntityProducer entity = !request.hasBody() ? null
+                    : textProducer(new String(request.body(), StandardCharsets.UTF_8), !request.isOneShot());
+            return client.execute(new BasicRequestProducer(message, entity), SimpleResponseConsumer.create(), callback);
+        }
+        SimpleRequestBuilder builder = SimpleRequestBuilder.create(request.method()).setUri(uri);
+        if (request.hasBody()) {
+            builder.setBody(request.body(), contentType(request));
+        }
+        SimpleHttpRequest message = builder.build();
+        message.setConfig(config);
+        headers(request, message);
+        return client.execute(message, callback);
+    }
+
+    /**
+     * {@code request} through the fluent API ({@code Request.create(..).execute()}), read by {@code handler}; a
+     * one-shot body is {@code bodyStream}, another {@code bodyByteArray}; {@code responseTimeout} null for none.
+     */
+    public static <T> T fluent(KitRequest request, Timeout responseTimeout, HttpClientResponseHandler<T> handler)
+            throws IOException {
+        Request fluent = Request.create(request.method(), request.url());
+        if (responseTimeout != null) {
+            fluent.responseTimeout(responseTimeout);
+        }
+        for (Map.Entry<String, String> h : request.headers()) {
+            fluent.addHeader(h.getKey(), h.getValue());
+        }
+        if (request.hasBody()) {
+            if (request.isOneShot()) {
+                fluent.bodyStream(new ByteArrayInputStream(request.body()), contentType(request));
+            } else {
+                fluent.bodyByteArray(request.body(), contentType(request));
+            }
+        }
+        return fluent.execute().handleResponse(handler);
+    }
+
+    private static ContentType contentType(KitRequest request) {
+        String type = request.contentType();
+        return type == null ? null : ContentType.parse(type);
     }
 
     /**

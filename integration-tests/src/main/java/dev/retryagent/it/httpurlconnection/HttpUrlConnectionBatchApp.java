@@ -7,12 +7,12 @@ import static dev.retryagent.it.apps.CallSpec.one;
 import dev.retryagent.it.apps.BatchCalls;
 import dev.retryagent.it.apps.CallSpec;
 import dev.retryagent.it.apps.Report;
+import dev.retryagent.it.clients.HttpUrlConnectionKit;
+import dev.retryagent.it.clients.KitRequest;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.HttpURLConnection;
-import java.net.URL;
-import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -83,94 +83,29 @@ public final class HttpUrlConnectionBatchApp {
         String write = "ok";
         BatchCalls.interruptAfter(spec, id);
         try {
-            HttpURLConnection conn = (HttpURLConnection) new URL(one(spec, "url", null)).openConnection();
-            conn.setRequestMethod(one(spec, "method", "GET"));
+            KitRequest request = CallSpec.requestAsGiven(spec, "text/plain; charset=utf-8");
+            HttpURLConnection conn = HttpUrlConnectionKit.open(request, 0,
+                    Integer.parseInt(one(spec, "readTimeoutMs", "0")));
             if (spec.containsKey("disconnectAfterMs")) {
                 BatchCalls.TIMERS.schedule(conn::disconnect, Long.parseLong(one(spec, "disconnectAfterMs", "0")),
                         TimeUnit.MILLISECONDS);
             }
-            if (spec.containsKey("readTimeoutMs")) {
-                conn.setReadTimeout(Integer.parseInt(one(spec, "readTimeoutMs", "0")));
-            }
-            for (String[] header : CallSpec.headers(spec)) {
-                conn.addRequestProperty(header[0], header[1]);
-            }
-            String text = one(spec, "body", null);
-            if (text != null) {
-                byte[] body = text.getBytes(StandardCharsets.UTF_8);
-                conn.setDoOutput(true);
-                conn.setRequestProperty("Content-Type", "text/plain; charset=utf-8");
-                switch (one(spec, "streaming", "none")) {
-                    case "fixed":
-                        conn.setFixedLengthStreamingMode(body.length);
-                        break;
-                    case "chunked":
-                        conn.setChunkedStreamingMode(16);
-                        break;
-                    default:
-                        break;
+            stage = "write";
+            try {
+                HttpUrlConnectionKit.write(conn, request, one(spec, "streaming", "none"), 16);
+            } catch (IOException e) {
+                if (!"read".equals(one(spec, "afterWriteFailure", "fail"))) {
+                    throw e;
                 }
-                stage = "write";
-                try (OutputStream out = conn.getOutputStream()) {
-                    out.write(body);
-                } catch (IOException e) {
-                    if (!"read".equals(one(spec, "afterWriteFailure", "fail"))) {
-                        throw e;
-                    }
-                    write = e.getClass().getName();
-                }
+                write = e.getClass().getName();
             }
             stage = "read";
-            String first;
-            switch (one(spec, "read", "code")) {
-                case "stream":
-                    try (InputStream in = conn.getInputStream()) {
-                        first = "stream:" + Report.text(in);
-                    } catch (IOException e) {
-                        first = "stream-threw:" + e.getClass().getName();
-                    }
-                    break;
-                case "message":
-                    first = "message:" + conn.getResponseMessage();
-                    break;
-                case "header":
-                    first = "header:" + conn.getHeaderField("X-Attempt");
-                    break;
-                case "length":
-                    first = "length:" + conn.getContentLength();
-                    break;
-                case "fields":
-                    first = "fields:" + conn.getHeaderFields().get("X-Attempt");
-                    break;
-                default:
-                    first = "code:" + conn.getResponseCode();
-                    break;
-            }
-            int status = conn.getResponseCode();
-            String stream = "ok";
-            String streamMessage = null;
-            String body = null;
-            if (status >= 400) {
-                try {
-                    conn.getInputStream().close();
-                } catch (IOException e) {
-                    stream = e.getClass().getName();
-                    streamMessage = e.getMessage();
-                }
-            }
-            InputStream errorStream = conn.getErrorStream();
-            if (!first.startsWith("stream:")) {
-                body = Report.text(status < 400 ? conn.getInputStream() : errorStream);
-            } else {
-                body = first.substring("stream:".length());
-            }
-            Report.line("RESULT", "id", id, "write", write, "first", first, "status", status,
-                    "message", conn.getResponseMessage(), "length", conn.getContentLength(),
-                    "h.Retry-After", conn.getHeaderField("Retry-After"),
-                    "h.X-Attempt", conn.getHeaderField("X-Attempt"), "stream", stream, "streamMessage", streamMessage,
-                    "body", body, "errorStream", errorStream == null ? "null" : "set",
-                    "fields", conn.getHeaderFields().size(), "elapsedMs", elapsedMs(start),
-                    "interrupted", Thread.currentThread().isInterrupted(), "sinceInterruptUs", sinceInterruptUs(id));
+            String first = HttpUrlConnectionKit.firstRead(conn, one(spec, "read", "code"));
+            List<Object> line = new ArrayList<>(Arrays.<Object>asList("id", id, "write", write, "first", first));
+            line.addAll(HttpUrlConnectionKit.everyRead(conn, first));
+            line.addAll(Arrays.<Object>asList("elapsedMs", elapsedMs(start),
+                    "interrupted", Thread.currentThread().isInterrupted(), "sinceInterruptUs", sinceInterruptUs(id)));
+            Report.line("RESULT", line.toArray());
         } catch (IOException | RuntimeException e) {
             Long since = sinceInterruptUs(id);
             Report.line("RESULT", "id", id, "write", write, "failure", e.getClass().getName(),

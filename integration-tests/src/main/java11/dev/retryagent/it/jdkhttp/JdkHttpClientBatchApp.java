@@ -7,14 +7,11 @@ import static dev.retryagent.it.apps.CallSpec.one;
 import dev.retryagent.it.apps.BatchCalls;
 import dev.retryagent.it.apps.CallSpec;
 import dev.retryagent.it.apps.Report;
-import java.io.ByteArrayInputStream;
-import java.io.IOException;
-import java.io.InputStream;
+import dev.retryagent.it.clients.JdkHttpClientKit;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,10 +25,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Flow;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Collectors;
-import java.util.stream.Stream;
 
 /**
  * A plain application using the JDK's {@code java.net.http.HttpClient} (no agent code) that makes several independent
@@ -164,29 +158,12 @@ public final class JdkHttpClientBatchApp {
         long start = System.nanoTime();
         HttpClient client = client(one(spec, "client", "default"));
         try {
-            HttpRequest request = request(spec);
+            HttpRequest request = JdkHttpClientKit.request(CallSpec.requestAsGiven(spec, "text/plain; charset=utf-8"),
+                    one(spec, "publisher", "string"),
+                    Duration.ofMillis(Long.parseLong(one(spec, "readTimeoutMs", "30000"))));
             String handlerKind = one(spec, "handler", "string");
             Path file = handlerKind.equals("file") ? Files.createTempFile("jdkhttp-body", ".txt") : null;
-            HttpResponse.BodyHandler<?> handler;
-            switch (handlerKind) {
-                case "bytes":
-                    handler = HttpResponse.BodyHandlers.ofByteArray();
-                    break;
-                case "stream":
-                    handler = HttpResponse.BodyHandlers.ofInputStream();
-                    break;
-                case "lines":
-                    handler = HttpResponse.BodyHandlers.ofLines();
-                    break;
-                case "discarding":
-                    handler = HttpResponse.BodyHandlers.discarding();
-                    break;
-                case "file":
-                    handler = HttpResponse.BodyHandlers.ofFile(file);
-                    break;
-                default:
-                    handler = HttpResponse.BodyHandlers.ofString();
-            }
+            HttpResponse.BodyHandler<?> handler = JdkHttpClientKit.handler(handlerKind, file);
             HttpResponse<?> response;
             if (one(spec, "mode", "sync").equals("async")) {
                 CompletableFuture<? extends HttpResponse<?>> future = client.sendAsync(request, handler);
@@ -200,7 +177,7 @@ public final class JdkHttpClientBatchApp {
                 BatchCalls.interruptAfter(spec, id);
                 response = client.send(request, handler);
             }
-            String body = body(response.body(), file);
+            String body = JdkHttpClientKit.text(response.body(), file);
             if (report) {
                 Report.line("RESULT", "id", id, "status", response.statusCode(), "body", body,
                         "h.Retry-After", response.headers().firstValue("Retry-After").orElse(null),
@@ -215,82 +192,5 @@ public final class JdkHttpClientBatchApp {
                         "interrupted", Thread.currentThread().isInterrupted(), "sinceInterruptUs", sinceInterruptUs(id));
             }
         }
-    }
-
-    private static HttpRequest request(Map<String, List<String>> spec) throws IOException {
-        HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create(one(spec, "url", null)))
-                .timeout(Duration.ofMillis(Long.parseLong(one(spec, "readTimeoutMs", "30000"))));
-        for (String[] header : CallSpec.headers(spec)) {
-            builder.header(header[0], header[1]);
-        }
-        String method = one(spec, "method", "GET");
-        String text = one(spec, "body", null);
-        if (text == null) {
-            return (method.equals("GET") ? builder.GET() : builder.method(method, HttpRequest.BodyPublishers.noBody()))
-                    .build();
-        }
-        byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
-        HttpRequest.BodyPublisher publisher;
-        switch (one(spec, "publisher", "string")) {
-            case "bytes":
-                publisher = HttpRequest.BodyPublishers.ofByteArray(bytes);
-                break;
-            case "file":
-                Path file = Files.createTempFile("jdkhttp-request", ".txt");
-                Files.write(file, bytes);
-                publisher = HttpRequest.BodyPublishers.ofFile(file);
-                break;
-            case "inputstream":
-                publisher = HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(bytes));
-                break;
-            case "custom":
-                publisher = new OneBuffer(bytes);
-                break;
-            default:
-                publisher = HttpRequest.BodyPublishers.ofString(text);
-        }
-        return builder.header("Content-Type", "text/plain; charset=utf-8").method(method, publisher).build();
-    }
-
-    /** A publisher of the application's own: the agent cannot know whether it sends the same bytes twice. */
-    private static final class OneBuffer implements HttpRequest.BodyPublisher {
-        private final byte[] bytes;
-
-        OneBuffer(byte[] bytes) {
-            this.bytes = bytes;
-        }
-
-        @Override
-        public long contentLength() {
-            return bytes.length;
-        }
-
-        @Override
-        public void subscribe(Flow.Subscriber<? super ByteBuffer> subscriber) {
-            HttpRequest.BodyPublishers.ofByteArray(bytes).subscribe(subscriber);
-        }
-    }
-
-    private static String body(Object body, Path file) throws IOException {
-        if (body == null) {
-            return file != null ? null : "null";
-        }
-        if (body instanceof byte[]) {
-            return new String((byte[]) body, StandardCharsets.UTF_8);
-        }
-        if (body instanceof InputStream) {
-            try (InputStream input = (InputStream) body) {
-                return new String(input.readAllBytes(), StandardCharsets.UTF_8);
-            }
-        }
-        if (body instanceof Stream<?>) {
-            try (Stream<?> l = (Stream<?>) body) {
-                return l.map(String::valueOf).collect(Collectors.joining("\n"));
-            }
-        }
-        if (body instanceof Path) {
-            return Files.readString((Path) body);
-        }
-        return body.toString();
     }
 }

@@ -83,67 +83,43 @@ class FailOpenIT {
     private static final String HC4 = "apache-httpclient4";
 
     static Stream<Run> runs() {
+        Map<String, Set<String>> hc5Classic = places(HC5,
+                Set.of("hook:" + HC5 + ".classic-build", "hook:" + HC5 + ".retry-execute",
+                        "hook:" + HC5 + ".protocol-execute"),
+                Set.of(HC5 + ".classic", "hook:" + HC5 + ".retry-execute"), LOOP);
         List<Client> clients = List.of(
                 new Client("okhttp-sync", OkHttpScenario.class, ClientLibs.OKHTTP_5,
                         url -> List.of("--url", url, "--mode", "sync", "--repeat", "" + CALLS),
-                        Map.of("all", Set.of("hook:okhttp.client-init", "hook:okhttp.new-call", "hook:okhttp.follow-up",
-                                        "hook:okhttp.write-request"),
-                                "okhttp.facts", Set.of("okhttp.interceptor"),
-                                "okhttp.outcome", Set.of("retry-loop.decide"),
-                                "okhttp.classify", Set.of("retry-loop.decide"))),
+                        places("okhttp", Set.of("hook:okhttp.client-init", "hook:okhttp.new-call",
+                                "hook:okhttp.follow-up", "hook:okhttp.write-request"),
+                                Set.of("okhttp.interceptor"), LOOP)),
                 new Client("okhttp-async", OkHttpScenario.class, ClientLibs.OKHTTP_5,
                         url -> List.of("--url", url, "--mode", "async", "--repeat", "" + CALLS),
-                        Map.of("all", Set.of("hook:okhttp.client-init", "hook:okhttp.new-call", "hook:okhttp.follow-up",
-                                        "hook:okhttp.enqueue", "hook:okhttp.write-request"),
-                                "okhttp.facts", Set.of("okhttp.enqueue"),
-                                "okhttp.outcome", Set.of("async-retry-loop.decide"),
-                                "okhttp.classify", Set.of("async-retry-loop.decide"))),
-                httpClient5("classic", "default", Map.of(
-                        "all", Set.of("hook:" + HC5 + ".classic-build", "hook:" + HC5 + ".retry-execute",
-                                "hook:" + HC5 + ".protocol-execute"),
-                        HC5 + ".facts", Set.of(HC5 + ".classic", "hook:" + HC5 + ".retry-execute"),
-                        HC5 + ".outcome", Set.of("retry-loop.decide"),
-                        HC5 + ".classify", Set.of("retry-loop.decide"))),
-                httpClient5("async", "default", Map.of(
-                        "all", Set.of("hook:" + HC5 + ".async-build", "hook:" + HC5 + ".async-retry-execute",
+                        places("okhttp", Set.of("hook:okhttp.client-init", "hook:okhttp.new-call",
+                                "hook:okhttp.follow-up", "hook:okhttp.enqueue", "hook:okhttp.write-request"),
+                                Set.of("okhttp.enqueue"), ASYNC_LOOP)),
+                httpClient5("classic", "default", hc5Classic),
+                httpClient5("async", "default", places(HC5,
+                        Set.of("hook:" + HC5 + ".async-build", "hook:" + HC5 + ".async-retry-execute",
                                 "hook:" + HC5 + ".async-protocol-execute"),
-                        HC5 + ".facts", Set.of(HC5 + ".async", "hook:" + HC5 + ".async-retry-execute"),
-                        HC5 + ".outcome", Set.of("async-retry-loop.decide"),
-                        HC5 + ".classify", Set.of("async-retry-loop.decide"))),
-                httpClient5("fluent", "default", Map.of(
-                        "all", Set.of("hook:" + HC5 + ".classic-build", "hook:" + HC5 + ".retry-execute",
-                                "hook:" + HC5 + ".protocol-execute"),
-                        HC5 + ".facts", Set.of(HC5 + ".classic", "hook:" + HC5 + ".retry-execute"),
-                        HC5 + ".outcome", Set.of("retry-loop.decide"),
-                        HC5 + ".classify", Set.of("retry-loop.decide"))),
-                httpClient5("classic", "minimal", Map.of(
-                        "all", Set.of("hook:" + HC5 + ".minimal-execute"),
-                        HC5 + ".facts", Set.of(HC5 + ".minimal"),
-                        HC5 + ".outcome", Set.of("retry-loop.decide"),
-                        HC5 + ".classify", Set.of("retry-loop.decide"))),
-                httpClient4("classic", "default", Map.of(
-                        "all", Set.of("hook:" + HC4 + ".retry-execute", "hook:" + HC4 + ".protocol-execute",
+                        Set.of(HC5 + ".async", "hook:" + HC5 + ".async-retry-execute"), ASYNC_LOOP)),
+                // the fluent API runs on a classic client of its own
+                httpClient5("fluent", "default", hc5Classic),
+                httpClient5("classic", "minimal", places(HC5, Set.of("hook:" + HC5 + ".minimal-execute"),
+                        Set.of(HC5 + ".minimal"), LOOP)),
+                httpClient4("classic", "default", places(HC4,
+                        Set.of("hook:" + HC4 + ".retry-execute", "hook:" + HC4 + ".protocol-execute",
                                 "hook:" + HC4 + ".request-execute"),
-                        HC4 + ".facts", Set.of(HC4 + ".classic", "hook:" + HC4 + ".retry-execute"),
-                        HC4 + ".outcome", Set.of("retry-loop.decide"),
-                        HC4 + ".classify", Set.of("retry-loop.decide"))),
-                httpClient4("classic", "minimal", Map.of(
-                        "all", Set.of("hook:" + HC4 + ".minimal-execute", "hook:" + HC4 + ".request-execute"),
-                        HC4 + ".facts", Set.of(HC4 + ".classic"),
-                        HC4 + ".outcome", Set.of("retry-loop.decide"),
-                        HC4 + ".classify", Set.of("retry-loop.decide"))),
-                httpClient4("async", "default", Map.of(
-                        "all", Set.of("hook:" + HC4 + ".async-execute"),
-                        HC4 + ".facts", Set.of(HC4 + ".async"),
-                        HC4 + ".outcome", Set.of("async-retry-loop.decide"),
-                        HC4 + ".classify", Set.of("async-retry-loop.decide"))),
+                        Set.of(HC4 + ".classic", "hook:" + HC4 + ".retry-execute"), LOOP)),
+                httpClient4("classic", "minimal", places(HC4,
+                        Set.of("hook:" + HC4 + ".minimal-execute", "hook:" + HC4 + ".request-execute"),
+                        Set.of(HC4 + ".classic"), LOOP)),
+                httpClient4("async", "default", places(HC4, Set.of("hook:" + HC4 + ".async-execute"),
+                        Set.of(HC4 + ".async"), ASYNC_LOOP)),
                 new Client("httpurlconnection", HttpUrlConnectionScenario.class, ClientLibs.NONE,
                         url -> List.of("--url", url, "--repeat", "" + CALLS),
-                        Map.of("all", Set.of("hook:httpurlconnection.get-input-stream",
-                                        "hook:httpurlconnection.write-requests"),
-                                "httpurlconnection.facts", Set.of("httpurlconnection.facts"),
-                                "httpurlconnection.outcome", Set.of("retry-loop.decide"),
-                                "httpurlconnection.classify", Set.of("retry-loop.decide"))),
+                        places("httpurlconnection", Set.of("hook:httpurlconnection.get-input-stream",
+                                "hook:httpurlconnection.write-requests"), Set.of("httpurlconnection.facts"), LOOP)),
                 jdkHttpClient("sync"),
                 jdkHttpClient("async"));
         // Every client at every place on the test JDK; on the other JDKs every client with every hook failing, and the
@@ -184,11 +160,22 @@ class FailOpenIT {
         // the application's warm-up makes a send and a sendAsync before its calls, whatever their mode (the
         // two-argument sendAsync: its hook fails, and then that of the three-argument one it calls); every exchange
         // passes the hook where an attempt of the agent's learns its exchange (redirects)
-        }, Map.of("all", Set.of("hook:" + JDK + ".send", "hook:" + JDK + ".send-async-2", "hook:" + JDK + ".send-async",
-                "hook:" + JDK + ".exchange"),
-                JDK + ".facts", Set.of(JDK + ".facts"),
-                JDK + ".outcome", Set.of("async-retry-loop.decide"),
-                JDK + ".classify", Set.of("async-retry-loop.decide")));
+        }, places(JDK, Set.of("hook:" + JDK + ".send", "hook:" + JDK + ".send-async-2",
+                "hook:" + JDK + ".send-async", "hook:" + JDK + ".exchange"), Set.of(JDK + ".facts"), ASYNC_LOOP));
+    }
+
+    private static final String LOOP = "retry-loop.decide";
+    private static final String ASYNC_LOOP = "async-retry-loop.decide";
+
+    /**
+     * Where {@code client}'s adapter is made to fail and the places its log then names: every hook ({@code all}:
+     * {@code hooks}), its reading of the request ({@code .facts}: {@code facts}), of a response and of a failure for
+     * the loop's decision ({@code .outcome}, {@code .classify}: {@code loop}, the decision of the sync or the async
+     * loop).
+     */
+    private static Map<String, Set<String>> places(String client, Set<String> hooks, Set<String> facts, String loop) {
+        return Map.of("all", hooks, client + ".facts", facts, client + ".outcome", Set.of(loop),
+                client + ".classify", Set.of(loop));
     }
 
     private static Client httpClient5(String api, String kind, Map<String, Set<String>> expected) {

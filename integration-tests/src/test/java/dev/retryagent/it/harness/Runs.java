@@ -18,6 +18,12 @@ public final class Runs {
         return found.get(0);
     }
 
+    /** Whether the call {@code id} ended with a 200. */
+    public static boolean ok(ForkedApp.Result run, String id) {
+        ReportLine result = result(run, id);
+        return result.has("status") && result.getInt("status") == 200;
+    }
+
     /** The {@code Retry-Attempt} marker of each request, in order (null where a request had none). */
     public static List<String> markers(List<RecordedRequest> requests) {
         return requests.stream().map(r -> r.header("Retry-Attempt")).collect(Collectors.toList());

@@ -59,7 +59,9 @@ class HttpClient5AgentIT extends ClientContract<HttpClient5AgentIT.Jvm> {
                 case CLASS_PATH -> HttpClient5AgentIT.app(run, libs);
                 case CHILD -> ChildLoaderLauncher.app(HttpClient5Scenario.class, libs);
                 case WEBAPP -> Webapps.app(jdk, HttpClient5Scenario.class, libs, List.of(
-                        "dev/retryagent/it/apps/HttpClient5Scenario*.class", "dev/retryagent/it/apps/Report.class",
+                        "dev/retryagent/it/apps/HttpClient5Scenario*.class",
+                        "dev/retryagent/it/apps/ApacheScenario*.class", "dev/retryagent/it/apps/Report.class",
+                        "dev/retryagent/it/apps/CallSpec.class",
                         "dev/retryagent/it/clients/HttpClient5Kit*.class", "dev/retryagent/it/clients/FirstUse*.class",
                         "dev/retryagent/it/clients/Kits.class", "dev/retryagent/it/clients/KitRequest.class",
                         "dev/retryagent/it/clients/KitReply*.class", "dev/retryagent/it/clients/HttpKit.class",

@@ -10,6 +10,7 @@ import dev.retryagent.it.harness.ForkedApp;
 import dev.retryagent.it.harness.Jdks;
 import dev.retryagent.it.harness.RecordedRequest;
 import dev.retryagent.it.harness.ReportLine;
+import dev.retryagent.it.harness.Runs;
 import dev.retryagent.it.harness.ScriptedServer;
 import dev.retryagent.it.harness.Step;
 import java.util.ArrayList;
@@ -172,13 +173,11 @@ class StaleConnectionIT {
 
     record Measured(ForkedApp.Result run, Servers servers) {
         ReportLine result(String id) {
-            List<ReportLine> found = run.results().stream().filter(r -> id.equals(r.getOrNull("id"))).toList();
-            assertEquals(1, found.size(), "one RESULT for " + id + "\n" + run.describe());
-            return found.get(0);
+            return Runs.result(run, id);
         }
 
         boolean ok(String id) {
-            return result(id).has("status") && result(id).getInt("status") == 200;
+            return Runs.ok(run, id);
         }
 
         String outcome(Scenario s) {

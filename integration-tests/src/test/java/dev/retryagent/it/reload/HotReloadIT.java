@@ -115,6 +115,21 @@ class HotReloadIT {
             app.awaitStderrLine(l -> l.startsWith("retry-agent policy-loaded ") && l.contains(expected), RELOAD_LIMIT);
         }
 
+        /** Waits for the start-up load of {@code before}, a policy of 2 attempts, and checks a call makes them. */
+        void awaitStartUpOfTwoAttempts(String before) throws Exception {
+            awaitStartUp(before);
+            assertAttempts(2, call("/before"));
+        }
+
+        /**
+         * Waits for the load of {@code after} since {@code change}, a policy of 4 attempts, and checks a call to
+         * {@code path} makes them.
+         */
+        void awaitLoadOfFourAttempts(String what, String after, Change change, String path) throws Exception {
+            awaitLoaded(what, after, change);
+            assertAttempts(4, call(path));
+        }
+
         /** What the test needs to know about the moment before it changes the file. */
         Change change() {
             return new Change(agentLines("policy-loaded").size(), System.nanoTime());
@@ -170,15 +185,13 @@ class HotReloadIT {
         String after = policy(4);
         Path file = plainFile("in-place", before);
         try (Service service = new Service("reload-in-place", file, jdk)) {
-            service.awaitStartUp(before);
-            assertAttempts(2, service.call("/before"));
+            service.awaitStartUpOfTwoAttempts(before);
 
             Object inode = Files.getAttribute(file, "unix:ino");
             Change changedAt = service.change();
             Files.writeString(file, after); // truncates and writes the same inode
             assertEquals(inode, Files.getAttribute(file, "unix:ino"));
-            service.awaitLoaded("in-place", after, changedAt);
-            assertAttempts(4, service.call("/after"));
+            service.awaitLoadOfFourAttempts("in-place", after, changedAt, "/after");
             assertEquals(2, service.agentLines("policy-loaded").size(), service.app.stderrSoFar());
         }
     }
@@ -189,15 +202,13 @@ class HotReloadIT {
         String after = policy(4);
         Path file = plainFile("rename", before);
         try (Service service = new Service("reload-rename", file)) {
-            service.awaitStartUp(before);
-            assertAttempts(2, service.call("/before"));
+            service.awaitStartUpOfTwoAttempts(before);
 
             Path next = file.resolveSibling(".policy.yaml.tmp");
             Files.writeString(next, after);
             Change changedAt = service.change();
             Files.move(next, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            service.awaitLoaded("rename", after, changedAt);
-            assertAttempts(4, service.call("/after"));
+            service.awaitLoadOfFourAttempts("rename", after, changedAt, "/after");
         }
     }
 
@@ -218,8 +229,7 @@ class HotReloadIT {
         Path file = volume.resolve("policy.yaml");
         Files.createSymbolicLink(file, Paths.get("..data", "policy.yaml"));
         try (Service service = new Service("reload-configmap", file, jdk)) {
-            service.awaitStartUp(before);
-            assertAttempts(2, service.call("/before"));
+            service.awaitStartUpOfTwoAttempts(before);
 
             Path second = Files.createDirectory(volume.resolve("..2026_12_01_02_05_00.000000002"));
             Files.writeString(second.resolve("policy.yaml"), after);
@@ -229,8 +239,7 @@ class HotReloadIT {
             Files.move(newLink, volume.resolve("..data"), StandardCopyOption.ATOMIC_MOVE);
             Files.delete(first.resolve("policy.yaml"));
             Files.delete(first);
-            service.awaitLoaded("configmap", after, changedAt);
-            assertAttempts(4, service.call("/after"));
+            service.awaitLoadOfFourAttempts("configmap", after, changedAt, "/after");
         }
     }
 
@@ -262,8 +271,7 @@ class HotReloadIT {
 
             changedAt = service.change();
             Files.writeString(file, fixed);
-            service.awaitLoaded("fixed", fixed, changedAt);
-            assertAttempts(4, service.call("/fixed"));
+            service.awaitLoadOfFourAttempts("fixed", fixed, changedAt, "/fixed");
             assertEquals(1, service.agentLines("policy-rejected").size(), service.app.stderrSoFar());
         }
     }
@@ -285,8 +293,7 @@ class HotReloadIT {
 
             Change changedAt = service.change();
             Files.writeString(file, after);
-            service.awaitLoaded("restored", after, changedAt);
-            assertAttempts(4, service.call("/back"));
+            service.awaitLoadOfFourAttempts("restored", after, changedAt, "/back");
         }
     }
 
@@ -303,8 +310,7 @@ class HotReloadIT {
 
             Change changedAt = service.change();
             Files.writeString(file, fixed);
-            service.awaitLoaded("fixed-after-start", fixed, changedAt);
-            assertAttempts(4, service.call("/fixed"));
+            service.awaitLoadOfFourAttempts("fixed-after-start", fixed, changedAt, "/fixed");
         }
     }
 
