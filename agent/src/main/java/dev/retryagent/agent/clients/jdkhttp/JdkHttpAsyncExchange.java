@@ -40,7 +40,7 @@ import java.util.function.BiConsumer;
  * ({@link #asTheClientHeldIt}), and its response, in a view answering {@code request()} as the client alone would
  * when the attempt sent a copy ({@link ApplicationResponse}).
  */
-final class JdkHttpAsyncExchange implements AsyncExchange<JdkHttpAsyncExchange.Head> {
+final class JdkHttpAsyncExchange implements AsyncExchange<ResponseHead> {
     private final JdkHttpApi api;
     private final Object client;
     /** The application's {@code HttpClient}, held until the call ends ({@link JdkHttpApi#facade}). */
@@ -83,7 +83,7 @@ final class JdkHttpAsyncExchange implements AsyncExchange<JdkHttpAsyncExchange.H
     }
 
     /** The loop's caller: completes {@link #result}. */
-    CallCompletion<Head> delivery() {
+    CallCompletion<ResponseHead> delivery() {
         return new Delivery();
     }
 
@@ -97,7 +97,7 @@ final class JdkHttpAsyncExchange implements AsyncExchange<JdkHttpAsyncExchange.H
 
     /** Attempt {@code attempt}: a copy of the request whose timeout is at most {@code limitMillis}. */
     @Override
-    public void send(int attempt, int scope, String marker, long limitMillis, AsyncAttempt<Head> handle) {
+    public void send(int attempt, int scope, String marker, long limitMillis, AsyncAttempt<ResponseHead> handle) {
         this.limitMillis = limitMillis;
         send(attempt, scope, marker, handle);
     }
@@ -123,7 +123,7 @@ final class JdkHttpAsyncExchange implements AsyncExchange<JdkHttpAsyncExchange.H
     }
 
     @Override
-    public void send(int attempt, int scope, String marker, AsyncAttempt<Head> handle) {
+    public void send(int attempt, int scope, String marker, AsyncAttempt<ResponseHead> handle) {
         attemptNumber = attempt;
         Attempt current = new Attempt(handle, attempt);
         last = current;
@@ -217,7 +217,7 @@ final class JdkHttpAsyncExchange implements AsyncExchange<JdkHttpAsyncExchange.H
     }
 
     @Override
-    public Outcome outcome(Head head) {
+    public Outcome outcome(ResponseHead head) {
         InjectedFaults.at(ClientNames.JDK_HTTPCLIENT + ".outcome");
         return Outcome.status(head.status, head.retryAfter);
     }
@@ -225,7 +225,7 @@ final class JdkHttpAsyncExchange implements AsyncExchange<JdkHttpAsyncExchange.H
     @Override
     public FailureKind classify(IOException failure) {
         InjectedFaults.at(ClientNames.JDK_HTTPCLIENT + ".classify");
-        if (isCancelled() || failure instanceof Carried) {
+        if (isCancelled() || failure instanceof CarriedFailure) {
             return FailureKind.OTHER;
         }
         return JdkHttpRequests.classifyFailure(failure);
@@ -233,7 +233,7 @@ final class JdkHttpAsyncExchange implements AsyncExchange<JdkHttpAsyncExchange.H
 
     /** The client follows redirects inside an attempt: the rule is that of the last hop ({@link LastHop}). */
     @Override
-    public CallFacts decidedUnder(CallFacts call, Head head) {
+    public CallFacts decidedUnder(CallFacts call, ResponseHead head) {
         return LastHop.decidedUnder(api, call, head.attempt.exchange);
     }
 
@@ -242,7 +242,7 @@ final class JdkHttpAsyncExchange implements AsyncExchange<JdkHttpAsyncExchange.H
      * ({@link Attempt#invoke}), which reads the body to its end and so gives the connection back.
      */
     @Override
-    public void discard(Head head) {
+    public void discard(ResponseHead head) {
     }
 
     @Override
@@ -250,27 +250,12 @@ final class JdkHttpAsyncExchange implements AsyncExchange<JdkHttpAsyncExchange.H
         return result.isCancelled();
     }
 
-    /** A response head as the loop sees it: the status and Retry-After; the body is still to come. */
-    static final class Head {
-        final Attempt attempt;
-        final Object info;
-        final int status;
-        final String retryAfter;
-
-        Head(Attempt attempt, Object info, int status, String retryAfter) {
-            this.attempt = attempt;
-            this.info = info;
-            this.status = status;
-            this.retryAfter = retryAfter;
-        }
-    }
-
     /**
      * One attempt: its {@code BodyHandler} (a proxy's invocation handler: {@code apply(ResponseInfo)} is the only
      * abstract method) and its end (the attempt's future, or the return of its {@code send}).
      */
     final class Attempt implements InvocationHandler, BiConsumer<Object, Throwable> {
-        private final AsyncAttempt<Head> handle;
+        private final AsyncAttempt<ResponseHead> handle;
         /** The attempt's number in the call, 1 for the first. */
         final int number;
         volatile CompletableFuture<?> inFlight;
@@ -283,7 +268,7 @@ final class JdkHttpAsyncExchange implements AsyncExchange<JdkHttpAsyncExchange.H
         /** The attempt's failure as its future held it (what a dependent stage of it gets), before unwrapping. */
         volatile Throwable thrown;
 
-        Attempt(AsyncAttempt<Head> handle, int number) {
+        Attempt(AsyncAttempt<ResponseHead> handle, int number) {
             this.handle = handle;
             this.number = number;
         }
@@ -310,9 +295,9 @@ final class JdkHttpAsyncExchange implements AsyncExchange<JdkHttpAsyncExchange.H
             if (handle.reported()) {
                 return api.discarding();
             }
-            Head head;
+            ResponseHead head;
             try {
-                head = new Head(this, info, api.statusCode(info), api.responseHeader(info, "Retry-After"));
+                head = new ResponseHead(this, info, api.statusCode(info), api.responseHeader(info, "Retry-After"));
             } catch (RuntimeException e) {
                 // Fail open: the application's handler takes this response, as without the agent.
                 RetryLog.internalError(ClientNames.JDK_HTTPCLIENT + ".head", e);
@@ -355,7 +340,7 @@ final class JdkHttpAsyncExchange implements AsyncExchange<JdkHttpAsyncExchange.H
                 result.lastFailure = cause;
             }
             // Before the head, the attempt's end; after a discarded head, the end of its body.
-            handle.failed(cause instanceof IOException ? (IOException) cause : new Carried(cause));
+            handle.failed(cause instanceof IOException ? (IOException) cause : new CarriedFailure(cause));
         }
     }
 
@@ -402,25 +387,16 @@ final class JdkHttpAsyncExchange implements AsyncExchange<JdkHttpAsyncExchange.H
         return t;
     }
 
-    /** A failure that is not an {@link IOException}, carried through the loop (never retried) and then unwrapped. */
-    static final class Carried extends IOException {
-        private static final long serialVersionUID = 1L;
-
-        Carried(Throwable cause) {
-            super(cause);
-        }
-    }
-
     /** Delivers the call's final response or failure to {@link #result}. */
-    private final class Delivery implements CallCompletion<Head> {
+    private final class Delivery implements CallCompletion<ResponseHead> {
         @Override
-        public void onResponse(Head head) {
+        public void onResponse(ResponseHead head) {
             // nothing yet: the attempt applies the application's handler, and its end completes the result
         }
 
         @Override
         public void onFailure(IOException failure) {
-            result.finish(null, failure instanceof Carried ? failure.getCause() : failure);
+            result.finish(null, failure instanceof CarriedFailure ? failure.getCause() : failure);
         }
     }
 
