@@ -15,7 +15,7 @@ import java.security.PrivilegedExceptionAction;
 /**
  * {@code Premain-Class} and {@code Agent-Class}. Deliberately tiny and linked to nothing but the JDK: before
  * any class of the engine may load, the classes of the nested {@code META-INF/retry-agent/bootstrap.jar}
- * (policy-core, relocated SnakeYAML and {@code dev.retryagent.agent.bootloader.runtime}) are made the boot loader's
+ * (policy-core, relocated SnakeYAML and the {@code dev.retryagent.agent.bootloader} room) are made the boot loader's
  * ({@link BootClasses}), so that the one engine is visible from every class loader that loads an HTTP client. Only
  * then does {@link AgentStartup} run. Nothing thrown here reaches the application: it starts, without retries.
  */
