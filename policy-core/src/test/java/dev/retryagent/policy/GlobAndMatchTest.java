@@ -1,15 +1,12 @@
 package dev.retryagent.policy;
 
-import static dev.retryagent.policy.PolicyAssertions.assertSameSettings;
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static dev.retryagent.policy.PolicyAssertions.assertSpecDefaults;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
 
@@ -154,24 +151,7 @@ class GlobAndMatchTest {
         assertEquals("Retry-Attempt", p.markerHeader());
         assertTrue(p.rules().isEmpty());
 
-        RetrySettings d = p.defaults();
-        assertNull(d.mode());
-        assertEquals(3, d.maxAttempts());
-        assertEquals(100, d.backoff().baseMillis());
-        assertEquals(2000, d.backoff().capMillis());
-        assertEquals(2.0, d.backoff().multiplier());
-        assertEquals(Jitter.FULL, d.backoff().jitter());
-        assertEquals(10_000, d.deadlineMillis());
-        assertArrayEquals(new int[] {408, 429, 502, 503, 504}, d.retryStatuses().codes());
-        assertEquals(EnumSet.of(FailureKind.CONNECT, FailureKind.RESET, FailureKind.TIMEOUT), d.retryFailures());
-        assertTrue(d.retryAfter().honor());
-        assertEquals(30_000, d.retryAfter().maxMillis());
-        assertEquals(0.5, d.retryAfter().spread());
-        assertEquals(List.of("GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"), new ArrayList<>(d.idempotentMethods()));
-        assertEquals(List.of("Idempotency-Key"), d.idempotencyKeyHeaders());
-        assertEquals(0.1, d.budget().ratio());
-        assertEquals(10, d.budget().minPerSecond());
-        assertSameSettings(RetrySettings.builtIn(), d);
+        assertSpecDefaults(p.defaults());
         assertSame(p, Policy.builtIn());
     }
 

@@ -2,6 +2,12 @@ package dev.retryagent.policy;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
 
 /** Field-by-field comparisons of the model, which has no equals of its own. */
 final class PolicyAssertions {
@@ -24,6 +30,27 @@ final class PolicyAssertions {
         assertEquals(expected.upperLayers(), actual.upperLayers(), "upperLayers");
         assertEquals(expected.budget().minPerSecond(), actual.budget().minPerSecond(), "budget.minPerSecond");
         assertEquals(expected.toString(), actual.toString());
+    }
+
+    /** The defaults the spec gives a file that sets none, each value spelt out rather than read from the model. */
+    static void assertSpecDefaults(RetrySettings d) {
+        assertNull(d.mode());
+        assertEquals(3, d.maxAttempts());
+        assertEquals(100, d.backoff().baseMillis());
+        assertEquals(2000, d.backoff().capMillis());
+        assertEquals(2.0, d.backoff().multiplier());
+        assertEquals(Jitter.FULL, d.backoff().jitter());
+        assertEquals(10_000, d.deadlineMillis());
+        assertArrayEquals(new int[] {408, 429, 502, 503, 504}, d.retryStatuses().codes());
+        assertEquals(EnumSet.of(FailureKind.CONNECT, FailureKind.RESET, FailureKind.TIMEOUT), d.retryFailures());
+        assertTrue(d.retryAfter().honor());
+        assertEquals(30_000, d.retryAfter().maxMillis());
+        assertEquals(0.5, d.retryAfter().spread());
+        assertEquals(List.of("GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"), new ArrayList<>(d.idempotentMethods()));
+        assertEquals(List.of("Idempotency-Key"), d.idempotencyKeyHeaders());
+        assertEquals(0.1, d.budget().ratio());
+        assertEquals(10, d.budget().minPerSecond());
+        assertSameSettings(RetrySettings.builtIn(), d);
     }
 
     static void assertSameBackoff(BackoffPolicy expected, BackoffPolicy actual) {
