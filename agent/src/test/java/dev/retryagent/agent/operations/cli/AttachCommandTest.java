@@ -4,10 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -18,20 +15,18 @@ class AttachCommandTest {
     @TempDir
     Path dir;
 
-    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+    private final CapturedRun tool = new CapturedRun();
 
     private int run(String... args) {
-        return RetryAgentMain.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8));
+        return tool.run(args);
     }
 
     private String err() {
-        return err.toString(StandardCharsets.UTF_8);
+        return tool.err();
     }
 
     private void assertOneLine() {
-        assertEquals("", out.toString(StandardCharsets.UTF_8));
+        assertEquals("", tool.out());
         assertEquals(1, err().split("\n").length, err());
         assertFalse(err().contains("Exception") || err().contains("\tat "), err());
     }
@@ -46,7 +41,6 @@ class AttachCommandTest {
     @Test
     void aPidThatIsNotANumberIsAUsageError() {
         for (String pid : new String[] {"abc", "-1", "0", "12x", "99999999999999999999"}) {
-            err.reset();
             assertEquals(64, run("attach", pid), pid);
             assertTrue(err().contains("is not a process id"), err());
             assertOneLine();

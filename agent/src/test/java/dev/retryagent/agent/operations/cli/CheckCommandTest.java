@@ -9,10 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -40,25 +37,21 @@ class CheckCommandTest {
     @TempDir
     Path dir;
 
-    private ByteArrayOutputStream out = new ByteArrayOutputStream();
-    private ByteArrayOutputStream err = new ByteArrayOutputStream();
+    private final CapturedRun tool = new CapturedRun();
 
     private int check(String... args) {
-        out = new ByteArrayOutputStream();
-        err = new ByteArrayOutputStream();
         String[] all = new String[args.length + 1];
         all[0] = "check";
         System.arraycopy(args, 0, all, 1, args.length);
-        return RetryAgentMain.run(all, new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8));
+        return tool.run(all);
     }
 
     private String out() {
-        return out.toString(StandardCharsets.UTF_8);
+        return tool.out();
     }
 
     private String err() {
-        return err.toString(StandardCharsets.UTF_8);
+        return tool.err();
     }
 
     private Path policy(String yaml) throws IOException {

@@ -3,10 +3,7 @@ package dev.retryagent.agent.operations.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -16,20 +13,18 @@ class RetryAgentMainTest {
     @TempDir
     Path dir;
 
-    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+    private final CapturedRun tool = new CapturedRun();
 
     private int run(String... args) {
-        return RetryAgentMain.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8));
+        return tool.run(args);
     }
 
     private String out() {
-        return out.toString(StandardCharsets.UTF_8);
+        return tool.out();
     }
 
     private String err() {
-        return err.toString(StandardCharsets.UTF_8);
+        return tool.err();
     }
 
     @Test
