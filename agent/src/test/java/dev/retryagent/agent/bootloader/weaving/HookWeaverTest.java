@@ -4,10 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
+import dev.retryagent.agent.LibraryClassFiles;
 import dev.retryagent.agent.bootloader.runtime.Hooks;
 import dev.retryagent.engine.LayerRetries;
 import dev.retryagent.engine.UpperLayer;
-import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -26,23 +26,9 @@ class HookWeaverTest {
 
     /** Loads the woven fixture in a loader of its own (child-first for the fixture only). */
     private static Class<?> wovenFixture(List<HookPoint> points) throws Exception {
-        byte[] original;
-        try (InputStream in = HookWeaverTest.class.getResourceAsStream("WeaveFixture.class")) {
-            original = in.readAllBytes();
-        }
+        byte[] original = LibraryClassFiles.bytes(FIXTURE);
         byte[] woven = HookWeaver.weave(original, points);
-        ClassLoader loader = new ClassLoader(HookWeaverTest.class.getClassLoader()) {
-            @Override
-            protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
-                if (name.equals(FIXTURE)) {
-                    synchronized (this) {
-                        Class<?> c = findLoadedClass(name);
-                        return c != null ? c : defineClass(name, woven, 0, woven.length);
-                    }
-                }
-                return super.loadClass(name, resolve);
-            }
-        };
+        ClassLoader loader = new OneClassLoader(HookWeaverTest.class.getClassLoader(), FIXTURE, woven);
         return Class.forName(FIXTURE, true, loader);
     }
 
@@ -127,10 +113,7 @@ class HookWeaverTest {
 
     @Test
     void nothingMatchesNothingChanges() throws Exception {
-        byte[] original;
-        try (InputStream in = HookWeaverTest.class.getResourceAsStream("WeaveFixture.class")) {
-            original = in.readAllBytes();
-        }
+        byte[] original = LibraryClassFiles.bytes(FIXTURE);
         assertNull(HookWeaver.weave(original, List.of(HookPoint.exit("x", FIXTURE, "send", "()V"))));
     }
 

@@ -7,11 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.retryagent.agent.LibraryClassFiles;
 import dev.retryagent.agent.bootloader.runtime.Hooks;
 import dev.retryagent.agent.bootloader.weaving.HookPoint;
 import dev.retryagent.agent.bootloader.weaving.HookWeaver;
+import dev.retryagent.agent.bootloader.weaving.OneClassLoader;
 import java.io.IOException;
-import java.io.InputStream;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
@@ -45,23 +46,9 @@ class EntryMayReplaceWeavingTest {
     }
 
     private static Class<?> wovenFixture() throws Exception {
-        byte[] original;
-        try (InputStream in = EntryMayReplaceWeavingTest.class.getResourceAsStream("ReplaceFixture.class")) {
-            original = in.readAllBytes();
-        }
+        byte[] original = LibraryClassFiles.bytes(FIXTURE);
         byte[] woven = HookWeaver.weave(original, POINTS);
-        ClassLoader loader = new ClassLoader(EntryMayReplaceWeavingTest.class.getClassLoader()) {
-            @Override
-            protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
-                if (name.equals(FIXTURE)) {
-                    synchronized (this) {
-                        Class<?> c = findLoadedClass(name);
-                        return c != null ? c : defineClass(name, woven, 0, woven.length);
-                    }
-                }
-                return super.loadClass(name, resolve);
-            }
-        };
+        ClassLoader loader = new OneClassLoader(EntryMayReplaceWeavingTest.class.getClassLoader(), FIXTURE, woven);
         return Class.forName(FIXTURE, true, loader);
     }
 

@@ -11,6 +11,7 @@ import dev.retryagent.agent.bootloader.httpurlconnection.HttpUrlConnectionHooks;
 import dev.retryagent.agent.bootloader.weaving.HookPoint;
 import dev.retryagent.agent.bootloader.weaving.HookTransformer;
 import dev.retryagent.agent.bootloader.weaving.HookWeaver;
+import dev.retryagent.agent.bootloader.weaving.OneClassLoader;
 import java.lang.instrument.Instrumentation;
 import java.lang.reflect.Proxy;
 import java.util.ArrayList;
@@ -114,18 +115,7 @@ class HttpUrlConnectionInstrumentationTest {
     void theWovenJdkClassPassesTheVerifier() throws Exception {
         byte[] bytes = JdkClassFiles.of(HTTP).values().iterator().next(); // the running JDK's
         byte[] woven = HookWeaver.weave(bytes, instrumentation.hookPoints());
-        ClassLoader loader = new ClassLoader(getClass().getClassLoader()) {
-            @Override
-            protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
-                if (name.equals(HTTP)) {
-                    synchronized (this) {
-                        Class<?> c = findLoadedClass(name);
-                        return c != null ? c : defineClass(name, woven, 0, woven.length);
-                    }
-                }
-                return super.loadClass(name, resolve);
-            }
-        };
+        ClassLoader loader = new OneClassLoader(getClass().getClassLoader(), HTTP, woven);
         try {
             Class<?> c = Class.forName(HTTP, true, loader);
             assertEquals(loader, c.getClassLoader());
