@@ -5,14 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.sun.net.httpserver.HttpServer;
+import dev.retryagent.agent.ScriptedServer;
 import dev.retryagent.agent.bootloader.runtime.HeldScheduler;
 import dev.retryagent.agent.bootloader.runtime.Hooks;
 import dev.retryagent.agent.bootloader.runtime.RetryRuntime;
 import dev.retryagent.policy.PolicyLoader;
 import java.io.ByteArrayInputStream;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CancellationException;
@@ -20,7 +18,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.IntUnaryOperator;
 import org.apache.http.HttpHost;
 import org.apache.http.HttpResponse;
 import org.apache.http.client.methods.CloseableHttpResponse;
@@ -60,47 +57,21 @@ class HttpClient4RetryTest {
             + "  backoff: { base: 5ms, cap: 10ms }\n"
             + "  budget: { ratio: 1.0, minPerSecond: 1000 }\n";
 
-    static {
-        System.setProperty("sun.net.httpserver.nodelay", "true");
-    }
-
-    private HttpServer server;
-    private volatile IntUnaryOperator script = n -> 200;
-    private final List<String> markers = new CopyOnWriteArrayList<>();
-    private final List<String> bodies = new CopyOnWriteArrayList<>();
-    private final AtomicInteger requests = new AtomicInteger();
+    private final ScriptedServer server = new ScriptedServer();
 
     @BeforeEach
     void start() throws Exception {
         RetryRuntime.install(PolicyLoader.parse(POLICY, "test.yaml"));
-        server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-        server.createContext("/", exchange -> {
-            int n = requests.getAndIncrement();
-            markers.add(String.valueOf(exchange.getRequestHeaders().getFirst("Retry-Attempt")));
-            bodies.add(new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
-            byte[] body = ("r" + n).getBytes(StandardCharsets.UTF_8);
-            exchange.sendResponseHeaders(script.applyAsInt(n), body.length);
-            exchange.getResponseBody().write(body);
-            exchange.close();
-        });
         server.start();
     }
 
     @AfterEach
     void stop() {
-        server.stop(0);
-    }
-
-    private void statuses(int... codes) {
-        script = n -> n < codes.length ? codes[n] : 200;
-    }
-
-    private String url() {
-        return "http://127.0.0.1:" + server.getAddress().getPort() + "/items";
+        server.stop();
     }
 
     private HttpHost host() {
-        return new HttpHost("127.0.0.1", server.getAddress().getPort(), "http");
+        return new HttpHost("127.0.0.1", server.port(), "http");
     }
 
     private static MinimalClientExec exec(PoolingHttpClientConnectionManager pool) {
@@ -118,48 +89,48 @@ class HttpClient4RetryTest {
 
     @Test
     void classicCallsAreRetriedWithTheMarkerAndTheApplicationsRequestIsLeftAsItWas() throws Exception {
-        statuses(503, 503, 200);
-        HttpGet get = new HttpGet(url());
+        server.statuses(503, 503, 200);
+        HttpGet get = new HttpGet(server.url());
         try (PoolingHttpClientConnectionManager pool = new PoolingHttpClientConnectionManager();
              CloseableHttpResponse response = classic(exec(pool), get)) {
             assertEquals(200, response.getStatusLine().getStatusCode());
             assertEquals("r2", EntityUtils.toString(response.getEntity()));
         }
-        assertEquals(List.of("1", "2", "3"), markers);
+        assertEquals(List.of("1", "2", "3"), server.markers);
         assertEquals(0, get.getAllHeaders().length, "the application's request carries no marker");
     }
 
     @Test
     void aKeyedPostSendsTheSameBodyEachTimeAndANonRepeatableOneIsSentOnceUnmarked() throws Exception {
-        statuses(503, 201, 503, 200);
+        server.statuses(503, 201, 503, 200);
         try (PoolingHttpClientConnectionManager pool = new PoolingHttpClientConnectionManager()) {
-            HttpPost keyed = new HttpPost(url());
+            HttpPost keyed = new HttpPost(server.url());
             keyed.addHeader("Idempotency-Key", "k");
             keyed.setEntity(new StringEntity("payload", ContentType.TEXT_PLAIN));
             try (CloseableHttpResponse response = classic(exec(pool), keyed)) {
                 assertEquals(201, response.getStatusLine().getStatusCode());
             }
-            HttpPost stream = new HttpPost(url());
+            HttpPost stream = new HttpPost(server.url());
             stream.addHeader("Idempotency-Key", "k2");
             stream.setEntity(new InputStreamEntity(new ByteArrayInputStream("once".getBytes(StandardCharsets.UTF_8)), -1));
             try (CloseableHttpResponse response = classic(exec(pool), stream)) {
                 assertEquals(503, response.getStatusLine().getStatusCode());
             }
         }
-        assertEquals(List.of("payload", "payload", "once"), bodies);
-        assertEquals(List.of("1", "2", "null"), markers);
+        assertEquals(List.of("payload", "payload", "once"), server.bodyTexts());
+        assertEquals(List.of("1", "2", "null"), server.markers);
     }
 
     /** Each discarded 503 is read and released: a pool of one connection serves 20 retried calls. */
     @Test
     void discardedResponsesGoBackToThePool() throws Exception {
-        script = n -> n % 2 == 0 ? 503 : 200;
+        server.script(n -> n % 2 == 0 ? 503 : 200);
         try (PoolingHttpClientConnectionManager pool = new PoolingHttpClientConnectionManager()) {
             pool.setMaxTotal(1);
             pool.setDefaultMaxPerRoute(1);
             MinimalClientExec exec = exec(pool);
             for (int i = 0; i < 20; i++) {
-                HttpGet get = new HttpGet(url());
+                HttpGet get = new HttpGet(server.url());
                 get.setConfig(org.apache.http.client.config.RequestConfig.custom().setConnectionRequestTimeout(5000).build());
                 try (CloseableHttpResponse response = classic(exec, get)) {
                     assertEquals(200, response.getStatusLine().getStatusCode());
@@ -168,7 +139,7 @@ class HttpClient4RetryTest {
             }
             assertEquals(0, pool.getTotalStats().getLeased());
         }
-        assertEquals(40, requests.get());
+        assertEquals(40, server.requests.get());
     }
 
     @Test
@@ -182,7 +153,7 @@ class HttpClient4RetryTest {
         };
         RetryExec retryExec = new RetryExec(next, new org.apache.http.impl.client.DefaultHttpRequestRetryHandler());
         HttpRoute route = new HttpRoute(host());
-        HttpRequestWrapper request = HttpRequestWrapper.wrap(new HttpGet(url()));
+        HttpRequestWrapper request = HttpRequestWrapper.wrap(new HttpGet(server.url()));
         assertSame(marker, HttpClient4SyncExchange.skipBuiltInRetries(retryExec, route, request,
                 HttpClientContext.create(), null));
         assertEquals(1, inner.get());
@@ -243,11 +214,11 @@ class HttpClient4RetryTest {
 
     @Test
     void asyncCallsAreRetriedAndCompleteOnceWithTheFinalResponse() throws Exception {
-        statuses(503, 503, 200);
+        server.statuses(503, 503, 200);
         Heard heard = new Heard();
         try (CloseableHttpAsyncClient client = HttpAsyncClients.createDefault()) {
             client.start();
-            HttpPost post = new HttpPost(url());
+            HttpPost post = new HttpPost(server.url());
             post.addHeader("Idempotency-Key", "k");
             post.setEntity(new StringEntity("payload", ContentType.TEXT_PLAIN));
             HttpResponse response = async(client, post, host(), heard).get(10, TimeUnit.SECONDS);
@@ -255,8 +226,8 @@ class HttpClient4RetryTest {
             assertEquals("r2", EntityUtils.toString(response.getEntity()));
             assertEquals(0, post.getHeaders("Retry-Attempt").length, "the application's request is left as it was");
         }
-        assertEquals(List.of("1", "2", "3"), markers);
-        assertEquals(List.of("payload", "payload", "payload"), bodies);
+        assertEquals(List.of("1", "2", "3"), server.markers);
+        assertEquals(List.of("payload", "payload", "payload"), server.bodyTexts());
         assertEquals(List.of("completed:200"), heard.events());
     }
 
@@ -264,11 +235,11 @@ class HttpClient4RetryTest {
     void anAsyncCallCancelledDuringAWaitSendsNoFurtherAttempt() throws Exception {
         HeldScheduler scheduler = new HeldScheduler();
         RetryRuntime.install(PolicyLoader.parse(POLICY, "test.yaml"), scheduler);
-        statuses(503, 200);
+        server.statuses(503, 200);
         Heard heard = new Heard();
         try (CloseableHttpAsyncClient client = HttpAsyncClients.createDefault()) {
             client.start();
-            Future<HttpResponse> future = async(client, new HttpGet(url()), host(), heard);
+            Future<HttpResponse> future = async(client, new HttpGet(server.url()), host(), heard);
             HeldScheduler.Wait wait = scheduler.awaitWait(); // the 503 came: the loop waits for attempt 2
             assertTrue(wait.scheduledOn().startsWith("I/O dispatcher"), wait.scheduledOn());
             assertTrue(future.cancel(true));
@@ -276,34 +247,34 @@ class HttpClient4RetryTest {
             assertThrows(CancellationException.class, () -> future.get(1, TimeUnit.SECONDS));
             assertEquals(0, scheduler.pending());
         }
-        assertEquals(1, requests.get());
+        assertEquals(1, server.requests.get());
         assertEquals(List.of("cancelled"), heard.events());
     }
 
     @Test
     void aNonRepeatableAsyncBodyIsSentOnceUnmarked() throws Exception {
-        statuses(503, 200);
+        server.statuses(503, 200);
         Heard heard = new Heard();
         try (CloseableHttpAsyncClient client = HttpAsyncClients.createDefault()) {
             client.start();
-            HttpPost post = new HttpPost(url());
+            HttpPost post = new HttpPost(server.url());
             post.addHeader("Idempotency-Key", "k");
             post.setEntity(new InputStreamEntity(new ByteArrayInputStream("once".getBytes(StandardCharsets.UTF_8)), 4));
             HttpResponse response = async(client, post, host(), heard).get(10, TimeUnit.SECONDS);
             assertEquals(503, response.getStatusLine().getStatusCode());
         }
-        assertEquals(List.of("null"), markers);
+        assertEquals(List.of("null"), server.markers);
         assertEquals(List.of("completed:503"), heard.events());
     }
 
     /** A retry whose producer cannot be rewound ends the call with that failure, once; nothing more is sent. */
     @Test
     void aRetryThatCannotStartEndsTheCallWithItsFailure() throws Exception {
-        statuses(503, 200);
+        server.statuses(503, 200);
         Heard heard = new Heard();
         try (CloseableHttpAsyncClient client = HttpAsyncClients.createDefault()) {
             client.start();
-            org.apache.http.nio.protocol.HttpAsyncRequestProducer real = HttpAsyncMethods.create(host(), new HttpGet(url()));
+            org.apache.http.nio.protocol.HttpAsyncRequestProducer real = HttpAsyncMethods.create(host(), new HttpGet(server.url()));
             org.apache.http.nio.protocol.HttpAsyncRequestProducer producer =
                     (org.apache.http.nio.protocol.HttpAsyncRequestProducer) java.lang.reflect.Proxy.newProxyInstance(
                             getClass().getClassLoader(),
@@ -324,7 +295,7 @@ class HttpClient4RetryTest {
                     () -> future.get(10, TimeUnit.SECONDS));
             assertEquals("cannot rewind", failed.getCause().getMessage());
         }
-        assertEquals(1, requests.get());
+        assertEquals(1, server.requests.get());
         assertEquals(List.of("failed:IOException"), heard.events());
     }
 

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.sun.net.httpserver.HttpServer;
+import dev.retryagent.agent.ScriptedServer;
 import dev.retryagent.agent.bootloader.runtime.HeldScheduler;
 import dev.retryagent.agent.bootloader.runtime.Hooks;
 import dev.retryagent.agent.bootloader.runtime.RetryRuntime;
@@ -15,8 +15,6 @@ import dev.retryagent.policy.PolicyLoader;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.lang.reflect.Field;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -29,7 +27,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
-import java.util.function.IntUnaryOperator;
 import org.apache.hc.client5.http.async.AsyncExecCallback;
 import org.apache.hc.client5.http.HttpRoute;
 import org.apache.hc.client5.http.async.AsyncExecChain;
@@ -90,40 +87,17 @@ class HttpClient5RetryTest {
             + "  backoff: { base: 5ms, cap: 10ms }\n"
             + "  budget: { ratio: 1.0, minPerSecond: 1000 }\n";
 
-    static {
-        // The JDK's server writes head and body apart: without TCP_NODELAY each exchange waits for a delayed ACK.
-        System.setProperty("sun.net.httpserver.nodelay", "true");
-    }
-
-    private HttpServer server;
-    /** The status for request n (0 for the first): 200 unless the test says otherwise. */
-    private volatile IntUnaryOperator script = n -> 200;
-    private final List<String> markers = new CopyOnWriteArrayList<>();
-    private final List<String> keys = new CopyOnWriteArrayList<>();
-    private final List<byte[]> bodies = new CopyOnWriteArrayList<>();
-    private final AtomicInteger requests = new AtomicInteger();
+    private final ScriptedServer server = new ScriptedServer();
 
     @BeforeEach
     void start() throws Exception {
         install("");
-        server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-        server.createContext("/", exchange -> {
-            int n = requests.getAndIncrement();
-            markers.add(String.valueOf(exchange.getRequestHeaders().getFirst("Retry-Attempt")));
-            keys.add(String.valueOf(exchange.getRequestHeaders().getFirst("Idempotency-Key")));
-            bodies.add(exchange.getRequestBody().readAllBytes());
-            int status = script.applyAsInt(n);
-            byte[] body = ("r" + n).getBytes(StandardCharsets.UTF_8);
-            exchange.sendResponseHeaders(status, body.length);
-            exchange.getResponseBody().write(body);
-            exchange.close();
-        });
         server.start();
     }
 
     @AfterEach
     void stop() {
-        server.stop(0);
+        server.stop();
     }
 
     private static void install(String extra) throws Exception {
@@ -139,14 +113,6 @@ class HttpClient5RetryTest {
             }
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
         }
-    }
-
-    private void statuses(int... codes) {
-        script = n -> n < codes.length ? codes[n] : 200;
-    }
-
-    private String url() {
-        return "http://127.0.0.1:" + server.getAddress().getPort() + "/items";
     }
 
     private static CloseableHttpClient client(HttpClientBuilder builder) {
@@ -184,21 +150,21 @@ class HttpClient5RetryTest {
 
     @Test
     void classicCallsAreRetriedInTheExecChainWithTheMarker() throws Exception {
-        statuses(503, 503, 200);
+        server.statuses(503, 503, 200);
         try (CloseableHttpClient client = client(HttpClients.custom())) {
-            String body = client.execute(ClassicRequestBuilder.get(url()).build(), r -> {
+            String body = client.execute(ClassicRequestBuilder.get(server.url()).build(), r -> {
                 assertEquals(200, r.getCode());
                 return EntityUtils.toString(r.getEntity());
             });
             assertEquals("r2", body);
         }
-        assertEquals(3, requests.get());
-        assertEquals(List.of("1", "2", "3"), markers);
+        assertEquals(3, server.requests.get());
+        assertEquals(List.of("1", "2", "3"), server.markers);
     }
 
     @Test
     void theClientsOwnRetryElementIsSkippedPerCallUnderReplaceOnly() throws Exception {
-        ClassicHttpRequest request = ClassicRequestBuilder.get(url()).build();
+        ClassicHttpRequest request = ClassicRequestBuilder.get(server.url()).build();
         List<ClassicHttpRequest> proceeded = new ArrayList<>();
         ClassicHttpResponse next = new org.apache.hc.core5.http.message.BasicClassicHttpResponse(204);
         ExecChain chain = (r, scope) -> {
@@ -225,7 +191,7 @@ class HttpClient5RetryTest {
 
     @Test
     void onlyTheChainsOwnRuntimeExceptionsPassTheRetryElementsHookUnchanged() throws Exception {
-        ClassicHttpRequest request = ClassicRequestBuilder.get(url()).build();
+        ClassicHttpRequest request = ClassicRequestBuilder.get(server.url()).build();
         IllegalStateException clients = new IllegalStateException("the client's own");
         ExecChain chain = (r, scope) -> {
             throw clients;
@@ -247,7 +213,7 @@ class HttpClient5RetryTest {
                 throw new UnsupportedOperationException("agent-side failure");
             }
         };
-        HttpRoute route = new HttpRoute(new HttpHost("http", "127.0.0.1", server.getAddress().getPort()));
+        HttpRoute route = new HttpRoute(new HttpHost("http", "127.0.0.1", server.port()));
         ExecChain.Scope scope = new ExecChain.Scope("ex-1", route, broken,
                 unused(org.apache.hc.client5.http.classic.ExecRuntime.class), null);
         AsyncExecChain.Scope asyncScope = new AsyncExecChain.Scope("ex-2", route, broken,
@@ -283,7 +249,7 @@ class HttpClient5RetryTest {
         };
         for (boolean aborted : new boolean[] {false, true}) {
             for (boolean repeatable : new boolean[] {true, false}) {
-                ClassicHttpRequest post = ClassicRequestBuilder.post(url())
+                ClassicHttpRequest post = ClassicRequestBuilder.post(server.url())
                         .setEntity(repeatable ? new StringEntity("b")
                                 : new InputStreamEntity(new ByteArrayInputStream(new byte[] {1}), 1, null))
                         .build();
@@ -317,14 +283,14 @@ class HttpClient5RetryTest {
     void theClientsOwnRetryElementRunsForACallWhoseRuleIsObservedOrOff() throws Exception {
         install("rules:\n  - match: { path: /observed }\n    mode: observe\n"
                 + "  - match: { path: /untouched }\n    mode: off\n");
-        HttpRoute route = new HttpRoute(new HttpHost("http", "127.0.0.1", server.getAddress().getPort()));
+        HttpRoute route = new HttpRoute(new HttpHost("http", "127.0.0.1", server.port()));
         List<ClassicHttpRequest> proceeded = new ArrayList<>();
         ExecChain chain = (r, scope) -> {
             proceeded.add(r);
             return new org.apache.hc.core5.http.message.BasicClassicHttpResponse(204);
         };
         for (String path : List.of("/observed", "/untouched")) {
-            ClassicHttpRequest request = ClassicRequestBuilder.get(url().replace("/items", path)).build();
+            ClassicHttpRequest request = ClassicRequestBuilder.get(server.url().replace("/items", path)).build();
             ExecChain.Scope scope = new ExecChain.Scope("ex-1", route, request,
                     unused(org.apache.hc.client5.http.classic.ExecRuntime.class), null);
             assertSame(Hooks.PROCEED, ClassicRetryHandler.skipBuiltInRetries(request, scope, chain), path);
@@ -336,7 +302,7 @@ class HttpClient5RetryTest {
             }, null), path);
         }
         assertTrue(proceeded.isEmpty());
-        ClassicHttpRequest enforced = ClassicRequestBuilder.get(url()).build();
+        ClassicHttpRequest enforced = ClassicRequestBuilder.get(server.url()).build();
         ExecChain.Scope scope = new ExecChain.Scope("ex-3", route, enforced,
                 unused(org.apache.hc.client5.http.classic.ExecRuntime.class), null);
         assertTrue(ClassicRetryHandler.skipBuiltInRetries(enforced, scope, chain) instanceof ClassicHttpResponse,
@@ -359,84 +325,84 @@ class HttpClient5RetryTest {
     @Test
     void replaceLeavesTheClientsOwnRetryStrategyOutKeepLeavesItAsConfigured() throws Exception {
         DefaultHttpRequestRetryStrategy eager = new DefaultHttpRequestRetryStrategy(1, TimeValue.ofMilliseconds(10));
-        script = n -> 503;
+        server.script(n -> 503);
         try (CloseableHttpClient client = client(HttpClients.custom().setRetryStrategy(eager))) {
-            ClassicHttpRequest post = ClassicRequestBuilder.post(url()).setEntity(new StringEntity("b")).build();
+            ClassicHttpRequest post = ClassicRequestBuilder.post(server.url()).setEntity(new StringEntity("b")).build();
             assertEquals(503, client.execute(post, r -> r.getCode()).intValue());
         }
-        assertEquals(1, requests.get(), "replace: a POST without a key is never retried, by anyone");
+        assertEquals(1, server.requests.get(), "replace: a POST without a key is never retried, by anyone");
 
         install("builtInRetries: keep\n");
-        requests.set(0);
+        server.requests.set(0);
         try (CloseableHttpClient client = client(HttpClients.custom().setRetryStrategy(eager))) {
-            ClassicHttpRequest post = ClassicRequestBuilder.post(url()).setEntity(new StringEntity("b")).build();
+            ClassicHttpRequest post = ClassicRequestBuilder.post(server.url()).setEntity(new StringEntity("b")).build();
             assertEquals(503, client.execute(post, r -> r.getCode()).intValue());
         }
-        assertEquals(2, requests.get(), "keep: the client's own strategy still retries the POST once");
+        assertEquals(2, server.requests.get(), "keep: the client's own strategy still retries the POST once");
 
-        requests.set(0);
-        markers.clear();
-        statuses(503, 200);
+        server.requests.set(0);
+        server.markers.clear();
+        server.statuses(503, 200);
         try (CloseableHttpClient client = client(HttpClients.custom().disableAutomaticRetries())) {
-            assertEquals(200, client.execute(ClassicRequestBuilder.get(url()).build(), r -> r.getCode()).intValue());
+            assertEquals(200, client.execute(ClassicRequestBuilder.get(server.url()).build(), r -> r.getCode()).intValue());
         }
-        assertEquals(List.of("1", "2"), markers, "keep with retries disabled by the application: the agent's only");
+        assertEquals(List.of("1", "2"), server.markers, "keep with retries disabled by the application: the agent's only");
     }
 
     @Test
     void aNonRepeatableEntityIsSentOnce() throws Exception {
-        statuses(503, 200);
+        server.statuses(503, 200);
         try (CloseableHttpClient client = client(HttpClients.custom())) {
-            ClassicHttpRequest post = ClassicRequestBuilder.post(url()).addHeader("Idempotency-Key", "k")
+            ClassicHttpRequest post = ClassicRequestBuilder.post(server.url()).addHeader("Idempotency-Key", "k")
                     .setEntity(new InputStreamEntity(new ByteArrayInputStream("once".getBytes()), -1,
                             ContentType.TEXT_PLAIN)).build();
             assertEquals(503, client.execute(post, r -> r.getCode()).intValue());
         }
-        assertEquals(1, requests.get());
+        assertEquals(1, server.requests.get());
     }
 
     @Test
     void aPostWithAnIdempotencyKeySendsTheSameKeyAndBody() throws Exception {
-        statuses(503, 200);
+        server.statuses(503, 200);
         try (CloseableHttpClient client = client(HttpClients.custom())) {
-            ClassicHttpRequest post = ClassicRequestBuilder.post(url()).addHeader("Idempotency-Key", "k-1")
+            ClassicHttpRequest post = ClassicRequestBuilder.post(server.url()).addHeader("Idempotency-Key", "k-1")
                     .setEntity(new StringEntity("payload")).build();
             assertEquals(200, client.execute(post, r -> r.getCode()).intValue());
         }
-        assertEquals(List.of("k-1", "k-1"), keys);
-        assertArrayEquals(bodies.get(0), bodies.get(1));
-        assertEquals("payload", new String(bodies.get(1), StandardCharsets.UTF_8));
+        assertEquals(List.of("k-1", "k-1"), server.keys);
+        assertArrayEquals(server.bodies.get(0), server.bodies.get(1));
+        assertEquals("payload", new String(server.bodies.get(1), StandardCharsets.UTF_8));
     }
 
     @Test
     void discardedResponsesGoBackToThePool() throws Exception {
-        script = n -> n % 2 == 0 ? 503 : 200;
+        server.script(n -> n % 2 == 0 ? 503 : 200);
         PoolingHttpClientConnectionManager pool = PoolingHttpClientConnectionManagerBuilder.create()
                 .setMaxConnTotal(2).setMaxConnPerRoute(2).build();
         RequestConfig config = RequestConfig.custom().setConnectionRequestTimeout(Timeout.ofSeconds(2)).build();
         try (CloseableHttpClient client = client(HttpClients.custom().setConnectionManager(pool)
                 .setDefaultRequestConfig(config))) {
             for (int i = 0; i < 30; i++) { // a leak per discarded response would exhaust the pool at the third
-                assertEquals(200, client.execute(ClassicRequestBuilder.get(url()).build(), r -> r.getCode()).intValue());
+                assertEquals(200, client.execute(ClassicRequestBuilder.get(server.url()).build(), r -> r.getCode()).intValue());
             }
             assertEquals(0, pool.getTotalStats().getLeased());
         }
-        assertEquals(60, requests.get());
+        assertEquals(60, server.requests.get());
     }
 
     @Test
     void theMinimalClientIsRetriedThroughItsOwnExecute() throws Exception {
-        statuses(503, 503, 200);
+        server.statuses(503, 503, 200);
         try (CloseableHttpClient client = HttpClients.createMinimal()) {
-            ClassicHttpRequest get = ClassicRequestBuilder.get(url()).build();
+            ClassicHttpRequest get = ClassicRequestBuilder.get(server.url()).build();
             Object result = ClassicRetryHandler.executeMinimal((org.apache.hc.client5.http.impl.classic.MinimalHttpClient)
-                    client, HttpHost.create(url().substring(0, url().indexOf("/items"))), get, null);
+                    client, HttpHost.create(server.url().substring(0, server.url().indexOf("/items"))), get, null);
             try (CloseableHttpResponse response = (CloseableHttpResponse) result) {
                 assertEquals(200, response.getCode());
                 assertEquals("r2", EntityUtils.toString(response.getEntity()));
             }
         }
-        assertEquals(List.of("1", "2", "3"), markers);
+        assertEquals(List.of("1", "2", "3"), server.markers);
     }
 
     // ---- async ----
@@ -473,10 +439,10 @@ class HttpClient5RetryTest {
 
     @Test
     void asyncCallsAreRetriedAndCallBackOnceWithTheFinalResponse() throws Exception {
-        statuses(503, 503, 200);
+        server.statuses(503, 503, 200);
         try (CloseableHttpAsyncClient client = asyncClient(HttpAsyncClientBuilder.create())) {
             Callback<SimpleHttpResponse> callback = new Callback<>();
-            Future<SimpleHttpResponse> future = client.execute(SimpleRequestBuilder.get(url()).build(), callback);
+            Future<SimpleHttpResponse> future = client.execute(SimpleRequestBuilder.get(server.url()).build(), callback);
             SimpleHttpResponse response = future.get(10, TimeUnit.SECONDS);
             assertEquals(200, response.getCode());
             assertEquals("r2", response.getBodyText());
@@ -486,28 +452,28 @@ class HttpClient5RetryTest {
             assertEquals(0, callback.failed.get() + callback.cancelled.get());
             assertTrue(callback.threads.get(0).startsWith("httpclient-dispatch"), callback.threads.toString());
         }
-        assertEquals(List.of("1", "2", "3"), markers);
+        assertEquals(List.of("1", "2", "3"), server.markers);
     }
 
     @Test
     void asyncPostWithAKeyResendsTheSameBodyANonRepeatableProducerIsSentOnce() throws Exception {
-        statuses(503, 200);
+        server.statuses(503, 200);
         try (CloseableHttpAsyncClient client = asyncClient(HttpAsyncClientBuilder.create())) {
-            SimpleHttpRequest post = SimpleRequestBuilder.post(url()).addHeader("Idempotency-Key", "k-2")
+            SimpleHttpRequest post = SimpleRequestBuilder.post(server.url()).addHeader("Idempotency-Key", "k-2")
                     .setBody("payload", ContentType.TEXT_PLAIN).build();
             assertEquals(200, client.execute(post, null).get(10, TimeUnit.SECONDS).getCode());
-            assertEquals(List.of("k-2", "k-2"), keys);
-            assertArrayEquals(bodies.get(0), bodies.get(1));
-            assertEquals("payload", new String(bodies.get(1), StandardCharsets.UTF_8));
+            assertEquals(List.of("k-2", "k-2"), server.keys);
+            assertArrayEquals(server.bodies.get(0), server.bodies.get(1));
+            assertEquals("payload", new String(server.bodies.get(1), StandardCharsets.UTF_8));
 
-            requests.set(0);
-            statuses(503, 200);
-            SimpleHttpRequest head = SimpleRequestBuilder.post(url()).addHeader("Idempotency-Key", "k-3").build();
+            server.requests.set(0);
+            server.statuses(503, 200);
+            SimpleHttpRequest head = SimpleRequestBuilder.post(server.url()).addHeader("Idempotency-Key", "k-3").build();
             AsyncEntityProducer once = new OneShot(new StringAsyncEntityProducer("once"));
             Future<SimpleHttpResponse> future = client.execute(new BasicRequestProducer(head, once),
                     SimpleResponseConsumer.create(), null);
             assertEquals(503, future.get(10, TimeUnit.SECONDS).getCode());
-            assertEquals(1, requests.get());
+            assertEquals(1, server.requests.get());
         }
     }
 
@@ -516,19 +482,19 @@ class HttpClient5RetryTest {
         HeldScheduler scheduler = new HeldScheduler();
         RetryRuntime.install(PolicyLoader.parse(POLICY + "rules:\n  - match: { path: /items }\n    maxAttempts: 5\n"
                 + "    backoff: { base: 400ms, cap: 400ms, jitter: none }\n", "test.yaml"), scheduler);
-        statuses(503, 503, 503, 503, 503);
+        server.statuses(503, 503, 503, 503, 503);
         ChainEnd chainEnd = new ChainEnd();
         try (CloseableHttpAsyncClient client = asyncClient(HttpAsyncClientBuilder.create()
                 .addExecInterceptorFirst("chain-end", chainEnd))) {
             Callback<SimpleHttpResponse> callback = new Callback<>();
-            Future<SimpleHttpResponse> future = client.execute(SimpleRequestBuilder.get(url()).build(), callback);
+            Future<SimpleHttpResponse> future = client.execute(SimpleRequestBuilder.get(server.url()).build(), callback);
             HeldScheduler.Wait wait = scheduler.awaitWait(); // attempt 1 answered (503): the loop waits for attempt 2
             assertEquals(400, wait.delayMillis());
             assertTrue(future.cancel(true));
             wait.end(); // the wait is over: the loop finds the call cancelled and ends it instead of sending attempt 2
             assertEquals(List.of("failed Canceled"), chainEnd.heard, "the rest of the chain hears of one failure");
             assertEquals(0, scheduler.pending(), "no wait after the cancel");
-            assertEquals(1, requests.get(), "no attempt after the cancel");
+            assertEquals(1, server.requests.get(), "no attempt after the cancel");
             assertEquals(1, callback.cancelled.get());
             assertEquals(0, callback.completed.get() + callback.failed.get());
         }
@@ -574,21 +540,21 @@ class HttpClient5RetryTest {
 
     @Test
     void asyncDiscardedResponsesGoBackToThePool() throws Exception {
-        script = n -> n % 2 == 0 ? 503 : 200;
+        server.script(n -> n % 2 == 0 ? 503 : 200);
         PoolingAsyncClientConnectionManager pool = PoolingAsyncClientConnectionManagerBuilder.create()
                 .setMaxConnTotal(2).setMaxConnPerRoute(2).build();
         RequestConfig config = RequestConfig.custom().setConnectionRequestTimeout(Timeout.ofSeconds(2)).build();
         try (CloseableHttpAsyncClient client = asyncClient(HttpAsyncClientBuilder.create().setConnectionManager(pool)
                 .setDefaultRequestConfig(config))) {
             for (int i = 0; i < 30; i++) { // a leak per discarded response would exhaust the pool at the third
-                assertEquals(200, client.execute(SimpleRequestBuilder.get(url()).build(), null)
+                assertEquals(200, client.execute(SimpleRequestBuilder.get(server.url()).build(), null)
                         .get(10, TimeUnit.SECONDS).getCode());
             }
             // The future completes when the last response has been consumed; its connection goes back a moment after.
             awaitCondition(() -> pool.getTotalStats().getLeased() == 0, "no connection leased");
             assertEquals(0, pool.getTotalStats().getLeased());
         }
-        assertEquals(60, requests.get());
+        assertEquals(60, server.requests.get());
     }
 
     /** A producer that says it cannot be repeated. */

@@ -4,13 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.sun.net.httpserver.HttpServer;
+import dev.retryagent.agent.ScriptedServer;
 import dev.retryagent.agent.bootloader.runtime.HeldScheduler;
 import dev.retryagent.agent.bootloader.runtime.RetryRuntime;
 import dev.retryagent.policy.PolicyLoader;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -39,37 +37,17 @@ class OkHttpRetryTest {
     private static final String POLICY = "version: 1\n"
             + "defaults:\n  backoff: { base: 10ms, cap: 20ms }\n";
 
-    private HttpServer server;
-    private final List<Integer> script = new CopyOnWriteArrayList<>();
-    private final List<String> markers = new CopyOnWriteArrayList<>();
-    private final List<String> paths = new CopyOnWriteArrayList<>();
-    private final AtomicInteger requests = new AtomicInteger();
+    private final ScriptedServer server = new ScriptedServer();
 
     @BeforeEach
     void start() throws Exception {
         RetryRuntime.install(PolicyLoader.parse(POLICY, "test.yaml"));
-        server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-        server.createContext("/", exchange -> {
-            int n = requests.getAndIncrement();
-            markers.add(String.valueOf(exchange.getRequestHeaders().getFirst("Retry-Attempt")));
-            paths.add(exchange.getRequestURI().getPath());
-            exchange.getRequestBody().readAllBytes();
-            int status = n < script.size() ? script.get(n) : 200;
-            byte[] body = ("r" + n).getBytes();
-            exchange.sendResponseHeaders(status, body.length);
-            exchange.getResponseBody().write(body);
-            exchange.close();
-        });
         server.start();
     }
 
     @AfterEach
     void stop() {
-        server.stop(0);
-    }
-
-    private String url() {
-        return "http://127.0.0.1:" + server.getAddress().getPort() + "/items";
+        server.stop();
     }
 
     private static OkHttpClient client(OkHttpClient.Builder builder) {
@@ -110,34 +88,34 @@ class OkHttpRetryTest {
 
     @Test
     void aSyncCallIsRetriedWithTheMarkerOnEachAttempt() throws IOException {
-        script.addAll(List.of(503, 503));
+        server.statuses(503, 503);
         OkHttpClient client = client(new OkHttpClient.Builder());
-        try (Response response = client.newCall(new Request.Builder().url(url()).build()).execute()) {
+        try (Response response = client.newCall(new Request.Builder().url(server.url()).build()).execute()) {
             assertEquals(200, response.code());
             assertEquals("r2", response.body().string());
         }
-        assertEquals(List.of("1", "2", "3"), markers);
+        assertEquals(List.of("1", "2", "3"), server.markers);
         assertEquals(0, client.connectionPool().connectionCount() - client.connectionPool().idleConnectionCount());
     }
 
     @Test
     void aPostWithoutKeyIsSentOnce() throws IOException {
-        script.add(503);
+        server.statuses(503);
         OkHttpClient client = client(new OkHttpClient.Builder());
-        Request post = new Request.Builder().url(url()).post(RequestBody.create("x", MediaType.get("text/plain"))).build();
+        Request post = new Request.Builder().url(server.url()).post(RequestBody.create("x", MediaType.get("text/plain"))).build();
         try (Response response = client.newCall(post).execute()) {
             assertEquals(503, response.code());
         }
-        assertEquals(1, requests.get());
+        assertEquals(1, server.requests.get());
     }
 
     @Test
     void anAsyncCallIsRetriedOffTheDispatcherAndCalledBackOnce() throws Exception {
         HeldScheduler scheduler = new HeldScheduler();
         RetryRuntime.install(PolicyLoader.parse(POLICY, "test.yaml"), scheduler);
-        script.addAll(List.of(503, 502));
+        server.statuses(503, 502);
         OkHttpClient client = client(new OkHttpClient.Builder());
-        Call call = client.newCall(new Request.Builder().url(url()).build());
+        Call call = client.newCall(new Request.Builder().url(server.url()).build());
         AtomicInteger callbacks = new AtomicInteger();
         List<String> seen = new CopyOnWriteArrayList<>();
         CountDownLatch done = new CountDownLatch(1);
@@ -171,7 +149,7 @@ class OkHttpRetryTest {
         assertEquals(0, scheduler.pending(), "no wait after the last attempt");
         assertEquals(1, callbacks.get());
         assertEquals(List.of("true 200 r2"), seen, "called back with the application's own call");
-        assertEquals(List.of("1", "2", "3"), markers);
+        assertEquals(List.of("1", "2", "3"), server.markers);
         assertTrue(call.isExecuted());
     }
 
@@ -182,28 +160,26 @@ class OkHttpRetryTest {
      */
     @Test
     void aCallMadeInsideAnAttemptIsSentOncePerAttemptSyncAndAsync() throws Exception {
-        for (int i = 0; i < 40; i++) {
-            script.add(503);
-        }
+        server.script(n -> n < 40 ? 503 : 200);
         OkHttpClient inner = client(new OkHttpClient.Builder());
         Interceptor own = chain -> {
-            try (Response r = inner.newCall(new Request.Builder().url(url().replace("/items", "/inner")).build())
+            try (Response r = inner.newCall(new Request.Builder().url(server.url().replace("/items", "/inner")).build())
                     .execute()) {
                 assertEquals(503, r.code());
             }
             return chain.proceed(chain.request());
         };
         OkHttpClient outer = client(new OkHttpClient.Builder().addInterceptor(own));
-        try (Response response = outer.newCall(new Request.Builder().url(url()).build()).execute()) {
+        try (Response response = outer.newCall(new Request.Builder().url(server.url()).build()).execute()) {
             assertEquals(503, response.code());
         }
-        assertEquals(List.of("/inner", "/items", "/inner", "/items", "/inner", "/items"), paths);
-        assertEquals(List.of("1", "1", "2", "2", "3", "3"), markers);
+        assertEquals(List.of("/inner", "/items", "/inner", "/items", "/inner", "/items"), server.paths);
+        assertEquals(List.of("1", "1", "2", "2", "3", "3"), server.markers);
 
-        paths.clear();
-        markers.clear();
+        server.paths.clear();
+        server.markers.clear();
         CountDownLatch done = new CountDownLatch(1);
-        assertTrue(OkHttpHooks.enqueue(outer.newCall(new Request.Builder().url(url()).build()), new Callback() {
+        assertTrue(OkHttpHooks.enqueue(outer.newCall(new Request.Builder().url(server.url()).build()), new Callback() {
             @Override
             public void onFailure(Call c, IOException e) {
                 done.countDown();
@@ -216,9 +192,9 @@ class OkHttpRetryTest {
             }
         }));
         assertTrue(done.await(10, TimeUnit.SECONDS));
-        assertEquals(List.of("/inner", "/items", "/inner", "/items", "/inner", "/items"), paths,
+        assertEquals(List.of("/inner", "/items", "/inner", "/items", "/inner", "/items"), server.paths,
                 "async: each attempt, run on a dispatcher thread, is a scope too");
-        assertEquals(List.of("1", "1", "2", "2", "3", "3"), markers);
+        assertEquals(List.of("1", "1", "2", "2", "3", "3"), server.markers);
     }
 
     @Test
@@ -227,9 +203,9 @@ class OkHttpRetryTest {
         RetryRuntime.install(PolicyLoader.parse("version: 1\n"
                 + "defaults:\n  maxAttempts: 5\n  backoff: { base: 300ms, cap: 300ms, jitter: none }\n", "slow.yaml"),
                 scheduler);
-        script.addAll(List.of(503, 503, 503, 503));
+        server.statuses(503, 503, 503, 503);
         OkHttpClient client = client(new OkHttpClient.Builder());
-        Call call = client.newCall(new Request.Builder().url(url()).build());
+        Call call = client.newCall(new Request.Builder().url(server.url()).build());
         CountDownLatch done = new CountDownLatch(1);
         List<String> seen = new CopyOnWriteArrayList<>();
         OkHttpHooks.enqueue(call, new Callback() {
@@ -255,7 +231,7 @@ class OkHttpRetryTest {
         awaitDispatcherDone(client);
         assertEquals(0, scheduler.pending(), "no wait after the cancel");
         assertEquals(List.of("failure Canceled"), seen);
-        assertEquals(1, requests.get());
+        assertEquals(1, server.requests.get());
     }
 
     /**
@@ -268,7 +244,7 @@ class OkHttpRetryTest {
         RetryRuntime.install(PolicyLoader.parse("version: 1\n"
                 + "defaults:\n  maxAttempts: 2\n  backoff: { base: 300ms, cap: 300ms, jitter: none }\n", "slow.yaml"),
                 scheduler);
-        script.addAll(List.of(503, 503, 200));
+        server.statuses(503, 503, 200);
         OkHttpClient cancelled = client(new OkHttpClient.Builder());
         OkHttpClient other = client(new OkHttpClient.Builder());
         List<String> seen = new CopyOnWriteArrayList<>();
@@ -287,9 +263,9 @@ class OkHttpRetryTest {
                 done.countDown();
             }
         };
-        OkHttpHooks.enqueue(cancelled.newCall(new Request.Builder().url(url() + "/a").build()), callback);
+        OkHttpHooks.enqueue(cancelled.newCall(new Request.Builder().url(server.url() + "/a").build()), callback);
         HeldScheduler.Wait waitA = scheduler.awaitWait();
-        OkHttpHooks.enqueue(other.newCall(new Request.Builder().url(url() + "/b").build()), callback);
+        OkHttpHooks.enqueue(other.newCall(new Request.Builder().url(server.url() + "/b").build()), callback);
         HeldScheduler.Wait waitB = scheduler.awaitWait();
         cancelled.dispatcher().cancelAll();
         new OkHttpHooks().onExit(OkHttpHooks.CANCEL_ALL, cancelled.dispatcher(), new Object[0]); // the hook's part
@@ -299,7 +275,7 @@ class OkHttpRetryTest {
         awaitDispatcherDone(cancelled);
         awaitDispatcherDone(other);
         assertEquals(Set.of("/items/a failure Canceled", "/items/b response 200"), Set.copyOf(seen));
-        assertEquals(3, requests.get(), "no second attempt of the cancelled call");
+        assertEquals(3, server.requests.get(), "no second attempt of the cancelled call");
     }
 
     /** OkHttp's own follow-up of a 503 goes only for calls whose rule the agent enforces
