@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.retryagent.agent.bootloader.runtime.NotIoFailure;
+import dev.retryagent.agent.clients.KeyedGetFacts;
 import dev.retryagent.engine.CallFacts;
 import dev.retryagent.engine.Clock;
 import dev.retryagent.engine.Outcome;
@@ -126,17 +127,11 @@ class HttpClient4RequestsTest {
 
     @Test
     void factsNameTheTargetThePathWithoutQueryAndTheHeadersThatMatter() {
-        HttpGet get = new HttpGet("http://API.internal/v1/items?id=7#top");
+        HttpGet get = new HttpGet(KeyedGetFacts.URL);
         get.addHeader("idempotency-key", "k");
         CallFacts facts = HttpClient4Requests.facts(HttpRequestWrapper.wrap(get),
                 new HttpHost("api.internal", -1, "http"), true, ENGINE);
-        assertEquals("apache-httpclient4", facts.client());
-        assertEquals("GET", facts.method());
-        assertEquals("http", facts.scheme());
-        assertEquals(80, facts.port());
-        assertEquals("/v1/items", facts.path());
-        assertTrue(facts.idempotencyKeyPresent(), "header names compare case-insensitively");
-        assertFalse(facts.markerPresent());
+        KeyedGetFacts.assertFacts("apache-httpclient4", facts);
 
         HttpPost post = new HttpPost("https://a.internal:8443/");
         post.addHeader("Retry-Attempt", "2");
