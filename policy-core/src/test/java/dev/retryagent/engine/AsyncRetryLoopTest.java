@@ -3,6 +3,7 @@ package dev.retryagent.engine;
 import static dev.retryagent.engine.TestPolicies.CLIENT;
 import static dev.retryagent.engine.TestPolicies.HOST;
 import static dev.retryagent.engine.TestPolicies.defaults;
+import static dev.retryagent.engine.TestPolicies.exact;
 import static dev.retryagent.engine.TestPolicies.facts;
 import static dev.retryagent.engine.TestPolicies.get;
 import static dev.retryagent.engine.TestPolicies.noJitter;
@@ -44,10 +45,6 @@ class AsyncRetryLoopTest {
 
     private AsyncRetryLoop loop(Policy policy) {
         return loop(engine(policy));
-    }
-
-    private static Policy exact() {
-        return policy(defaults(TestPolicies::noJitter));
     }
 
     /** The application's callback: records every call, so that "exactly once" can be checked. */

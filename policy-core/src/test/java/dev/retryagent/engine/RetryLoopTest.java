@@ -3,6 +3,7 @@ package dev.retryagent.engine;
 import static dev.retryagent.engine.TestPolicies.CLIENT;
 import static dev.retryagent.engine.TestPolicies.HOST;
 import static dev.retryagent.engine.TestPolicies.defaults;
+import static dev.retryagent.engine.TestPolicies.exact;
 import static dev.retryagent.engine.TestPolicies.facts;
 import static dev.retryagent.engine.TestPolicies.get;
 import static dev.retryagent.engine.TestPolicies.host;
@@ -62,13 +63,13 @@ class RetryLoopTest {
         return loop(engine(policy));
     }
 
-    /** Built-in defaults without jitter: waits 100, 200, 400 ... ms. */
-    private static Policy exact() {
-        return policy(defaults(TestPolicies::noJitter));
-    }
-
-    private static Policy exact(int maxAttempts) {
-        return policy(defaults(b -> noJitter(b).maxAttempts(maxAttempts)));
+    /** A call made inside an attempt, from code that cannot throw an IOException: it fails the test instead. */
+    private static FakeResponse executeInside(RetryLoop loop, CallFacts facts, FakeExchange exchange) {
+        try {
+            return loop.execute(facts, exchange);
+        } catch (IOException e) {
+            throw new AssertionError(e);
+        }
     }
 
     /** An exchange that plays a script and records what the loop asked of it. */
@@ -513,11 +514,7 @@ class RetryLoopTest {
             scopes.add(AttemptScope.current());
             FakeExchange e = new FakeExchange(Script.of().status(503).status(200));
             inner.add(e);
-            try {
-                assertEquals(503, loop.execute(TestPolicies.at("inner.example", "/"), e).status);
-            } catch (IOException x) {
-                throw new AssertionError(x);
-            }
+            assertEquals(503, executeInside(loop, TestPolicies.at("inner.example", "/"), e).status);
         };
         assertEquals(503, loop.execute(get(), outer).status);
 
@@ -548,11 +545,7 @@ class RetryLoopTest {
             scopes.add(AttemptScope.current());
             FakeExchange e = new FakeExchange(Script.of().status(503).status(200));
             inner.add(e);
-            try {
-                assertEquals(200, loop.execute(TestPolicies.at("inner.example", "/"), e).status);
-            } catch (IOException x) {
-                throw new AssertionError(x);
-            }
+            assertEquals(200, executeInside(loop, TestPolicies.at("inner.example", "/"), e).status);
         };
         assertEquals(503, loop.execute(TestPolicies.call("POST"), outer).status);
 
@@ -575,17 +568,9 @@ class RetryLoopTest {
             middle.duringSend = () -> {
                 FakeExchange e = new FakeExchange(Script.of().status(503));
                 deepest.add(e);
-                try {
-                    loop.execute(get(), e);
-                } catch (IOException x) {
-                    throw new AssertionError(x);
-                }
+                executeInside(loop, get(), e);
             };
-            try {
-                loop.execute(get(), middle);
-            } catch (IOException x) {
-                throw new AssertionError(x);
-            }
+            executeInside(loop, get(), middle);
             assertEquals(1, middle.attempts.size());
         };
         assertEquals(200, loop.execute(get(), outer).status);
@@ -603,11 +588,7 @@ class RetryLoopTest {
         outer.duringSend = () -> {
             FakeExchange e = new FakeExchange(Script.of().status(503));
             inner.add(e);
-            try {
-                loop.execute(facts(CLIENT, "GET", HOST, "/", false, true, true), e);
-            } catch (IOException x) {
-                throw new AssertionError(x);
-            }
+            executeInside(loop, facts(CLIENT, "GET", HOST, "/", false, true, true), e);
         };
         assertThrows(IOException.class, () -> loop.execute(get(), outer));
         assertEquals(3, inner.size());
@@ -624,11 +605,7 @@ class RetryLoopTest {
         outer.duringSend = () -> {
             FakeExchange e = new FakeExchange(Script.of().status(503).status(200));
             inner.add(e);
-            try {
-                assertEquals(200, loop.execute(get(), e).status);
-            } catch (IOException x) {
-                throw new AssertionError(x);
-            }
+            assertEquals(200, executeInside(loop, get(), e).status);
         };
         loop.execute(TestPolicies.at("reports.internal", "/"), outer);
         assertEquals(Arrays.asList(1, 2), inner.get(0).attempts, "the only layer that retries");

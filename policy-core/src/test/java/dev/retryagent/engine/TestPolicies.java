@@ -33,6 +33,16 @@ final class TestPolicies {
         return b.backoff(new BackoffPolicy(100, 2000, 2.0, Jitter.NONE));
     }
 
+    /** The built-in defaults without jitter: waits of 100, 200, 400 ... ms. */
+    static Policy exact() {
+        return policy(defaults(TestPolicies::noJitter));
+    }
+
+    /** As {@link #exact()}, with {@code maxAttempts} attempts. */
+    static Policy exact(int maxAttempts) {
+        return policy(defaults(b -> noJitter(b).maxAttempts(maxAttempts)));
+    }
+
     static Policy policy(Mode mode, RetrySettings defaults, Rule... rules) {
         return new Policy("(test)", 1, mode, BuiltInRetries.REPLACE, Policy.DEFAULT_MARKER_HEADER, defaults,
                 Arrays.asList(rules));
