@@ -98,6 +98,21 @@ class LogWindowsTest {
         }
     }
 
+    /** {@code calls} calls answered 503 on every attempt, each decision logged through {@link RetryLog}. */
+    private void logFailingCalls(int calls) {
+        for (int i = 0; i < calls; i++) {
+            CallFacts call = get(A);
+            for (int attempt = 1; ; attempt++) {
+                Outcome o = Outcome.status(503, null);
+                RetryDecision d = decisions.decide(engine, call, attempt, o, 0, 0);
+                RetryLog.decision(call, engine.plan(call).mode(), o, d);
+                if (!d.shouldRetry()) {
+                    break;
+                }
+            }
+        }
+    }
+
     private void succeedingCall(String host) {
         call(get(host), Outcome.status(200, null));
     }
@@ -335,17 +350,7 @@ class LogWindowsTest {
         RetryLog.install(installed);
         try {
             global.setLevel(Level.FINE);
-            for (int i = 0; i < 5; i++) {
-                CallFacts call = get(A);
-                for (int attempt = 1; ; attempt++) {
-                    Outcome o = Outcome.status(503, null);
-                    RetryDecision d = decisions.decide(engine, call, attempt, o, 0, 0);
-                    RetryLog.decision(call, engine.plan(call).mode(), o, d);
-                    if (!d.shouldRetry()) {
-                        break;
-                    }
-                }
-            }
+            logFailingCalls(5);
             clock.advanceSeconds(10);
             RetryLog.flushWindows();
             assertEquals(15, seen.size(), String.join("\n", seen));
@@ -355,17 +360,7 @@ class LogWindowsTest {
 
             global.setLevel(Level.INFO);
             seen.clear();
-            for (int i = 0; i < 5; i++) {
-                CallFacts call = get(A);
-                for (int attempt = 1; ; attempt++) {
-                    Outcome o = Outcome.status(503, null);
-                    RetryDecision d = decisions.decide(engine, call, attempt, o, 0, 0);
-                    RetryLog.decision(call, engine.plan(call).mode(), o, d);
-                    if (!d.shouldRetry()) {
-                        break;
-                    }
-                }
-            }
+            logFailingCalls(5);
             assertEquals(2, seen.size(), "the same calls at info, through the installed windows: " + seen);
         } finally {
             RetryLog.install(null);
