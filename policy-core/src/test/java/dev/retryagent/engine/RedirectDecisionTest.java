@@ -44,6 +44,18 @@ class RedirectDecisionTest {
         return policy(d, rule(0, host(OTHER), d, b -> other.apply(b.maxAttempts(4))));
     }
 
+    private RetryEngine engine(Policy policy) {
+        return new RetryEngine(policy, clock, random);
+    }
+
+    private RetryEngine engineWithRuleForOther(UnaryOperator<RetrySettings.Builder> other) {
+        return engine(policyWithRuleForOther(other));
+    }
+
+    private FakeResponse execute(RetryEngine engine, CallFacts call, RedirectingExchange exchange) throws IOException {
+        return new RetryLoop(engine, clock, sleeper).execute(call, exchange);
+    }
+
     /** A fake exchange whose every response came, after a redirect, from {@code scheme://host:port/path}. */
     private static final class RedirectingExchange extends RetryLoopTest.FakeExchange {
         final String host;
@@ -63,11 +75,11 @@ class RedirectDecisionTest {
 
     @Test
     void theRetryFollowsTheRuleOfTheHostTheRequestWentToAndIsCountedThere() throws IOException {
-        RetryEngine engine = new RetryEngine(policyWithRuleForOther(b -> b), clock, random);
+        RetryEngine engine = engineWithRuleForOther(b -> b);
         RedirectingExchange exchange = new RedirectingExchange(
                 Script.of().status(503).status(503).status(503).status(200), OTHER, "/items");
 
-        FakeResponse response = new RetryLoop(engine, clock, sleeper).execute(get(), exchange);
+        FakeResponse response = execute(engine, get(), exchange);
 
         assertEquals(200, response.status);
         assertEquals(Arrays.asList(1, 2, 3, 4), exchange.attempts); // the other host's 4, not the defaults' 2
@@ -83,11 +95,10 @@ class RedirectDecisionTest {
 
     @Test
     void theRetriesSpendTheBudgetOfTheHostTheRequestWentTo() throws IOException {
-        RetryEngine engine = new RetryEngine(policyWithRuleForOther(
-                b -> b.budget(new BudgetPolicy(0.0, 0))), clock, random);
+        RetryEngine engine = engineWithRuleForOther(b -> b.budget(new BudgetPolicy(0.0, 0)));
         RedirectingExchange exchange = new RedirectingExchange(Script.of().status(503).status(200), OTHER, "/");
 
-        FakeResponse response = new RetryLoop(engine, clock, sleeper).execute(get(), exchange);
+        FakeResponse response = execute(engine, get(), exchange);
 
         assertEquals(503, response.status);
         assertEquals(Arrays.asList(1), exchange.attempts);
@@ -97,10 +108,10 @@ class RedirectDecisionTest {
 
     @Test
     void aRuleInModeOffAtTheHostTheRequestWentToStopsTheRetries() throws IOException {
-        RetryEngine engine = new RetryEngine(policyWithRuleForOther(b -> b.mode(Mode.OFF)), clock, random);
+        RetryEngine engine = engineWithRuleForOther(b -> b.mode(Mode.OFF));
         RedirectingExchange exchange = new RedirectingExchange(Script.of().status(503).status(200), OTHER, "/");
 
-        FakeResponse response = new RetryLoop(engine, clock, sleeper).execute(get(), exchange);
+        FakeResponse response = execute(engine, get(), exchange);
 
         assertEquals(503, response.status);
         assertEquals(Arrays.asList(1), exchange.attempts);
@@ -110,10 +121,10 @@ class RedirectDecisionTest {
 
     @Test
     void aRuleInModeObserveAtTheHostTheRequestWentToCountsAWouldRetryThere() throws IOException {
-        RetryEngine engine = new RetryEngine(policyWithRuleForOther(b -> b.mode(Mode.OBSERVE)), clock, random);
+        RetryEngine engine = engineWithRuleForOther(b -> b.mode(Mode.OBSERVE));
         RedirectingExchange exchange = new RedirectingExchange(Script.of().status(503).status(200), OTHER, "/");
 
-        FakeResponse response = new RetryLoop(engine, clock, sleeper).execute(get(), exchange);
+        FakeResponse response = execute(engine, get(), exchange);
 
         assertEquals(503, response.status);
         assertEquals(Arrays.asList(1), exchange.attempts);
@@ -123,10 +134,10 @@ class RedirectDecisionTest {
 
     @Test
     void aPostRedirectedToAHostWhoseRuleRetriesIsStillNotIdempotent() throws IOException {
-        RetryEngine engine = new RetryEngine(policyWithRuleForOther(b -> b), clock, random);
+        RetryEngine engine = engineWithRuleForOther(b -> b);
         RedirectingExchange exchange = new RedirectingExchange(Script.of().status(503).status(200), OTHER, "/");
 
-        FakeResponse response = new RetryLoop(engine, clock, sleeper).execute(call("POST"), exchange);
+        FakeResponse response = execute(engine, call("POST"), exchange);
 
         assertEquals(503, response.status);
         assertEquals(Arrays.asList(1), exchange.attempts);
@@ -137,11 +148,11 @@ class RedirectDecisionTest {
     void aRedirectOnTheSameHostTakesThePathsRuleAndCountsTheCallOnce() throws IOException {
         RetrySettings d = defaults(b -> noJitter(b).maxAttempts(2));
         Policy p = policy(d, rule(0, match(HOST, "/moved/**"), d, b -> b.maxAttempts(3)));
-        RetryEngine engine = new RetryEngine(p, clock, random);
+        RetryEngine engine = engine(p);
         RedirectingExchange exchange = new RedirectingExchange(
                 Script.of().status(503).status(503).status(200), HOST, "/moved/items");
 
-        new RetryLoop(engine, clock, sleeper).execute(get(), exchange);
+        execute(engine, get(), exchange);
 
         assertEquals(Arrays.asList(1, 2, 3), exchange.attempts);
         RetryCounters c = engine.counters(CLIENT, "https", HOST, 443);
@@ -151,7 +162,7 @@ class RedirectDecisionTest {
 
     @Test
     void theAsyncLoopDecidesUnderTheSameFacts() {
-        RetryEngine engine = new RetryEngine(policyWithRuleForOther(b -> b), clock, random);
+        RetryEngine engine = engineWithRuleForOther(b -> b);
         FakeScheduler scheduler = new FakeScheduler(clock);
         AsyncRetryLoop loop = new AsyncRetryLoop(engine, clock, scheduler);
         AsyncRetryLoopTest.FakeAsyncExchange exchange = new AsyncRetryLoopTest.FakeAsyncExchange(
