@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.retryagent.agent.ClassFileMembers;
 import dev.retryagent.agent.bootloader.runtime.Hooks;
 import dev.retryagent.agent.bootloader.runtime.RetryRuntime;
 import dev.retryagent.agent.clients.httpurlconnection.JdkClassFiles;
@@ -21,11 +22,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.logging.Handler;
 import java.util.logging.LogRecord;
-import net.bytebuddy.jar.asm.ClassReader;
-import net.bytebuddy.jar.asm.ClassVisitor;
-import net.bytebuddy.jar.asm.FieldVisitor;
-import net.bytebuddy.jar.asm.MethodVisitor;
-import net.bytebuddy.jar.asm.Opcodes;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -42,22 +38,10 @@ class ConnectionStateTest {
         return JdkClassFiles.of(binaryName);
     }
 
+    /** Fields as {@code name descriptor}, then methods as {@code name+descriptor}. */
     private static List<String> members(byte[] classFile) {
-        List<String> members = new ArrayList<>();
-        new ClassReader(classFile).accept(new ClassVisitor(Opcodes.ASM9) {
-            @Override
-            public FieldVisitor visitField(int access, String name, String descriptor, String signature, Object value) {
-                members.add(name + " " + descriptor);
-                return null;
-            }
-
-            @Override
-            public MethodVisitor visitMethod(int access, String name, String descriptor, String signature,
-                                             String[] exceptions) {
-                members.add(name + descriptor);
-                return null;
-            }
-        }, ClassReader.SKIP_CODE);
+        List<String> members = new ArrayList<>(ClassFileMembers.fields(classFile));
+        members.addAll(ClassFileMembers.methods(classFile));
         return members;
     }
 

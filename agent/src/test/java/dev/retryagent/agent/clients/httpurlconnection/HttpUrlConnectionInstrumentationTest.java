@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.retryagent.agent.ClassFileMembers;
 import dev.retryagent.agent.bootloader.httpurlconnection.HttpUrlConnectionHooks;
 import dev.retryagent.agent.bootloader.weaving.HookPoint;
 import dev.retryagent.agent.bootloader.weaving.HookTransformer;
@@ -62,7 +63,7 @@ class HttpUrlConnectionInstrumentationTest {
         Map<String, byte[]> files = JdkClassFiles.of(HTTP);
         assertTrue(files.size() >= 1);
         files.forEach((jdk, bytes) -> {
-            List<String> methods = JdkClassFiles.concreteMethods(bytes);
+            List<String> methods = ClassFileMembers.concreteMethods(bytes);
             for (HookPoint point : instrumentation.hookPoints()) {
                 assertTrue(methods.contains(point.methodName() + point.descriptor()), point + " on " + jdk);
             }
@@ -77,7 +78,7 @@ class HttpUrlConnectionInstrumentationTest {
     void theHttpsDelegateRunsTheHookedMethodsAndTheWrapperOnlyDelegates() {
         for (String delegate : List.of(HTTPS_DELEGATE, HTTPS_ABSTRACT_DELEGATE)) {
             JdkClassFiles.of(delegate).forEach((jdk, bytes) -> {
-                List<String> methods = JdkClassFiles.concreteMethods(bytes);
+                List<String> methods = ClassFileMembers.concreteMethods(bytes);
                 for (HookPoint point : instrumentation.hookPoints()) {
                     assertFalse(methods.contains(point.methodName() + point.descriptor()), delegate + " on " + jdk);
                 }
@@ -88,7 +89,7 @@ class HttpUrlConnectionInstrumentationTest {
         JdkClassFiles.of(HTTPS_ABSTRACT_DELEGATE).forEach((jdk, bytes) ->
                 assertEquals(HTTP.replace('.', '/'), JdkClassFiles.superName(bytes), jdk));
         JdkClassFiles.of(HTTPS_WRAPPER).forEach((jdk, bytes) ->
-                assertTrue(JdkClassFiles.concreteMethods(bytes).contains("getInputStream()Ljava/io/InputStream;"), jdk));
+                assertTrue(ClassFileMembers.concreteMethods(bytes).contains("getInputStream()Ljava/io/InputStream;"), jdk));
     }
 
     /** The woven class file, on every JDK: the getInputStream body begins with the call to the hook. */

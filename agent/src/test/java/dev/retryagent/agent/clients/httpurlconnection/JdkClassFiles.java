@@ -9,18 +9,12 @@ import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipFile;
 import net.bytebuddy.jar.asm.ClassReader;
-import net.bytebuddy.jar.asm.ClassVisitor;
-import net.bytebuddy.jar.asm.FieldVisitor;
-import net.bytebuddy.jar.asm.MethodVisitor;
-import net.bytebuddy.jar.asm.Opcodes;
 
 /**
  * The class files of the JDK's own classes as the JDKs the agent supports ship them: the running JDK's, and those of
@@ -99,35 +93,6 @@ public final class JdkClassFiles {
             Path file = modules.map(module -> module.resolve(resource)).filter(Files::exists).findFirst().orElse(null);
             return file == null ? null : Files.readAllBytes(file);
         }
-    }
-
-    /** The class file's fields, as {@code name descriptor}. */
-    public static List<String> fields(byte[] classFile) {
-        List<String> fields = new ArrayList<>();
-        new ClassReader(classFile).accept(new ClassVisitor(Opcodes.ASM9) {
-            @Override
-            public FieldVisitor visitField(int access, String name, String descriptor, String signature, Object value) {
-                fields.add(name + " " + descriptor);
-                return null;
-            }
-        }, ClassReader.SKIP_CODE);
-        return fields;
-    }
-
-    /** The class file's concrete methods, as {@code name+descriptor}. */
-    public static List<String> concreteMethods(byte[] classFile) {
-        List<String> methods = new ArrayList<>();
-        new ClassReader(classFile).accept(new ClassVisitor(Opcodes.ASM9) {
-            @Override
-            public MethodVisitor visitMethod(int access, String name, String descriptor, String signature,
-                                             String[] exceptions) {
-                if ((access & (Opcodes.ACC_ABSTRACT | Opcodes.ACC_NATIVE)) == 0) {
-                    methods.add(name + descriptor);
-                }
-                return null;
-            }
-        }, ClassReader.SKIP_CODE);
-        return methods;
     }
 
     /** The class file's super class, as an internal name. */

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.retryagent.agent.ClassFileMembers;
 import dev.retryagent.agent.clients.httpurlconnection.JdkClassFiles;
 import dev.retryagent.agent.bootloader.weaving.HookPoint;
 import dev.retryagent.agent.bootloader.weaving.HookWeaver;
@@ -164,6 +165,6 @@ class JdkHttpInstrumentationTest {
 
     /** Concrete methods as {@code name+descriptor}, or fields as {@code name descriptor}. */
     static List<String> members(byte[] classFile, boolean fields) {
-        return fields ? JdkClassFiles.fields(classFile) : JdkClassFiles.concreteMethods(classFile);
+        return fields ? ClassFileMembers.fields(classFile) : ClassFileMembers.concreteMethods(classFile);
     }
 }

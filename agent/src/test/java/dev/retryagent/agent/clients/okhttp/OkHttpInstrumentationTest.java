@@ -3,6 +3,7 @@ package dev.retryagent.agent.clients.okhttp;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.retryagent.agent.ClassFileMembers;
 import dev.retryagent.agent.bootloader.weaving.HookPoint;
 import java.io.IOException;
 import java.io.InputStream;
@@ -17,11 +18,6 @@ import java.util.Set;
 import java.util.stream.Stream;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipFile;
-import net.bytebuddy.jar.asm.ClassReader;
-import net.bytebuddy.jar.asm.ClassVisitor;
-import net.bytebuddy.jar.asm.FieldVisitor;
-import net.bytebuddy.jar.asm.MethodVisitor;
-import net.bytebuddy.jar.asm.Opcodes;
 import okhttp3.OkHttpClient;
 import org.junit.jupiter.api.Test;
 
@@ -68,7 +64,7 @@ class OkHttpInstrumentationTest {
             String version = jar == null ? "4.12" : jar.getFileName().toString();
             assertTrue(methodsOf("okhttp3/internal/connection/RealCall", jar)
                     .contains("getConnection()Lokhttp3/internal/connection/RealConnection;"), version);
-            assertTrue(fieldsOf("okhttp3/internal/connection/RealConnection", jar).contains("routeFailureCount:I"),
+            assertTrue(fieldsOf("okhttp3/internal/connection/RealConnection", jar).contains("routeFailureCount I"),
                     version);
         }
     }
@@ -86,21 +82,10 @@ class OkHttpInstrumentationTest {
         }
     }
 
-    /** Field names and descriptors ({@code name:desc}) of a class, from the class path (jar null) or a jar file. */
+    /** Fields ({@code name descriptor}) of a class, from the class path (jar null) or from a jar file. */
     private static Set<String> fieldsOf(String internalName, Path jar) throws IOException {
-        Set<String> fields = new HashSet<>();
         byte[] bytes = classBytes(internalName, jar);
-        if (bytes != null) {
-            new ClassReader(bytes).accept(new ClassVisitor(Opcodes.ASM9) {
-                @Override
-                public FieldVisitor visitField(int access, String name, String descriptor,
-                                                                 String signature, Object value) {
-                    fields.add(name + ":" + descriptor);
-                    return null;
-                }
-            }, ClassReader.SKIP_CODE);
-        }
-        return fields;
+        return bytes == null ? Set.of() : new HashSet<>(ClassFileMembers.fields(bytes));
     }
 
     private static byte[] classBytes(String internalName, Path jar) throws IOException {
@@ -122,31 +107,7 @@ class OkHttpInstrumentationTest {
 
     /** Method names and descriptors of a class, from the class path (jar null) or from a jar file. */
     private static Set<String> methodsOf(String internalName, Path jar) throws IOException {
-        Set<String> methods = new HashSet<>();
-        byte[] bytes;
-        if (jar == null) {
-            try (InputStream in = OkHttpClient.class.getClassLoader().getResourceAsStream(internalName + ".class")) {
-                bytes = in.readAllBytes();
-            }
-        } else {
-            try (ZipFile zip = new ZipFile(jar.toFile())) {
-                ZipEntry entry = zip.getEntry(internalName + ".class");
-                if (entry == null) {
-                    return methods;
-                }
-                try (InputStream in = zip.getInputStream(entry)) {
-                    bytes = in.readAllBytes();
-                }
-            }
-        }
-        new ClassReader(bytes).accept(new ClassVisitor(Opcodes.ASM9) {
-            @Override
-            public MethodVisitor visitMethod(int access, String name, String descriptor, String signature,
-                                             String[] exceptions) {
-                methods.add(name + descriptor);
-                return null;
-            }
-        }, ClassReader.SKIP_CODE);
-        return methods;
+        byte[] bytes = classBytes(internalName, jar);
+        return bytes == null ? Set.of() : new HashSet<>(ClassFileMembers.methods(bytes));
     }
 }
