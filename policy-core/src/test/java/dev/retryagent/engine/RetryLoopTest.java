@@ -72,6 +72,21 @@ class RetryLoopTest {
         }
     }
 
+    /**
+     * Each attempt of {@code outer} notes its scope in {@code scopes}, then makes a call of its own to inner.example
+     * (answered 503, then 200) through {@code loop}, which must end with {@code innerStatus}; its exchanges go to
+     * {@code inner}.
+     */
+    private static void callInnerExampleInEachAttempt(FakeExchange outer, RetryLoop loop, int innerStatus,
+                                                      List<Integer> scopes, List<FakeExchange> inner) {
+        outer.duringSend = () -> {
+            scopes.add(AttemptScope.current());
+            FakeExchange e = new FakeExchange(Script.of().status(503).status(200));
+            inner.add(e);
+            assertEquals(innerStatus, executeInside(loop, TestPolicies.at("inner.example", "/"), e).status);
+        };
+    }
+
     /** An exchange that plays a script and records what the loop asked of it. */
     static class FakeExchange implements Exchange<FakeResponse> {
         final Script script;
@@ -510,12 +525,7 @@ class RetryLoopTest {
         FakeExchange outer = new FakeExchange(Script.of().status(503).status(503).status(503));
         List<FakeExchange> inner = new ArrayList<>();
         List<Integer> scopes = new ArrayList<>();
-        outer.duringSend = () -> {
-            scopes.add(AttemptScope.current());
-            FakeExchange e = new FakeExchange(Script.of().status(503).status(200));
-            inner.add(e);
-            assertEquals(503, executeInside(loop, TestPolicies.at("inner.example", "/"), e).status);
-        };
+        callInnerExampleInEachAttempt(outer, loop, 503, scopes, inner);
         assertEquals(503, loop.execute(get(), outer).status);
 
         assertEquals(Arrays.asList(1, 2, 3), outer.attempts);
@@ -541,12 +551,7 @@ class RetryLoopTest {
         FakeExchange outer = new FakeExchange(Script.of().status(503));
         List<FakeExchange> inner = new ArrayList<>();
         List<Integer> scopes = new ArrayList<>();
-        outer.duringSend = () -> {
-            scopes.add(AttemptScope.current());
-            FakeExchange e = new FakeExchange(Script.of().status(503).status(200));
-            inner.add(e);
-            assertEquals(200, executeInside(loop, TestPolicies.at("inner.example", "/"), e).status);
-        };
+        callInnerExampleInEachAttempt(outer, loop, 200, scopes, inner);
         assertEquals(503, loop.execute(TestPolicies.call("POST"), outer).status);
 
         assertEquals(Arrays.asList(1), outer.attempts);
