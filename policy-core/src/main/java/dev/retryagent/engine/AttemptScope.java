@@ -26,10 +26,11 @@ public final class AttemptScope {
     static final class OfThread {
         /** What {@link #current} answers. */
         int attempt;
-        /** What {@link #currentCall} answers. */
-        CallFacts call;
-        /** What {@link #currentPlan} answers. */
-        CallPlan plan;
+        /**
+         * The call whose attempt this thread is making, or null: one field, so that entering an attempt costs one
+         * reference write (and its GC barrier), the thread's own run mostly.
+         */
+        RunningCall running;
         /** The run the calls on this thread take in turn. */
         private final CallRun run = new CallRun();
         /** Whether a call on this thread has {@link #run}. */
@@ -60,29 +61,43 @@ public final class AttemptScope {
         return CURRENT.get().attempt;
     }
 
+    /** A call whose attempt a thread is making, as {@link #currentCall} and {@link #currentPlan} answer it. */
+    public interface RunningCall {
+        /** The facts the call runs under. */
+        CallFacts call();
+
+        /** The call's plan. */
+        CallPlan plan();
+    }
+
     /**
      * The facts of the agent-run call whose attempt this thread is making, whether or not that attempt opens a scope,
      * or null when none: for a hook of the client's that runs inside an attempt (a client's own follow-up of a
      * response) and asks what the agent does with the call ({@link #currentPlan}), without reading the request again.
      */
     public static CallFacts currentCall() {
-        return CURRENT.get().call;
+        RunningCall running = CURRENT.get().running;
+        return running == null ? null : running.call();
     }
 
     /** The plan of the call {@link #currentCall} is, or null when none. */
     public static CallPlan currentPlan() {
-        return CURRENT.get().plan;
+        RunningCall running = CURRENT.get().running;
+        return running == null ? null : running.plan();
     }
 
     /**
-     * Marks this thread as making an attempt of {@code call}, planned as {@code plan} (null, null: none), until called
-     * again with what {@link #currentCall} and {@link #currentPlan} answered before: for an adapter that runs an
-     * attempt of the async loop synchronously on some thread, as the sync loop does around each of its attempts.
+     * Marks this thread as making an attempt of {@code running} (null: none), until called again with what this
+     * returned: for an adapter that runs an attempt of the async loop synchronously on some thread, as the sync loop
+     * does around each of its attempts.
+     *
+     * @return the call this thread was making an attempt of before, or null
      */
-    public static void attemptOf(CallFacts call, CallPlan plan) {
+    public static RunningCall attemptOf(RunningCall running) {
         OfThread current = CURRENT.get();
-        current.call = call;
-        current.plan = plan;
+        RunningCall previous = current.running;
+        current.running = running;
+        return previous;
     }
 
     /**

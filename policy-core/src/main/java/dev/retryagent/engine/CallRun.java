@@ -16,7 +16,7 @@ import java.util.List;
  * per thread ({@link AttemptScope.OfThread#takeRun}), so that a call allocates nothing for its run; the async loop,
  * whose attempts end on other threads, makes one per call.
  */
-final class CallRun {
+final class CallRun implements AttemptScope.RunningCall {
     private RetryEngine engine;
     private Clock clock;
     /** The facts the call runs under: the caller's, or a nested copy of them. */
@@ -125,12 +125,14 @@ final class CallRun {
     }
 
     /** The call's plan, while it runs. */
-    CallPlan plan() {
+    @Override
+    public CallPlan plan() {
         return plan;
     }
 
     /** The facts the call runs under, while it runs. */
-    CallFacts call() {
+    @Override
+    public CallFacts call() {
         return call;
     }
 

@@ -55,15 +55,12 @@ public final class RetryLoop {
             throws IOException {
         if (!started) {
             thread.giveBack(run);
-            CallFacts outerCall = thread.call;
-            CallPlan outerPlan = thread.plan;
-            thread.call = null; // not an attempt of the enclosing call's, if any
-            thread.plan = null;
+            AttemptScope.RunningCall outer = thread.running;
+            thread.running = null; // not an attempt of the enclosing call's, if any
             try {
                 return exchange.send(1, null);
             } finally {
-                thread.call = outerCall;
-                thread.plan = outerPlan;
+                thread.running = outer;
             }
         }
         run.limitByCaller(exchange, "retry-loop.caller-limit");
@@ -78,8 +75,6 @@ public final class RetryLoop {
     /** The attempts of the started {@code run} and the waits between them, on {@code thread}. */
     private <R> R attempts(CallRun run, AttemptScope.OfThread thread, Exchange<R> exchange) throws IOException {
         long previousWaitMillis = 0;
-        CallFacts call = run.call();
-        CallPlan plan = run.plan();
         for (int attempt = 1; ; attempt++) {
             R response = null;
             IOException failure = null;
@@ -88,10 +83,8 @@ public final class RetryLoop {
             if (scope > 0) {
                 thread.attempt = scope; // AttemptScope.enter
             }
-            CallFacts outerCall = thread.call;
-            CallPlan outerPlan = thread.plan;
-            thread.call = call; // AttemptScope.attemptOf
-            thread.plan = plan;
+            AttemptScope.RunningCall outerRunning = thread.running;
+            thread.running = run; // AttemptScope.attemptOf
             CallTrace.Scope traced = run.traceAttempt(attempt);
             try {
                 response = exchange.send(attempt, run.markerValue(attempt), run.attemptLimitMillis());
@@ -104,8 +97,7 @@ public final class RetryLoop {
                 if (scope > 0) {
                     thread.attempt = outer; // AttemptScope.exit
                 }
-                thread.call = outerCall;
-                thread.plan = outerPlan;
+                thread.running = outerRunning;
             }
             RetryDecision decision = run.decide(exchange, attempt, response, failure, previousWaitMillis, false,
                     "retry-loop.decide");

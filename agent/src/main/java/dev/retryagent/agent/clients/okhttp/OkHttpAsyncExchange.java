@@ -5,6 +5,7 @@ import dev.retryagent.agent.bootloader.runtime.Hooks;
 import dev.retryagent.agent.bootloader.runtime.InjectedFaults;
 import dev.retryagent.engine.AsyncAttempt;
 import dev.retryagent.engine.AsyncExchange;
+import dev.retryagent.engine.AttemptScope;
 import dev.retryagent.engine.CallCompletion;
 import dev.retryagent.engine.CallFacts;
 import dev.retryagent.engine.CallPlan;
@@ -232,7 +233,7 @@ final class OkHttpAsyncExchange implements AsyncExchange<Response> {
      * One attempt: the marker header's name and value, or neither, and for an attempt of the async loop the number
      * the thread that runs it is marked with ({@code AttemptScope}), so that calls made inside it are nested.
      */
-    static final class AttemptMarker {
+    static final class AttemptMarker implements AttemptScope.RunningCall {
         static final AttemptMarker UNMARKED = new AttemptMarker(null, null, 0, 0, null, null);
 
         final String header;
@@ -254,6 +255,16 @@ final class OkHttpAsyncExchange implements AsyncExchange<Response> {
             this.limitMillis = limitMillis;
             this.call = call;
             this.plan = plan;
+        }
+
+        @Override
+        public CallFacts call() {
+            return call;
+        }
+
+        @Override
+        public CallPlan plan() {
+            return plan;
         }
 
         Request apply(Request request) {

@@ -3,7 +3,6 @@ package dev.retryagent.agent.clients.okhttp;
 import dev.retryagent.agent.bootloader.runtime.RetryRuntime;
 import dev.retryagent.engine.AttemptScope;
 import dev.retryagent.engine.CallFacts;
-import dev.retryagent.engine.CallPlan;
 import dev.retryagent.engine.RetryLog;
 import dev.retryagent.engine.RetryLoop;
 import java.io.IOException;
@@ -35,9 +34,7 @@ public final class RetryInterceptor implements Interceptor {
             chain = attempt.bound(chain);
             // An attempt of the async loop, run here on a dispatcher thread: the client's hooks further down ask its
             // call's plan, as in a sync attempt.
-            CallFacts outerCall = AttemptScope.currentCall();
-            CallPlan outerPlan = AttemptScope.currentPlan();
-            AttemptScope.attemptOf(attempt.call, attempt.plan);
+            AttemptScope.RunningCall outerCall = AttemptScope.attemptOf(attempt);
             try {
                 if (attempt.scope <= 0) {
                     return chain.proceed(attempt.apply(request));
@@ -54,7 +51,7 @@ public final class RetryInterceptor implements Interceptor {
                     AttemptScope.exit(outer);
                 }
             } finally {
-                AttemptScope.attemptOf(outerCall, outerPlan);
+                AttemptScope.attemptOf(outerCall);
             }
         }
         RetryLoop loop = RetryRuntime.loop();
