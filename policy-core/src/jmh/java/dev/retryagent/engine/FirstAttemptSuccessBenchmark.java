@@ -49,6 +49,8 @@ import org.openjdk.jmh.infra.Blackhole;
  *       call. This is the figure the target is about.</li>
  *   <li>{@link #postWithoutKeyThroughRetryLoop}: the same path for a {@code POST} without idempotency key: under the
  *       built-in defaults it may be retried only if it never left, for which it reads the clock at its start.</li>
+ *   <li>{@link #readThroughRetryLoop}: what an adapter does for a {@code GET}: its facts read through the builder
+ *       (the rule lookup, the headers), then {@link RetryLoop#execute}, which plans the call.</li>
  *   <li>{@link #nanoTime}: the clock read alone, for reference.</li>
  * </ul>
  * {@code -p match=alternating} makes consecutive calls differ in path, so that the rule lookup remembered
@@ -72,6 +74,8 @@ public class FirstAttemptSuccessBenchmark {
     private final Outcome ok = Outcome.status(200, null);
     private long startNanos;
     private RetryLoop loop;
+    /** The path of the calls {@link #readThroughRetryLoop} reads. */
+    private String path;
     private final Object response = new Object();
     /** What the exchange's attempt was sent with, so that the marker value is not dead code. */
     private String sentMarker;
@@ -140,6 +144,7 @@ public class FirstAttemptSuccessBenchmark {
             default:
                 throw new IllegalArgumentException("match: none, last or alternating");
         }
+        path = paths[0];
         calls = new CallFacts[paths.length];
         posts = new CallFacts[paths.length];
         for (int i = 0; i < paths.length; i++) {
@@ -164,6 +169,19 @@ public class FirstAttemptSuccessBenchmark {
     private static Set<String> methods(String... methods) {
         return methods.length == 0 ? Collections.<String>emptySet() : new LinkedHashSet<String>(Arrays.asList(methods));
     }
+
+    /** A request without the idempotency-key and marker headers, as most are. */
+    private static final HeaderLookup NO_HEADERS = new HeaderLookup() {
+        @Override
+        public boolean has(String name) {
+            return false;
+        }
+
+        @Override
+        public String value(String name) {
+            return null;
+        }
+    };
 
     private CallFacts nextCall() {
         return next(calls);
@@ -199,6 +217,15 @@ public class FirstAttemptSuccessBenchmark {
     @Benchmark
     public Object postWithoutKeyThroughRetryLoop(Blackhole bh) throws java.io.IOException {
         Object r = loop.execute(next(posts), exchange);
+        bh.consume(sentMarker);
+        return r;
+    }
+
+    @Benchmark
+    public Object readThroughRetryLoop(Blackhole bh) throws java.io.IOException {
+        CallFacts call = CallFacts.builder("okhttp", "GET", "https", "inventory.internal", 443, path)
+                .bodyReplayable(true).build(engine, NO_HEADERS);
+        Object r = loop.execute(call, exchange);
         bh.consume(sentMarker);
         return r;
     }
