@@ -22,18 +22,15 @@ import java.net.NoRouteToHostException;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * The handler of the JDK HttpURLConnection hook: the entry of {@code getInputStream()} declared in
- * {@code sun.net.www.protocol.http.HttpURLConnection}, which every read path goes through
- * ({@code getResponseCode}, {@code getResponseMessage}, the header getters, {@code getContentLength*} and
- * {@code getInputStream} itself; HTTPS through the delegate {@code HttpsURLConnectionImpl} holds). It uses JDK
- * types only and lives on the bootstrap path, next to the engine: the hooked class is in {@code java.base}.
+ * The handler of the HttpURLConnection hooks (where they sit and why: the package description of
+ * {@code dev.retryagent.agent.clients.httpurlconnection}). It uses JDK types only and lives on the bootstrap path, next
+ * to the engine: the hooked class is in {@code java.base}.
  *
- * <p>The first read of a connection runs the whole call through the shared {@link RetryLoop}: each attempt is a
- * nested {@code getInputStream()} on the same connection, which the hook's re-entrancy guard lets through to the
- * JDK's own body ({@link HttpUrlConnectionSyncExchange}). The loop runs under the connection's own lock, as the
- * JDK's read does, so that another thread reading the same connection waits for the result instead of starting
- * a call of its own. Once the connection has a result, every later read (the application's next getter, the
- * JDK's own re-entries) sees it: the hook lets them through untouched.
+ * <p>The first read of a connection runs the whole call through the shared {@link RetryLoop}, its attempts made by
+ * {@link HttpUrlConnectionSyncExchange}. The loop runs under the connection's own lock, as the JDK's read does, so that
+ * another thread reading the same connection waits for the result instead of starting a call of its own. Once the
+ * connection has a result, every later read (the application's next getter, the JDK's own re-entries) sees it: the
+ * hook lets them through untouched.
  *
  * <p>What the application gets is what the JDK produced for the last attempt: its stream, or the very exception
  * the JDK threw for it, with the status, headers and error stream readable as usual. Fails open: an error of

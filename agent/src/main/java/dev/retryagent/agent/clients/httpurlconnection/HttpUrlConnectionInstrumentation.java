@@ -15,33 +15,20 @@ import java.util.Set;
 import java.util.logging.Level;
 
 /**
- * What the agent hooks in the JDK's own HttpURLConnection (http and https; the same names and descriptors on
- * Java 8 through 25, checked against the Java 17 and 25 class files by HttpUrlConnectionInstrumentationTest):
+ * What the agent hooks in the JDK's own HttpURLConnection: the entries of {@code getInputStream()},
+ * {@code getOutputStream()} and the private {@code writeRequests()} of {@code sun.net.www.protocol.http.HttpURLConnection}
+ * (the same names and descriptors on Java 8 through 25, checked against the Java 17 and 25 class files by
+ * HttpUrlConnectionInstrumentationTest). Why there is the package description's.
  *
- * <ul>
- *   <li>entry of {@code sun.net.www.protocol.http.HttpURLConnection.getInputStream()}, which may replace its
- *       result: the request is sent lazily by whichever read the application makes first, and every read goes
- *       through this method ({@code getResponseCode()} and the header getters call it and keep what it leaves).
- *       HTTPS: {@code HttpsURLConnectionImpl} only delegates to a {@code DelegateHttpsURLConnection}, a subclass
- *       of this class that does not override the method, so the hook sees every HTTPS call once. The wrapper is
- *       deliberately left unmatched: hooking it too would run each attempt's attempts.</li>
- *   <li>entry of {@code getOutputStream()} of the same class, which may replace its result: in streaming mode
- *       the request head goes out here, before the body and long before the first read, so this is where the one
- *       attempt of a streaming call gets its marker header; a buffered body's connection is opened here, so this is
- *       where a refused connection is kept from the application when the first read may retry the request.</li>
- *   <li>entry of the private {@code writeRequests()} of the same class, which writes every request head (the
- *       connection's client in hand): under {@code builtInRetries: replace} the JDK's hidden resend of an attempt
- *       the agent runs is switched off there ({@code bootstrap.HiddenResend}).</li>
- * </ul>
- *
- * The handler ({@link HttpUrlConnectionHooks}) and the state it resets live on the bootstrap path, since the
- * hooked class is loaded by the bootstrap loader at start-up or soon after, often before the agent (then it is
- * retransformed: the hook changes a method body only). {@link #prepare} gives {@code java.base} what that needs,
- * through {@link Instrumentation#redefineModule} (no command-line flag): a read edge to the bootstrap loader's
- * unnamed module, for the woven call to {@code Hooks}, and the packages whose private state a retry resets (and,
- * {@code sun.net.www.http}, whose client's hidden resend it switches off), opened to that module only; and
- * {@code sun.net} and {@code sun.nio.ch}, for the check without a wait of a kept-alive connection's socket
- * ({@code bootstrap.IdleConnectionCheck}), which falls back to the JDK's own check where they are not open.
+ * <p>The hooked class is loaded by the bootstrap loader at start-up or soon after, often before the agent (then it is
+ * retransformed: the hook changes a method body only), so its handler ({@link HttpUrlConnectionHooks}) lives on the
+ * bootstrap path. {@link #prepare} gives {@code java.base} what that handler needs, through
+ * {@link Instrumentation#redefineModule} (no command-line flag): a read edge to the bootstrap loader's unnamed module,
+ * for the woven call to {@code Hooks}; the packages whose private state a retry resets, and {@code sun.net.www.http},
+ * whose client's hidden resend it switches off, opened to that module only; and {@code sun.net} and
+ * {@code sun.nio.ch}, for the check without a wait of a kept-alive connection's socket
+ * ({@code bootloader.httpurlconnection.IdleConnectionCheck}), which falls back to the JDK's own check where they are
+ * not open.
  */
 public final class HttpUrlConnectionInstrumentation extends ClientInstrumentation {
     static final String HTTP_URL_CONNECTION = "sun.net.www.protocol.http.HttpURLConnection";

@@ -21,7 +21,8 @@
  * application's next getter, the JDK's own re-entries) pass through untouched. Streaming modes write the head and
  * body from {@code getOutputStream()}: they are never retried, so their one head goes out unmarked, unless the call
  * is made inside an attempt of another call the agent retries: then an entry hook on {@code getOutputStream()} sets
- * the enclosing attempt's marker.
+ * the enclosing attempt's marker. A buffered body's connection is opened in {@code getOutputStream()} too, so that hook
+ * is also where a refused connection is kept from the application when the first read may retry the request.
  *
  * <h2>How the connection is reset between attempts</h2>
  * {@code bootloader.httpurlconnection.HttpUrlConnectionFields}, through reflection on the fields of
@@ -44,10 +45,8 @@
  *   <li>the marker set in {@code requests} ({@code MessageHeader.set}), since {@code setRequestProperty} refuses
  *       once the connection is connecting.</li>
  * </ol>
- * {@code java.base} opens {@code sun.net.www.protocol.http}, {@code sun.net.www}, {@code java.net} and
- * {@code sun.net.www.http} to the bootstrap loader's unnamed module only, where the handler lives, and reads that
- * module (for the woven call to {@code Hooks}): {@code Instrumentation.redefineModule} at premain, no command-line
- * flag.
+ * The hooked class and these fields are in {@code java.base}: the packages are opened to the handler's module at
+ * start-up ({@link dev.retryagent.agent.clients.httpurlconnection.HttpUrlConnectionInstrumentation#prepare}).
  *
  * <h2>One retry layer (docs/reference.md#one-retry-layer)</h2>
  * <ul>
@@ -58,7 +57,7 @@
  *       included) calls the client's public {@code setDoNotRetry(true)}: the failure reaches the retry loop, which
  *       recovers a GET and sends a POST without key once. A request the policy would not retry, on a connection
  *       from the keep-alive cache that the server has already closed (its socket polled without waiting), keeps the
- * JDK's resend: that resend goes to a server that never saw the request ({@code bootloader.httpurlconnection.HiddenResend}).</li>
+ *       JDK's resend: that resend goes to a server that never saw the request ({@code bootloader.httpurlconnection.HiddenResend}).</li>
  *   <li><b>Nested calls.</b> Each attempt runs in an {@code AttemptScope}: another connection's call made on this
  *       thread meanwhile (an {@code Authenticator}'s own lookup, or any instrumented client's) is executed once and
  *       marked with this attempt's number. The hook's re-entrancy guard is per connection, so such a call reaches

@@ -65,7 +65,7 @@ public final class OkHttpInstrumentation extends ClientInstrumentation {
     static final String HTTP2_CODEC = "okhttp3.internal.http2.Http2ExchangeCodec";
 
     /**
-     * What the socket poll before a request is written ({@code bootstrap.PeerClosedCheck}) reads in
+     * What the socket poll before a request is written ({@code bootloader.runtime.PeerClosedCheck}) reads in
      * {@code java.base}, opened to the bootstrap path by {@link #prepare}.
      */
     static final String[] PEER_CLOSED_CHECK_PACKAGES = {"java.net", "sun.nio.ch"};
