@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import org.junit.jupiter.api.Tag;
 
+import dev.retryagent.it.apps.BatchApp;
 import dev.retryagent.it.apps.HttpClient4Scenario;
 import dev.retryagent.it.apps.HttpClient5Scenario;
 import dev.retryagent.it.apps.HttpUrlConnectionScenario;
@@ -15,7 +16,6 @@ import dev.retryagent.it.harness.RecordedRequest;
 import dev.retryagent.it.harness.ReportLine;
 import dev.retryagent.it.harness.ScriptedServer;
 import dev.retryagent.it.harness.Step;
-import dev.retryagent.it.jdkhttp.JdkHttpClientBatchApp;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -134,7 +134,7 @@ class FailOpenIT {
         for (Jdks.Jdk jdk : Jdks.besides(Jdks.ALL)) {
             for (Client client : clients) {
                 boolean jdkClient = client.libs == ClientLibs.NONE;
-                if (client.main == JdkHttpClientBatchApp.class && !jdk.hasJavaNetHttp()) {
+                if (client.name.startsWith(JDK + "-") && !jdk.hasJavaNetHttp()) {
                     continue;
                 }
                 for (String fault : new TreeSet<>(client.expectedPlaces.keySet())) {
@@ -151,8 +151,8 @@ class FailOpenIT {
 
     /** java.net.http: both send and sendAsync run in the async loop (a send's waits on the caller's thread). */
     private static Client jdkHttpClient(String mode) {
-        return new Client(JDK + "-" + mode, JdkHttpClientBatchApp.class, ClientLibs.NONE, url -> {
-            List<String> args = new ArrayList<>(List.of("--sequential"));
+        return new Client(JDK + "-" + mode, BatchApp.class, ClientLibs.NONE, url -> {
+            List<String> args = new ArrayList<>(List.of(JDK, "--sequential"));
             for (int i = 0; i < CALLS; i++) {
                 args.addAll(List.of("--call", "id=c" + i + ";url=" + url + ";mode=" + mode + ";client=h1"));
             }
