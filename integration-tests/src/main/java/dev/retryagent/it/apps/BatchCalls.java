@@ -14,11 +14,11 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * What the batch apps of the Apache clients share: their options ({@link Options}), the threads their calls run on
- * ({@link #runAll}), around one call of a {@code --call} spec its start delay, its {@code repeat}, the interrupt of
- * the caller's thread ({@code interruptAfterMs}), the cancel of an async future ({@link #cancelAfter}) and the
- * {@code RESULT} line it reports, and the {@code CALLBACKS} ({@link Callbacks}) and {@code POOL} lines ({@link #pool}).
- * How a call is made is the app's ({@link Call}).
+ * What the batch apps share ({@link BatchApp} and the Apache scenarios): their options ({@link Options}), the threads
+ * their calls run on ({@link #runEach}); for the Apache scenarios ({@link #runAll}) around one call of a {@code --call}
+ * spec its start delay, its {@code repeat} and the {@code RESULT} line it reports; the interrupt of the caller's
+ * thread ({@code interruptAfterMs}), the cancel of an async future ({@link #cancelAfter}), and the {@code CALLBACKS}
+ * ({@link Callbacks}) and {@code POOL} lines ({@link #pool}). How a call is made is the app's ({@link Call}).
  */
 public final class BatchCalls {
     /** The apps' timers (interrupts, cancels): one daemon thread. */

@@ -1,5 +1,6 @@
 package dev.retryagent.it.deploy;
 
+import java.io.IOException;
 import java.lang.reflect.Method;
 import java.nio.file.Files;
 import java.util.Arrays;
@@ -20,12 +21,18 @@ public final class WebappLauncher {
     private WebappLauncher() {
     }
 
-    public static void main(String[] argv) throws Exception {
+    /** An embedded Tomcat, not started, on a free port of 127.0.0.1, its base directory a new temporary one. */
+    public static Tomcat onLoopback() throws IOException {
         Tomcat tomcat = new Tomcat();
         tomcat.setBaseDir(Files.createTempDirectory("tomcat-").toString());
         tomcat.setPort(0);
         tomcat.setHostname("127.0.0.1");
         tomcat.getConnector().setProperty("address", "127.0.0.1");
+        return tomcat;
+    }
+
+    public static void main(String[] argv) throws Exception {
+        Tomcat tomcat = onLoopback();
         Context context = tomcat.addContext("", argv[0]);
         tomcat.start();
         ClassLoader webapp = context.getLoader().getClassLoader();

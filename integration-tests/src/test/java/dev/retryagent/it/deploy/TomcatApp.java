@@ -3,7 +3,6 @@ package dev.retryagent.it.deploy;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import org.apache.catalina.Context;
 import org.apache.catalina.startup.Tomcat;
 
@@ -13,11 +12,7 @@ import org.apache.catalina.startup.Tomcat;
  */
 public final class TomcatApp {
     public static void main(String[] argv) throws Exception {
-        Tomcat tomcat = new Tomcat();
-        tomcat.setBaseDir(Files.createTempDirectory("tomcat-").toString());
-        tomcat.setPort(0);
-        tomcat.setHostname("127.0.0.1");
-        tomcat.getConnector().setProperty("address", "127.0.0.1");
+        Tomcat tomcat = WebappLauncher.onLoopback();
         Context context = tomcat.addContext("", argv[0]);
         Tomcat.addServlet(context, "proxy", "dev.retryagent.it.deploy.ProxyServlet");
         context.addServletMappingDecoded("/proxy", "proxy");

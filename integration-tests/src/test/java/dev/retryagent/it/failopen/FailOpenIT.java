@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import org.junit.jupiter.api.Tag;
 
+import dev.retryagent.it.apps.BatchApp;
 import dev.retryagent.it.apps.HttpClient4Scenario;
 import dev.retryagent.it.apps.HttpClient5Scenario;
 import dev.retryagent.it.apps.HttpUrlConnectionScenario;
@@ -15,7 +16,6 @@ import dev.retryagent.it.harness.RecordedRequest;
 import dev.retryagent.it.harness.ReportLine;
 import dev.retryagent.it.harness.ScriptedServer;
 import dev.retryagent.it.harness.Step;
-import dev.retryagent.it.jdkhttp.JdkHttpClientBatchApp;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -134,7 +134,7 @@ class FailOpenIT {
         for (Jdks.Jdk jdk : Jdks.besides(Jdks.ALL)) {
             for (Client client : clients) {
                 boolean jdkClient = client.libs == ClientLibs.NONE;
-                if (client.main == JdkHttpClientBatchApp.class && !jdk.hasJavaNetHttp()) {
+                if (client.name.startsWith(JDK + "-") && !jdk.hasJavaNetHttp()) {
                     continue;
                 }
                 for (String fault : new TreeSet<>(client.expectedPlaces.keySet())) {
@@ -151,8 +151,8 @@ class FailOpenIT {
 
     /** java.net.http: both send and sendAsync run in the async loop (a send's waits on the caller's thread). */
     private static Client jdkHttpClient(String mode) {
-        return new Client(JDK + "-" + mode, JdkHttpClientBatchApp.class, ClientLibs.NONE, url -> {
-            List<String> args = new ArrayList<>(List.of("--sequential"));
+        return new Client(JDK + "-" + mode, BatchApp.class, ClientLibs.NONE, url -> {
+            List<String> args = new ArrayList<>(List.of(JDK, "--sequential"));
             for (int i = 0; i < CALLS; i++) {
                 args.addAll(List.of("--call", "id=c" + i + ";url=" + url + ";mode=" + mode + ";client=h1"));
             }
@@ -199,15 +199,11 @@ class FailOpenIT {
         // A failure is what the classify step reads: the server drops each connection after reading the request.
         boolean failing = run.fault.endsWith(".classify");
         try (ScriptedServer server = ScriptedServer.start(failing ? Step.dropAfterRequest() : Step.ok().body("fine"))) {
-            ForkedApp.Result result = ForkedApp.of(client.main)
+            ForkedApp.Result result = failingAt(run.fault, client.main, client.libs,
+                    "failopen-" + client.name + "-" + run.fault + "-" + run.jdk)
                     .classpath(codeSource(client.main))
                     .java(run.jdk.java())
-                    .name("failopen-" + client.name + "-" + run.fault + "-" + run.jdk)
-                    .clientLibs(client.libs)
-                    .withAgent()
-                    .sysProp("retry.agent.test.failAt", run.fault)
                     .args(client.args.apply(server.url("/items")))
-                    .timeout(Duration.ofSeconds(120))
                     .run()
                     .assertExitCode(0);
 
@@ -282,14 +278,7 @@ class FailOpenIT {
             List<String> appArgs = main == HttpClient5Scenario.class || main == HttpClient4Scenario.class
                     ? List.of("--sequential", "--call", "id=calls;url=" + url + ";" + args.get(0) + ";repeat=" + CALLS)
                     : Stream.concat(Stream.of("--url", url), args.stream()).toList();
-            ForkedApp.Result result = ForkedApp.of(main)
-                    .name("failopen-discard-" + name)
-                    .clientLibs(libs)
-                    .withAgent()
-                    .sysProp("retry.agent.test.failAt", fault)
-                    .args(appArgs)
-                    .timeout(Duration.ofSeconds(120))
-                    .run()
+            ForkedApp.Result result = failingAt(fault, main, libs, "failopen-discard-" + name).args(appArgs).run()
                     .assertExitCode(0);
             assertEquals(2 * CALLS, server.requestCount(), result.stderr());
             List<RecordedRequest> seen = server.requests();
@@ -350,13 +339,8 @@ class FailOpenIT {
     @MethodSource("ownRetries")
     void theClientsOwnRetryComesBackWhenTheAgentFailsForACall(OwnRetry client) {
         try (ScriptedServer server = ScriptedServer.start(client.answer)) {
-            ForkedApp.Result result = ForkedApp.of(client.main)
-                    .name("failopen-own-" + client.name)
-                    .clientLibs(client.libs)
-                    .withAgent()
-                    .sysProp("retry.agent.test.failAt", client.fault)
+            ForkedApp.Result result = failingAt(client.fault, client.main, client.libs, "failopen-own-" + client.name)
                     .args(client.args.apply(server.url("/own")))
-                    .timeout(Duration.ofSeconds(120))
                     .run()
                     .assertExitCode(0);
             List<RecordedRequest> seen = server.awaitRequests(client.expectedRequests, Duration.ofSeconds(10));
@@ -411,6 +395,12 @@ class FailOpenIT {
             }
             return server.requestCount();
         }
+    }
+
+    /** {@code main} with {@code libs} under the agent, whose adapter fails at {@code fault}; up to 2 min. */
+    private static ForkedApp failingAt(String fault, Class<?> main, ClientLibs libs, String name) {
+        return ForkedApp.of(main).name(name).clientLibs(libs).withAgent().sysProp("retry.agent.test.failAt", fault)
+                .timeout(Duration.ofSeconds(120));
     }
 
     /** Where {@code main} was loaded from: target/classes, or target/test-classes for a test's own application. */

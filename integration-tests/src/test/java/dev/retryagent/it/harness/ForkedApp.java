@@ -1,5 +1,6 @@
 package dev.retryagent.it.harness;
 
+import dev.retryagent.it.apps.BatchApp;
 import java.io.ByteArrayOutputStream;
 import java.io.File;
 import java.io.IOException;
@@ -84,6 +85,11 @@ public final class ForkedApp {
 
     public static ForkedApp of(String mainClass) {
         return new ForkedApp(mainClass, null);
+    }
+
+    /** The batch application of {@code client} ({@link BatchApp}); arguments added go after the client's name. */
+    public static ForkedApp batch(String client) {
+        return of(BatchApp.class).args(client);
     }
 
     /**

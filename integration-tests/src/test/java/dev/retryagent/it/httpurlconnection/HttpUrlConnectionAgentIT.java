@@ -38,7 +38,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * The agent on the JDK's own HttpURLConnection, http and https, in forked JVMs on Java 17 and on Java 25 (both,
  * whichever JDK runs the tests: {@link Jdks}), exactly as an operator runs it: {@code -javaagent} and nothing
  * else on the command line (no {@code --add-opens}). The driver of {@link ClientContract} for HttpURLConnection
- * ({@link HttpUrlConnectionBatchApp}), and the checks only it has: every way of reading the response, streaming
+ * ({@link HttpUrlConnectionBatch}), and the checks only it has: every way of reading the response, streaming
  * modes, read timeouts, disconnects, the JDK's own resend, HTTPS, and a class loaded before the agent.
  */
 @Tag(Jdks.MATRIX)
@@ -268,7 +268,7 @@ class HttpUrlConnectionAgentIT extends ClientContract<HttpUrlConnectionAgentIT.J
     }
 
     static ForkedApp app(Jdks.Jdk jdk, String name) {
-        return ForkedApp.of(HttpUrlConnectionBatchApp.class).name("huc-" + name + "-" + jdk).java(jdk.java());
+        return ForkedApp.batch("httpurlconnection").name("huc-" + name + "-" + jdk).java(jdk.java());
     }
 
     static String call(String id, String url, String... more) {

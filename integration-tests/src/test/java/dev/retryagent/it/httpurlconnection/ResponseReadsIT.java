@@ -28,7 +28,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * failure as the connection's result (JDK-8314978: Java 8, 11 and 17.0.15 here; Java 25 keeps it), every read after
  * it that goes through {@code getInputStream()} sends the request again: the header getters, and
  * {@code getResponseCode()} when no status was read. The application writes the body, catches the failure and reads
- * everything ({@link HttpUrlConnectionBatchApp}, {@code afterWriteFailure=read}).
+ * everything ({@link HttpUrlConnectionBatch}, {@code afterWriteFailure=read}).
  *
  * <p>Each case runs alone, under a policy that retries nothing and keeps the JDK's own retries, and under the
  * built-in policy. With the agent the server sees exactly as many requests as alone, and the application reads the

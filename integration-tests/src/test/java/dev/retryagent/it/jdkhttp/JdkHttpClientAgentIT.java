@@ -27,7 +27,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * The agent on the JDK's {@code java.net.http.HttpClient}, {@code send} and {@code sendAsync}, in forked JVMs on Java
  * 17 and on Java 25 ({@link Jdks}), with {@code -javaagent} and nothing else: the driver of {@link ClientContract}
- * ({@link JdkHttpClientBatchApp}), and the checks only this client has in the same JVM: every {@code BodyHandler}
+ * ({@link JdkHttpClientBatch}), and the checks only this client has in the same JVM: every {@code BodyHandler}
  * (only the final response reaches it), every body publisher (the ones that send the same bytes twice are retried,
  * the others never and unmarked), HTTPS, and a POST that the client alone would resend after a dropped connection.
  */
@@ -280,7 +280,7 @@ class JdkHttpClientAgentIT extends ClientContract<JdkHttpClientAgentIT.Jvm> {
     }
 
     static ForkedApp app(Jdks.Jdk jdk, String name) {
-        return ForkedApp.of(JdkHttpClientBatchApp.class).name("jdkhttp-" + name + "-" + jdk).java(jdk.java())
+        return ForkedApp.batch("jdk-httpclient").name("jdkhttp-" + name + "-" + jdk).java(jdk.java())
                 .classpath(ForkedApp.testClasses()).sysProps(TlsMaterial.shared().clientSystemProperties());
     }
 }

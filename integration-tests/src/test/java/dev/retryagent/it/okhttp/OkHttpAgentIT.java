@@ -5,6 +5,7 @@ import static dev.retryagent.it.harness.Runs.markers;
 import static dev.retryagent.it.harness.Runs.result;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import dev.retryagent.it.apps.BatchApp;
 import org.junit.jupiter.api.Tag;
 
 import dev.retryagent.it.contract.Batch;
@@ -29,7 +30,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The agent on OkHttp 4.12 and 5.x, sync ({@code Call.execute}) and async ({@code Call.enqueue}): the driver of
- * {@link ClientContract} for OkHttp, in forked JVMs that run a plain OkHttp application ({@link OkHttpBatchApp}),
+ * {@link ClientContract} for OkHttp, in forked JVMs that run a plain OkHttp application ({@link OkHttpBatch}),
  * and the checks only OkHttp has (one agent interceptor, callbacks, the pool, its own resends under replace).
  */
 @Tag(Jdks.MATRIX)
@@ -44,14 +45,14 @@ class OkHttpAgentIT extends ClientContract<OkHttpAgentIT.Jvm> {
         @Override
         public ForkedApp app(String run) {
             ForkedApp app = switch (loader) {
-                case CLASS_PATH -> ForkedApp.of(OkHttpBatchApp.class).clientLibs(libs);
-                case CHILD -> ChildLoaderLauncher.app(OkHttpBatchApp.class, libs);
-                case WEBAPP -> Webapps.app(jdk, OkHttpBatchApp.class, libs, List.of(
-                        "dev/retryagent/it/okhttp/OkHttpBatchApp*.class", "dev/retryagent/it/apps/CallSpec.class",
+                case CLASS_PATH -> ForkedApp.batch("okhttp").clientLibs(libs);
+                case CHILD -> ChildLoaderLauncher.app(BatchApp.class, libs).args("okhttp");
+                case WEBAPP -> Webapps.app(jdk, BatchApp.class, libs, List.of("dev/retryagent/it/apps/BatchApp*.class",
+                        "dev/retryagent/it/okhttp/OkHttpBatch*.class", "dev/retryagent/it/apps/CallSpec.class",
                         "dev/retryagent/it/apps/Report.class", "dev/retryagent/it/clients/OkHttpBody.class",
                         "dev/retryagent/it/clients/OkHttpKit*.class", "dev/retryagent/it/clients/Kits.class",
                         "dev/retryagent/it/clients/KitRequest.class", "dev/retryagent/it/clients/KitReply*.class",
-                        "dev/retryagent/it/clients/HttpKit.class", "dev/retryagent/it/clients/AsyncHttpKit.class"));
+                        "dev/retryagent/it/clients/HttpKit.class", "dev/retryagent/it/clients/AsyncHttpKit.class")).args("okhttp");
                 case SPRING_BOOT -> SpringBootJar.BOOT_3.app("okhttp");
                 case SPRING_BOOT_2 -> SpringBootJar.BOOT_2.app("okhttp");
             };
@@ -141,8 +142,8 @@ class OkHttpAgentIT extends ClientContract<OkHttpAgentIT.Jvm> {
     @Override
     protected List<String> appArgs(Jvm jvm, Run run) {
         // the one shared client: new OkHttpClient.Builder().build() for sync, new OkHttpClient().newBuilder() for async
-        return run == Run.CONTRACT && jvm.modes().equals(List.of("async")) ? List.of("--client", "newBuilder")
-                : List.of("--client", "builder");
+        return run == Run.CONTRACT && jvm.modes().equals(List.of("async")) ? List.of("--make", "newBuilder")
+                : List.of("--make", "builder");
     }
 
     @Override
@@ -201,7 +202,7 @@ class OkHttpAgentIT extends ClientContract<OkHttpAgentIT.Jvm> {
         try (ScriptedServer server = ScriptedServer.start(Step.ok().body("one"), Step.dropAfterRequest(),
                 Step.ok().body("three"), Step.dropAfterRequest(), Step.ok().body("five"));
              ScriptedServer zero = ScriptedServer.start(Step.status(503).retryAfterSeconds(0), Step.ok())) {
-            ForkedApp.Result run = ForkedApp.of(OkHttpBatchApp.class).name("okhttp-replace-" + libs).clientLibs(libs)
+            ForkedApp.Result run = ForkedApp.batch("okhttp").name("okhttp-replace-" + libs).clientLibs(libs)
                     .policy(POLICY).args("--sequential",
                             "--call", call("post1", server.url("/p"), "sync", "method=POST", "body=x"),
                             "--call", call("post2", server.url("/p"), "sync", "method=POST", "body=x"),

@@ -3,6 +3,7 @@ package dev.retryagent.it.okhttp;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.retryagent.it.apps.BatchApp;
 import dev.retryagent.it.contract.ClientContract;
 import dev.retryagent.it.harness.Jdks;
 import dev.retryagent.it.harness.ClientLibs;
@@ -51,7 +52,7 @@ class OkHttpClassLoadingIT {
     private static void childLoader(ClientLibs libs, Path java, String suffix) {
         try (ScriptedServer sync = ScriptedServer.start(Step.status(503), Step.ok().body("sync"));
              ScriptedServer async = ScriptedServer.start(Step.status(502), Step.ok().body("async"))) {
-            ForkedApp.Result run = ChildLoaderLauncher.app(OkHttpBatchApp.class, libs)
+            ForkedApp.Result run = ChildLoaderLauncher.app(BatchApp.class, libs).args("okhttp")
                     .name("okhttp-child-loader-" + libs + suffix).java(java)
                     .policy(ClientContract.POLICY).agentArg("log", "debug")
                     .args("--call", OkHttpAgentIT.call("sync", sync.url("/s"), "sync"),

@@ -8,12 +8,12 @@ import org.junit.jupiter.api.Tag;
 import dev.retryagent.it.harness.ClientLibs;
 import dev.retryagent.it.harness.ForkedApp;
 import dev.retryagent.it.harness.Jdks;
+import dev.retryagent.it.harness.Policies;
 import dev.retryagent.it.harness.RecordedRequest;
 import dev.retryagent.it.harness.ReportLine;
 import dev.retryagent.it.harness.Runs;
 import dev.retryagent.it.harness.ScriptedServer;
 import dev.retryagent.it.harness.Step;
-import dev.retryagent.it.httpurlconnection.HttpUrlConnectionBatchApp;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
@@ -206,7 +206,7 @@ class HiddenRetriesIT {
             assertTrue(logged(replace, "give up", "path=/postFresh", "reason=not-idempotent"), describe);
             List<RecordedRequest> reused = s.getReused.requests();
             assertEquals(reused.get(0).connectionId(), reused.get(1).connectionId(), "the second call reused the connection");
-            if (client.target().main() == HttpUrlConnectionBatchApp.class) {
+            if (client.target().client().equals("httpurlconnection")) {
                 // the JDK's resend after a kept-alive connection died while idle stays: the POST went out once
                 assertTrue(replace.ok("postStale2"), describe);
                 assertEquals(1, Measured.sends(s.postStale, true), s.postStale.requests().toString());

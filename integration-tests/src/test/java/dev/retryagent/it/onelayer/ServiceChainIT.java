@@ -9,6 +9,7 @@ import dev.retryagent.it.apps.HttpUrlConnectionScenario;
 import dev.retryagent.it.apps.OkHttpScenario;
 import dev.retryagent.it.harness.ClientLibs;
 import dev.retryagent.it.harness.ForkedApp;
+import dev.retryagent.it.harness.Policies;
 import dev.retryagent.it.harness.ReportLine;
 import dev.retryagent.it.harness.ScriptedServer;
 import dev.retryagent.it.harness.Step;

@@ -9,6 +9,7 @@ import dev.retryagent.it.apps.LineDrivenApp;
 import dev.retryagent.it.harness.ClientLibs;
 import dev.retryagent.it.harness.ForkedApp;
 import dev.retryagent.it.harness.Jdks;
+import dev.retryagent.it.harness.Policies;
 import dev.retryagent.it.harness.RecordedRequest;
 import dev.retryagent.it.harness.ReportLine;
 import dev.retryagent.it.harness.ScriptedServer;
@@ -44,13 +45,7 @@ class HotReloadIT {
     private static final Duration CALL_LIMIT = Duration.ofSeconds(20);
 
     static String policy(int maxAttempts) {
-        return """
-                version: 1
-                defaults:
-                  maxAttempts: %d
-                  backoff: { base: 1ms, cap: 5ms }
-                  budget: { ratio: 1.0, minPerSecond: 1000 }
-                """.formatted(maxAttempts);
+        return Policies.attempts(maxAttempts, "");
     }
 
     static String hash(String content) throws Exception {

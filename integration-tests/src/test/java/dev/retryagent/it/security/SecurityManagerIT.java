@@ -3,6 +3,7 @@ package dev.retryagent.it.security;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import dev.retryagent.it.apps.BatchApp;
 import org.junit.jupiter.api.Tag;
 
 import dev.retryagent.it.apps.LongRunningClientsApp;
@@ -14,10 +15,8 @@ import dev.retryagent.it.harness.ReportLine;
 import dev.retryagent.it.harness.Runs;
 import dev.retryagent.it.harness.ScriptedServer;
 import dev.retryagent.it.harness.Step;
-import dev.retryagent.it.jdkhttp.JdkHttpClientBatchApp;
 import dev.retryagent.it.metrics.MetricsApp;
 import dev.retryagent.it.okhttp.ChildLoaderLauncher;
-import dev.retryagent.it.okhttp.OkHttpBatchApp;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -148,7 +147,7 @@ class SecurityManagerIT {
     void withAllPermissionForItsJarTheAgentRetriesJavaNetHttp(Jdks.Jdk jdk) {
         Map<String, ScriptedServer> servers = flakyServers("sync", "async");
         // No wait: a retry then mostly starts on the client's own thread, at the end of the attempt before.
-        ForkedApp app = ForkedApp.of(JdkHttpClientBatchApp.class).name("sm-jdkhttp-" + jdk).java(jdk.java())
+        ForkedApp app = ForkedApp.batch("jdk-httpclient").name("sm-jdkhttp-" + jdk).java(jdk.java())
                 .policy(NO_WAIT_POLICY).args(callPerMode(servers));
         ForkedApp.Result run = underSecurityManager(app, "sm-jdkhttp-" + jdk, true, appCodeBases(), "").run();
 
@@ -160,7 +159,7 @@ class SecurityManagerIT {
     @MethodSource("jdksForTheTests")
     void withAllPermissionForItsJarAnApplicationInAClassLoaderOfItsOwnIsRetried(Jdks.Jdk jdk) {
         Map<String, ScriptedServer> servers = flakyServers("sync", "async");
-        ForkedApp app = ChildLoaderLauncher.app(OkHttpBatchApp.class, ClientLibs.OKHTTP_5)
+        ForkedApp app = ChildLoaderLauncher.app(BatchApp.class, ClientLibs.OKHTTP_5).args("okhttp")
                 .name("sm-child-loader-" + jdk).java(jdk.java()).policy(POLICY).args(callPerMode(servers));
         List<Path> codeBases = appCodeBases(ClientLibs.OKHTTP_5.dir(), ForkedApp.testClasses());
         // The launcher makes the application's class loader, of the code bases' jars and directories.

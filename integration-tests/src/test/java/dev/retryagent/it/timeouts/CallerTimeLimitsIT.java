@@ -13,8 +13,6 @@ import dev.retryagent.it.harness.Jdks;
 import dev.retryagent.it.harness.ReportLine;
 import dev.retryagent.it.harness.ScriptedServer;
 import dev.retryagent.it.harness.Step;
-import dev.retryagent.it.jdkhttp.JdkHttpClientBatchApp;
-import dev.retryagent.it.okhttp.OkHttpBatchApp;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -43,10 +41,10 @@ class CallerTimeLimitsIT {
             """;
 
     /** One client in one mode: how its calls are spelled, and how its call-level limit is given. */
-    record Target(String client, Class<?> main, ClientLibs libs, Jdks.Jdk jdk, String mode, String limitKey,
+    record Target(String client, ClientLibs libs, Jdks.Jdk jdk, String mode, String limitKey,
                   String timeoutException) {
         ForkedApp app() {
-            return ForkedApp.of(main).name("caller-limit-" + client + "-" + mode + "-" + jdk).clientLibs(libs)
+            return ForkedApp.batch(client).name("caller-limit-" + client + "-" + mode + "-" + jdk).clientLibs(libs)
                     .java(jdk.java());
         }
 
@@ -64,13 +62,13 @@ class CallerTimeLimitsIT {
         List<Target> targets = new ArrayList<>();
         for (ClientLibs libs : List.of(ClientLibs.OKHTTP_4, ClientLibs.OKHTTP_5)) {
             for (String mode : List.of("sync", "async")) {
-                targets.add(new Target("okhttp", OkHttpBatchApp.class, libs, Jdks.testJdk(), mode, "callTimeoutMs",
+                targets.add(new Target("okhttp", libs, Jdks.testJdk(), mode, "callTimeoutMs",
                         "java.io.InterruptedIOException"));
             }
         }
         for (Jdks.Jdk jdk : Jdks.of(Jdks.JAVA_11_UP)) {
             for (String mode : List.of("sync", "async")) {
-                targets.add(new Target("jdk-httpclient", JdkHttpClientBatchApp.class, ClientLibs.NONE, jdk, mode,
+                targets.add(new Target("jdk-httpclient", ClientLibs.NONE, jdk, mode,
                         "readTimeoutMs", "java.net.http.HttpTimeoutException"));
             }
         }

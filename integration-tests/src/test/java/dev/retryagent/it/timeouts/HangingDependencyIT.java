@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import org.junit.jupiter.api.Tag;
 
+import dev.retryagent.it.apps.BatchApp;
 import dev.retryagent.it.apps.HttpClient4Scenario;
 import dev.retryagent.it.apps.HttpClient5Scenario;
 import dev.retryagent.it.harness.ClientLibs;
@@ -19,9 +20,6 @@ import dev.retryagent.it.harness.RecordedRequest;
 import dev.retryagent.it.harness.ReportLine;
 import dev.retryagent.it.harness.ScriptedServer;
 import dev.retryagent.it.harness.Step;
-import dev.retryagent.it.httpurlconnection.HttpUrlConnectionBatchApp;
-import dev.retryagent.it.jdkhttp.JdkHttpClientBatchApp;
-import dev.retryagent.it.okhttp.OkHttpBatchApp;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -79,7 +77,8 @@ class HangingDependencyIT {
         }
 
         ForkedApp app(String name) {
-            return ForkedApp.of(main).name("hang-" + client + "-" + name + "-" + jdk).clientLibs(libs).java(jdk.java());
+            ForkedApp app = main == BatchApp.class ? ForkedApp.batch(client) : ForkedApp.of(main);
+            return app.name("hang-" + client + "-" + name + "-" + jdk).clientLibs(libs).java(jdk.java());
         }
 
         @Override
@@ -90,9 +89,9 @@ class HangingDependencyIT {
 
     static Stream<Target> targets() {
         Stream<Target> huc = Jdks.of(Jdks.ALL).stream().map(jdk -> new Target("httpurlconnection",
-                HttpUrlConnectionBatchApp.class, ClientLibs.NONE, jdk, List.of(), true));
+                BatchApp.class, ClientLibs.NONE, jdk, List.of(), true));
         Stream<Target> okhttp = Stream.of(ClientLibs.OKHTTP_4, ClientLibs.OKHTTP_5).flatMap(libs -> Stream.of("sync",
-                "async").map(mode -> new Target("okhttp", OkHttpBatchApp.class, libs, Jdks.testJdk(),
+                "async").map(mode -> new Target("okhttp", BatchApp.class, libs, Jdks.testJdk(),
                 List.of("mode=" + mode), false)));
         Stream<Target> httpClient5 = Stream.of(
                 new Target("apache-httpclient5", HttpClient5Scenario.class, ClientLibs.HTTPCLIENT5_NEWEST,
@@ -113,11 +112,11 @@ class HangingDependencyIT {
                                 List.of("api=async", "client=pool5"), false, REACTOR_SELECT_MS)));
         // The request's own timeout (30 s) ends at the response head: the body is the application's
         Stream<Target> jdkHttp = Jdks.of(Jdks.JAVA_11_UP).stream().flatMap(jdk -> Stream.of("sync", "async")
-                .map(mode -> new Target("jdk-httpclient", JdkHttpClientBatchApp.class, ClientLibs.NONE, jdk,
+                .map(mode -> new Target("jdk-httpclient", BatchApp.class, ClientLibs.NONE, jdk,
                         List.of("mode=" + mode), true, 0, "java.net.http.HttpTimeoutException")));
         // the legacy JDKs, a mode of each library client
         Stream<Target> legacy = Jdks.besides(8, 11).stream().flatMap(jdk -> Stream.of(
-                new Target("okhttp", OkHttpBatchApp.class, ClientLibs.OKHTTP_4, jdk, List.of("mode=sync"), false),
+                new Target("okhttp", BatchApp.class, ClientLibs.OKHTTP_4, jdk, List.of("mode=sync"), false),
                 new Target("apache-httpclient5", HttpClient5Scenario.class, ClientLibs.HTTPCLIENT5_NEWEST, jdk,
                         List.of("api=classic", "client=pool5"), false),
                 new Target("apache-httpclient4", HttpClient4Scenario.class, ClientLibs.HTTPCLIENT4_NEWEST, jdk,
@@ -249,7 +248,7 @@ class HangingDependencyIT {
     @Test
     void withoutTheAgentTheCallHangs() throws Exception {
         try (ScriptedServer hangs = ScriptedServer.start(hanging());
-             ForkedApp.Running app = ForkedApp.of(HttpUrlConnectionBatchApp.class).name("hang-alone")
+             ForkedApp.Running app = ForkedApp.batch("httpurlconnection").name("hang-alone")
                      .args("--await-go").args("--call", call(null, "hangs", hangs, "/items/hangs")).start()) {
             app.awaitStdoutLine(l -> l.equals("READY"), WAIT);
             app.writeLine("go");
@@ -276,7 +275,7 @@ class HangingDependencyIT {
         for (boolean agent : new boolean[] {false, true}) {
             try (ScriptedServer dropsLate = ScriptedServer.start(Step.dropAfterRequest().delay(Duration.ofMillis(1500)),
                     Step.ok().body("fine"))) {
-                ForkedApp app = ForkedApp.of(HttpUrlConnectionBatchApp.class).name("hang-drop-" + agent)
+                ForkedApp app = ForkedApp.batch("httpurlconnection").name("hang-drop-" + agent)
                         .args("--call", call(null, "legacy", dropsLate, "/items/legacy"));
                 if (agent) {
                     app.policy(policy).agentArg("log", "debug");

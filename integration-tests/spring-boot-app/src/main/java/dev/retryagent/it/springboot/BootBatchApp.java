@@ -1,9 +1,8 @@
 package dev.retryagent.it.springboot;
 
+import dev.retryagent.it.apps.BatchApp;
 import dev.retryagent.it.apps.HttpClient5Scenario;
 import dev.retryagent.it.apps.Report;
-import dev.retryagent.it.httpurlconnection.HttpUrlConnectionBatchApp;
-import dev.retryagent.it.okhttp.OkHttpBatchApp;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.io.InputStream;
@@ -58,9 +57,9 @@ public class BootBatchApp implements CommandLineRunner {
         warmUp(args[0]);
         switch (args[0]) {
             case "okhttp":
-                where("app", OkHttpBatchApp.class);
+                where("app", BatchApp.class);
                 where("client", OkHttpClient.class);
-                OkHttpBatchApp.main(rest);
+                BatchApp.main(args);
                 break;
             case "httpclient5":
                 where("app", HttpClient5Scenario.class);
@@ -68,9 +67,9 @@ public class BootBatchApp implements CommandLineRunner {
                 HttpClient5Scenario.main(rest);
                 break;
             case "httpurlconnection":
-                where("app", HttpUrlConnectionBatchApp.class);
+                where("app", BatchApp.class);
                 where("client", HttpURLConnection.class);
-                HttpUrlConnectionBatchApp.main(rest);
+                BatchApp.main(args);
                 break;
             default:
                 throw new IllegalArgumentException("unknown client " + args[0]);

@@ -4,6 +4,7 @@ import static dev.retryagent.it.apps.BatchCalls.elapsedMs;
 import static dev.retryagent.it.apps.BatchCalls.sinceInterruptUs;
 import static dev.retryagent.it.apps.CallSpec.one;
 
+import dev.retryagent.it.apps.BatchApp;
 import dev.retryagent.it.apps.BatchCalls;
 import dev.retryagent.it.apps.CallSpec;
 import dev.retryagent.it.apps.Report;
@@ -18,17 +19,15 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A plain application using the JDK's HttpURLConnection (http or https; no agent code) that makes several
- * independent calls at once, one thread each, so that one forked JVM covers many scenarios.
+ * HttpURLConnection's part of the batch application ({@link BatchApp}{@code  httpurlconnection}): a plain
+ * application using the JDK's HttpURLConnection (http or https; no agent code).
  *
  * <pre>
- * --await-go       print READY, then wait for a line on stdin before calling
- * --sequential     one call after the other (default: all at once)
  * --await-thread-end NAME   before calling, wait (up to 20 s) until no thread of that name is alive
  * --call "id=ID;url=URL;method=GET;body=TEXT;header=Name: value;streaming=none|fixed|chunked;
  *         read=code|stream|message|header|length|fields;readTimeoutMs=N;interruptAfterMs=N;disconnectAfterMs=N;
  *         afterWriteFailure=fail|read"
- *                  repeatable; header repeatable inside a call
+ *                  header repeatable inside a call
  * </pre>
  *
  * {@code afterWriteFailure=read}: when writing the body throws (a server that refused {@code Expect: 100-continue}),
@@ -40,28 +39,26 @@ import java.util.concurrent.TimeUnit;
  * length=<getContentLength> h.Retry-After=<getHeaderField> h.X-Attempt=.. stream=<getInputStream: ok or the
  * exception class> streamMessage=.. body=<getInputStream's body below 400, getErrorStream's from 400>
  * errorStream=<null|set> fields=<getHeaderFields().size()> elapsedMs=.. interrupted=.. sinceInterruptUs=..}, or
- * {@code RESULT id=.. failure=CLASS message=.. stage=.. interrupted=.. sinceInterruptUs=..}; then {@code DONE}.
+ * {@code RESULT id=.. failure=CLASS message=.. stage=.. interrupted=.. sinceInterruptUs=..}.
  * {@code sinceInterruptUs}: from the interrupt ({@code interruptAfterMs}) to the end of the call, or null.
  */
-public final class HttpUrlConnectionBatchApp {
+public final class HttpUrlConnectionBatch implements BatchApp.Client {
+    private String awaitThreadEnd;
 
-    public static void main(String[] argv) throws Exception {
-        String[] awaitThreadEnd = {null};
-        BatchCalls.Options options = BatchCalls.Options.parse(argv, (args, i) -> {
-            if (!args[i].equals("--await-thread-end")) {
-                return -1;
-            }
-            awaitThreadEnd[0] = args[i + 1];
-            return i + 1;
-        });
-        Report.line("APP", "client", "httpurlconnection", "java", System.getProperty("java.version"));
-        BatchCalls.awaitGo(options);
-        if (awaitThreadEnd[0] != null) {
-            awaitThreadEnd(awaitThreadEnd[0], 20_000);
+    @Override
+    public int take(String[] argv, int i) {
+        if (!argv[i].equals("--await-thread-end")) {
+            return -1;
         }
-        BatchCalls.runEach(options, HttpUrlConnectionBatchApp::run, 60_000);
-        Report.line("DONE");
-        System.exit(0);
+        awaitThreadEnd = argv[i + 1];
+        return i + 1;
+    }
+
+    @Override
+    public void beforeCalls(List<Map<String, List<String>>> calls) throws InterruptedException {
+        if (awaitThreadEnd != null) {
+            awaitThreadEnd(awaitThreadEnd, 20_000);
+        }
     }
 
     private static void awaitThreadEnd(String name, long millis) throws InterruptedException {
@@ -77,7 +74,8 @@ public final class HttpUrlConnectionBatchApp {
         Report.line("TIMEOUT", "thread", name);
     }
 
-    private static void run(Map<String, List<String>> spec, String id) {
+    @Override
+    public void call(Map<String, List<String>> spec, String id) {
         long start = System.nanoTime();
         String stage = "open";
         String write = "ok";

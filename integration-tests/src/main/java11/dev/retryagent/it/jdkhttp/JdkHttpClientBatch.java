@@ -4,6 +4,7 @@ import static dev.retryagent.it.apps.BatchCalls.elapsedMs;
 import static dev.retryagent.it.apps.BatchCalls.sinceInterruptUs;
 import static dev.retryagent.it.apps.CallSpec.one;
 
+import dev.retryagent.it.apps.BatchApp;
 import dev.retryagent.it.apps.BatchCalls;
 import dev.retryagent.it.apps.CallSpec;
 import dev.retryagent.it.apps.Report;
@@ -28,12 +29,10 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A plain application using the JDK's {@code java.net.http.HttpClient} (no agent code) that makes several independent
- * calls at once, one thread each.
+ * {@code java.net.http}'s part of the batch application ({@link BatchApp}{@code  jdk-httpclient}, Java 11 and up): a
+ * plain application using the JDK's {@code java.net.http.HttpClient} (no agent code).
  *
  * <pre>
- * --await-go   print READY, then wait for a line on stdin before calling
- * --sequential one call after the other (default: all at once)
  * --call-parts "k=v;..."   parts added to every call that has none of those keys
  * --all-method-retry   sets jdk.httpclient.enableAllMethodRetry=true before the client is made (the client then
  *              resends any method, POST included, after a pooled connection failed)
@@ -47,40 +46,36 @@ import java.util.concurrent.TimeUnit;
  *         repeat=N (N calls one after the other on the same client; the last one is reported)"
  * </pre>
  * Per call {@code RESULT id=.. status=.. body=.. h.Retry-After=.. version=.. elapsedMs=.. interrupted=..
- * sinceInterruptUs=.. thread=..}, or {@code RESULT id=.. failure=CLASS message=.. cancelled=..}; then {@code DONE}.
+ * sinceInterruptUs=.. thread=..}, or {@code RESULT id=.. failure=CLASS message=.. cancelled=..}.
  */
-public final class JdkHttpClientBatchApp {
-    private static final Map<String, HttpClient> CLIENTS = new ConcurrentHashMap<>();
+public final class JdkHttpClientBatch implements BatchApp.Client {
+    private final Map<String, HttpClient> clients = new ConcurrentHashMap<>();
+    private final Map<String, List<String>> common = new LinkedHashMap<>();
 
-    private JdkHttpClientBatchApp() {
+    @Override
+    public int take(String[] argv, int i) {
+        switch (argv[i]) {
+            case "--all-method-retry":
+                System.setProperty("jdk.httpclient.enableAllMethodRetry", "true");
+                return i;
+            case "--call-parts":
+                common.putAll(CallSpec.parse(argv[i + 1]));
+                return i + 1;
+            default:
+                return -1;
+        }
     }
 
-    public static void main(String[] argv) throws Exception {
-        Map<String, List<String>> common = new LinkedHashMap<>();
-        BatchCalls.Options options = BatchCalls.Options.parse(argv, (args, i) -> {
-            switch (args[i]) {
-                case "--all-method-retry":
-                    System.setProperty("jdk.httpclient.enableAllMethodRetry", "true");
-                    return i;
-                case "--call-parts":
-                    common.putAll(CallSpec.parse(args[i + 1]));
-                    return i + 1;
-                default:
-                    return -1;
-            }
-        });
-        for (Map<String, List<String>> call : options.calls()) {
+    /** Adds the common parts to every call, makes the calls' clients and warms them up. */
+    @Override
+    public void prepare(List<Map<String, List<String>>> calls) throws Exception {
+        for (Map<String, List<String>> call : calls) {
             common.forEach(call::putIfAbsent);
         }
-        Report.line("APP", "client", "jdk-httpclient", "java", System.getProperty("java.version"));
-        for (Map<String, List<String>> call : options.calls()) {
+        for (Map<String, List<String>> call : calls) {
             client(one(call, "client", "default"));
         }
         warmUp();
-        BatchCalls.awaitGo(options);
-        BatchCalls.runEach(options, JdkHttpClientBatchApp::run, 60_000);
-        Report.line("DONE");
-        System.exit(0);
     }
 
     /**
@@ -88,7 +83,7 @@ public final class JdkHttpClientBatchApp {
      * client's first exchange loads most of java.net.http (hundreds of ms on a loaded machine), which the contract's
      * time bounds are not about. A service that has been up for a while has done that long ago.
      */
-    private static void warmUp() throws Exception {
+    private void warmUp() throws Exception {
         com.sun.net.httpserver.HttpServer server = com.sun.net.httpserver.HttpServer.create(
                 new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0), 0);
         server.createContext("/", exchange -> {
@@ -100,7 +95,7 @@ public final class JdkHttpClientBatchApp {
         server.start();
         try {
             URI uri = URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/warm-up");
-            for (HttpClient client : CLIENTS.values()) {
+            for (HttpClient client : clients.values()) {
                 client.send(HttpRequest.newBuilder(uri).build(), HttpResponse.BodyHandlers.ofString());
                 // several at once, so that the client's executor has its threads when the calls start together
                 List<CompletableFuture<HttpResponse<String>>> warming = new ArrayList<>();
@@ -116,8 +111,8 @@ public final class JdkHttpClientBatchApp {
         }
     }
 
-    static HttpClient client(String kind) {
-        return CLIENTS.computeIfAbsent(kind, JdkHttpClientBatchApp::newClient);
+    private HttpClient client(String kind) {
+        return clients.computeIfAbsent(kind, JdkHttpClientBatch::newClient);
     }
 
     private static HttpClient newClient(String kind) {
@@ -138,7 +133,8 @@ public final class JdkHttpClientBatchApp {
         }
     }
 
-    private static void run(Map<String, List<String>> spec, String id) {
+    @Override
+    public void call(Map<String, List<String>> spec, String id) {
         if (spec.containsKey("startAfterMs")) {
             try {
                 Thread.sleep(Long.parseLong(one(spec, "startAfterMs", "0")));
@@ -154,7 +150,7 @@ public final class JdkHttpClientBatchApp {
         call(spec, id, true);
     }
 
-    private static void call(Map<String, List<String>> spec, String id, boolean report) {
+    private void call(Map<String, List<String>> spec, String id, boolean report) {
         long start = System.nanoTime();
         HttpClient client = client(one(spec, "client", "default"));
         try {

@@ -1,7 +1,7 @@
-package dev.retryagent.it.onelayer;
+package dev.retryagent.it.harness;
 
-/** The policy of the one-layer tests: counts that depend on the retry layers alone. */
-final class Policies {
+/** The policy of the tests whose counts depend on the retry layers alone (the one-layer tests, the reloads). */
+public final class Policies {
     private Policies() {
     }
 
@@ -9,12 +9,12 @@ final class Policies {
      * {@code maxAttempts: 3}, waits of a few milliseconds, a budget that never refuses, plus {@code topLevel} (such as
      * {@code builtInRetries: keep} or {@code marker: { enabled: false }}).
      */
-    static String threeAttempts(String topLevel) {
+    public static String threeAttempts(String topLevel) {
         return attempts(3, topLevel);
     }
 
     /** As {@link #threeAttempts}, with {@code maxAttempts: n}. */
-    static String attempts(int n, String topLevel) {
+    public static String attempts(int n, String topLevel) {
         return """
                 version: 1
                 %s

@@ -4,11 +4,14 @@ import static dev.retryagent.it.apps.BatchCalls.elapsedMs;
 import static dev.retryagent.it.apps.BatchCalls.sinceInterruptUs;
 import static dev.retryagent.it.apps.CallSpec.one;
 
+import dev.retryagent.it.apps.BatchApp;
 import dev.retryagent.it.apps.BatchCalls;
 import dev.retryagent.it.apps.CallSpec;
 import dev.retryagent.it.apps.Report;
 import dev.retryagent.it.apps.Signals;
 import dev.retryagent.it.clients.OkHttpKit;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -20,66 +23,82 @@ import okhttp3.OkHttpClient;
 import okhttp3.Response;
 
 /**
- * A plain OkHttp application (no agent code) that makes several independent calls at once, so that one forked
- * JVM covers many scenarios. Compiled against OkHttp 4.12, runs unchanged on 5.x.
+ * OkHttp's part of the batch application ({@link BatchApp}{@code  okhttp}): a plain OkHttp application (no agent
+ * code), compiled against OkHttp 4.12, that runs unchanged on 5.x.
  *
  * <pre>
- * --client builder|new|newBuilder     how the one shared client is made (default builder)
- * --await-go                          print READY, then wait for a line on stdin before calling
- * --sequential                        one call after the other (default: all at once)
+ * --make builder|new|newBuilder       how the one shared client is made (default builder)
  * --call "id=ID;url=URL;method=GET;mode=sync|async;body=TEXT;header=Name:value;oneShot=true;cancelAfterMs=N;
  *         cancelOn=SIGNAL;client=own;cancelAllAfterMs=N;cancelAllOn=SIGNAL;interruptAfterMs=N;readTimeoutMs=N;
  *         callTimeoutMs=N"
- *                                     repeatable; header repeatable inside a call; client=own: a client of the
- *                                     call's own (built like the shared one), whose dispatcher cancelAll() cancels
- *                                     nothing else; interruptAfterMs: the calling thread (sync) is interrupted
+ *                                     header repeatable inside a call; client=own: a client of the call's own (built
+ *                                     like the shared one), whose dispatcher cancelAll() cancels nothing else;
+ *                                     interruptAfterMs: the calling thread (sync) is interrupted
  * </pre>
- * Prints {@code INTERCEPTORS agent=N total=N}, per call {@code RESULT id=.. status=.. body=.. elapsedMs=..
- * bodyWrites=.. thread=..} or {@code RESULT id=.. failure=CLASS message=..} (both with {@code interrupted=} the
- * caller's interrupt flag, and {@code sinceInterruptUs=} the time from the interrupt to the call's return), then per call
- * {@code CALLBACKS id=.. count=..}, {@code POOL idle=.. total=.. inUse=..} and {@code DONE}.
+ * Prints {@code APP .. version=..}, {@code INTERCEPTORS agent=N total=N}, per call {@code RESULT id=.. status=..
+ * body=.. elapsedMs=.. bodyWrites=.. thread=..} or {@code RESULT id=.. failure=CLASS message=..} (both with
+ * {@code interrupted=} the caller's interrupt flag, and {@code sinceInterruptUs=} the time from the interrupt to the
+ * call's return), then per call {@code CALLBACKS id=.. count=..} and {@code POOL idle=.. total=.. inUse=..}.
  */
-public final class OkHttpBatchApp {
+public final class OkHttpBatch implements BatchApp.Client {
     /** How long after the dispatcher went idle a second callback, if there were one, is given to show. */
     private static final long QUIET_MS = 200;
 
-    public static void main(String[] argv) throws Exception {
-        String[] clientKind = {"builder"};
-        BatchCalls.Options options = BatchCalls.Options.parse(argv, (args, i) -> {
-            if (!args[i].equals("--client")) {
-                return -1;
-            }
-            clientKind[0] = args[i + 1];
-            return i + 1;
-        });
-        OkHttpClient client = OkHttpKit.newClient(clientKind[0]);
-        Report.line("APP", "client", "okhttp", "version", OkHttpKit.version(),
-                "java", System.getProperty("java.version"));
+    private String clientKind = "builder";
+    private OkHttpClient client;
+    private final Map<String, AtomicInteger> callbacks = new LinkedHashMap<>();
+    private final Map<String, OkHttpClient> clients = new LinkedHashMap<>();
+
+    @Override
+    public int take(String[] argv, int i) {
+        if (!argv[i].equals("--make")) {
+            return -1;
+        }
+        clientKind = argv[i + 1];
+        return i + 1;
+    }
+
+    @Override
+    public List<Object> about() {
+        return new ArrayList<>(Arrays.<Object>asList("version", OkHttpKit.version()));
+    }
+
+    @Override
+    public void prepare(List<Map<String, List<String>>> calls) {
+        client = OkHttpKit.newClient(clientKind);
         long agentInterceptors = client.interceptors().stream()
                 .filter(i -> i.getClass().getName().startsWith("dev.retryagent")).count();
         Report.line("INTERCEPTORS", "agent", agentInterceptors, "total", client.interceptors().size());
-        BatchCalls.awaitGo(options);
-        Map<String, AtomicInteger> callbacks = new LinkedHashMap<>();
-        Map<String, OkHttpClient> clients = new LinkedHashMap<>();
-        for (Map<String, List<String>> call : options.calls()) {
+    }
+
+    @Override
+    public void beforeCalls(List<Map<String, List<String>>> calls) {
+        for (Map<String, List<String>> call : calls) {
             String id = one(call, "id", "call" + callbacks.size());
             callbacks.put(id, new AtomicInteger());
-            OkHttpClient shared =
-                    "own".equals(one(call, "client", "shared")) ? OkHttpKit.newClient(clientKind[0]) : client;
+            OkHttpClient shared = "own".equals(one(call, "client", "shared")) ? OkHttpKit.newClient(clientKind) : client;
             clients.put(id, withTimeouts(shared, call));
         }
-        BatchCalls.runEach(options, (spec, id) -> run(clients.get(id), spec, id, callbacks.get(id)), 60_000);
-        // Every first callback has run (the call threads wait for it). Let anything still running on the dispatcher
-        // finish, so that a second callback delivered there is counted; one from elsewhere is what must not happen,
-        // so it cannot be waited for: a quiet period gives a late one time to show.
+    }
+
+    @Override
+    public void call(Map<String, List<String>> spec, String id) {
+        run(clients.get(id), spec, id, callbacks.get(id));
+    }
+
+    /**
+     * Every first callback has run (the call threads wait for it). Lets anything still running on the dispatcher
+     * finish, so that a second callback delivered there is counted; one from elsewhere is what must not happen, so it
+     * cannot be waited for: a quiet period gives a late one time to show.
+     */
+    @Override
+    public void afterCalls() throws InterruptedException {
         OkHttpKit.awaitIdle(client);
         Thread.sleep(QUIET_MS);
         callbacks.forEach((id, count) -> Report.line("CALLBACKS", "id", id, "count", count.get()));
         int total = client.connectionPool().connectionCount();
         int idleCount = client.connectionPool().idleConnectionCount();
         Report.line("POOL", "idle", idleCount, "total", total, "inUse", total - idleCount);
-        Report.line("DONE");
-        System.exit(0);
     }
 
     /** {@code client}, or a client built from it with the call's own read and call timeouts. */
