@@ -7,9 +7,9 @@ import static dev.retryagent.agent.bootloader.httpurlconnection.UncheckedReflect
 import static dev.retryagent.agent.bootloader.httpurlconnection.UncheckedReflection.writeBoolean;
 import static dev.retryagent.agent.bootloader.httpurlconnection.UncheckedReflection.invoke;
 
+import dev.retryagent.agent.bootloader.runtime.Closeables;
 import dev.retryagent.engine.RetryLog;
 import java.io.Closeable;
-import java.io.IOException;
 import java.io.OutputStream;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Field;
@@ -340,11 +340,7 @@ final class HttpUrlConnectionFields {
         if (errorStream != null) {
             Object error = read(errorStream, conn);
             if (error instanceof Closeable) {
-                try {
-                    ((Closeable) error).close();
-                } catch (IOException ignored) {
-                    // released anyway
-                }
+                Closeables.closeQuietly((Closeable) error);
             }
             write(errorStream, conn, null);
         }
