@@ -5,8 +5,6 @@ import java.lang.reflect.Field;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.net.HttpURLConnection;
-import java.security.AccessController;
-import java.security.PrivilegedExceptionAction;
 
 /**
  * One attempt's connect and read timeouts on an HttpURLConnection, bounded by the limit the policy gives it and put
@@ -19,9 +17,13 @@ import java.security.PrivilegedExceptionAction;
  * attempt: the JDK applies a read timeout to the socket only when it connects.
  */
 final class AttemptTimeouts {
-    private static final Object LOCK = new Object();
-    private static volatile AttemptTimeouts instance;
-    private static volatile boolean unavailable;
+    private static final MadeOnce<AttemptTimeouts> ACCESSORS =
+            new MadeOnce<AttemptTimeouts>("httpurlconnection.attempt-timeouts") {
+                @Override
+                AttemptTimeouts make(Class<?> impl) throws ReflectiveOperationException {
+                    return new AttemptTimeouts(impl);
+                }
+            };
 
     private final Field connectTimeout;
     private final Field readTimeout;
@@ -59,30 +61,7 @@ final class AttemptTimeouts {
 
     /** The accessors, made once per JVM; null (logged once) when the timeout fields cannot be reached. */
     static AttemptTimeouts get() {
-        AttemptTimeouts t = instance;
-        if (t != null || unavailable) {
-            return t;
-        }
-        synchronized (LOCK) {
-            if (instance == null && !unavailable) {
-                try {
-                    // Privileged: made on the application's thread, under its frames (see HttpUrlConnectionFields.get).
-                    instance = AccessController.doPrivileged(new PrivilegedExceptionAction<AttemptTimeouts>() {
-                        @Override
-                        public AttemptTimeouts run() throws ReflectiveOperationException {
-                            return new AttemptTimeouts(Class.forName(HttpUrlConnectionFields.IMPL, false, null));
-                        }
-                    });
-                } catch (Throwable e) {
-                    if (e instanceof VirtualMachineError) {
-                        throw (VirtualMachineError) e;
-                    }
-                    unavailable = true;
-                    RetryLog.internalError("httpurlconnection.attempt-timeouts", e);
-                }
-            }
-            return instance;
-        }
+        return ACCESSORS.get();
     }
 
     /** The application's own timeouts of one connection, as its fields held them before an attempt. */

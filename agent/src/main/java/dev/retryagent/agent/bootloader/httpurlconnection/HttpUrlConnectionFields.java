@@ -7,16 +7,13 @@ import static dev.retryagent.agent.bootloader.httpurlconnection.UncheckedReflect
 import static dev.retryagent.agent.bootloader.httpurlconnection.UncheckedReflection.writeBoolean;
 import static dev.retryagent.agent.bootloader.httpurlconnection.UncheckedReflection.invoke;
 
-import dev.retryagent.engine.RetryLog;
+import dev.retryagent.agent.bootloader.runtime.Closeables;
 import java.io.Closeable;
-import java.io.IOException;
 import java.io.OutputStream;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.net.HttpURLConnection;
-import java.security.AccessController;
-import java.security.PrivilegedExceptionAction;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
@@ -84,9 +81,13 @@ final class HttpUrlConnectionFields {
     /** Optional: the JDK's hidden resend, and how to switch it off; null when it cannot be reached. */
     private final HiddenResend hiddenResend;
 
-    private static final Object LOCK = new Object();
-    private static volatile HttpUrlConnectionFields instance;
-    private static volatile boolean unavailable;
+    private static final MadeOnce<HttpUrlConnectionFields> ACCESSORS =
+            new MadeOnce<HttpUrlConnectionFields>("httpurlconnection.state") {
+                @Override
+                HttpUrlConnectionFields make(Class<?> impl) throws ReflectiveOperationException {
+                    return new HttpUrlConnectionFields(impl);
+                }
+            };
 
     private HttpUrlConnectionFields(Class<?> impl) throws ReflectiveOperationException {
         inputStream = field(impl, "inputStream");
@@ -131,31 +132,7 @@ final class HttpUrlConnectionFields {
      * HttpURLConnection is then left to itself.
      */
     static HttpUrlConnectionFields get() {
-        HttpUrlConnectionFields s = instance;
-        if (s != null || unavailable) {
-            return s;
-        }
-        synchronized (LOCK) {
-            if (instance == null && !unavailable) {
-                try {
-                    // Privileged: the first call that needs the accessors runs under the application's frames, which a
-                    // security manager would hold to the application's grant for the agent's own reflection.
-                    instance = AccessController.doPrivileged(new PrivilegedExceptionAction<HttpUrlConnectionFields>() {
-                        @Override
-                        public HttpUrlConnectionFields run() throws ReflectiveOperationException {
-                            return new HttpUrlConnectionFields(Class.forName(IMPL, false, null));
-                        }
-                    });
-                } catch (Throwable t) {
-                    if (t instanceof VirtualMachineError) {
-                        throw (VirtualMachineError) t;
-                    }
-                    unavailable = true;
-                    RetryLog.internalError("httpurlconnection.state", t);
-                }
-            }
-            return instance;
-        }
+        return ACCESSORS.get();
     }
 
     /** The fields of {@code sun.net.www.protocol.http.HttpURLConnection} without which there is no retry. */
@@ -340,11 +317,7 @@ final class HttpUrlConnectionFields {
         if (errorStream != null) {
             Object error = read(errorStream, conn);
             if (error instanceof Closeable) {
-                try {
-                    ((Closeable) error).close();
-                } catch (IOException ignored) {
-                    // released anyway
-                }
+                Closeables.closeQuietly((Closeable) error);
             }
             write(errorStream, conn, null);
         }

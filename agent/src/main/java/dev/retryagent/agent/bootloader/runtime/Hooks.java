@@ -121,15 +121,10 @@ public final class Hooks {
             return false;
         }
         try {
-            InjectedFaults.atHook(hook);
-            Handler handler = r.handlerFor(site);
+            Handler handler = handlerAt(r, hook, site);
             return handler != null && handler.onEnter(hook, self, args);
-        } catch (Propagate p) {
-            throw Hooks.<RuntimeException>sneaky(p.getCause());
-        } catch (VirtualMachineError e) {
-            throw e;
         } catch (Throwable t) {
-            RetryLog.internalError("hook:" + hook, t);
+            failOpen(hook, t);
             return false;
         }
     }
@@ -161,15 +156,10 @@ public final class Hooks {
         running.add(hook);
         running.add(self);
         try {
-            InjectedFaults.atHook(hook);
-            Handler handler = r.handlerFor(site);
+            Handler handler = handlerAt(r, hook, site);
             return handler == null ? PROCEED : handler.onEnterMayReplace(hook, self, args);
-        } catch (Propagate p) {
-            throw Hooks.<RuntimeException>sneaky(p.getCause());
-        } catch (VirtualMachineError e) {
-            throw e;
         } catch (Throwable t) {
-            RetryLog.internalError("hook:" + hook, t);
+            failOpen(hook, t);
             return PROCEED;
         } finally {
             while (running.size() > depth) {
@@ -188,8 +178,7 @@ public final class Hooks {
         Resolver r = resolver;
         if (r != null) {
             try {
-                InjectedFaults.atHook(hook);
-                Handler handler = r.handlerFor(site);
+                Handler handler = handlerAt(r, hook, site);
                 layer = handler == null ? null : handler.retryLayer(hook, self, args);
             } catch (VirtualMachineError e) {
                 UpperLayer.enter((LayerRetries) null);
@@ -213,18 +202,34 @@ public final class Hooks {
             return;
         }
         try {
-            InjectedFaults.atHook(hook);
-            Handler handler = r.handlerFor(site);
+            Handler handler = handlerAt(r, hook, site);
             if (handler != null) {
                 handler.onExit(hook, self, args);
             }
-        } catch (Propagate p) {
-            throw Hooks.<RuntimeException>sneaky(p.getCause());
-        } catch (VirtualMachineError e) {
-            throw e;
         } catch (Throwable t) {
-            RetryLog.internalError("hook:" + hook, t);
+            failOpen(hook, t);
         }
+    }
+
+    /** The handler of {@code hook} in {@code site}, after the test-only fault injected at the hook's entry. */
+    private static Handler handlerAt(Resolver r, String hook, Class<?> site) {
+        InjectedFaults.atHook(hook);
+        return r.handlerFor(site);
+    }
+
+    /**
+     * What a hook does with {@code t}, thrown by its handler: rethrows the application's or the client's own exception
+     * that a {@link Propagate} carries, and a {@link VirtualMachineError}; logs anything else once, and the hooked
+     * method then runs untouched.
+     */
+    private static void failOpen(String hook, Throwable t) {
+        if (t instanceof Propagate) {
+            throw Hooks.<RuntimeException>sneaky(t.getCause());
+        }
+        if (t instanceof VirtualMachineError) {
+            throw (VirtualMachineError) t;
+        }
+        RetryLog.internalError("hook:" + hook, t);
     }
 
     /** Rethrows {@code t} as it is, checked or not. */

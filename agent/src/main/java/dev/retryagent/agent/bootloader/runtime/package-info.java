@@ -12,6 +12,9 @@
  *   <li>{@link dev.retryagent.agent.bootloader.runtime.Housekeeping}: the one thread for periodic work that is not a retry.</li>
  *   <li>{@link dev.retryagent.agent.bootloader.runtime.Failures}, {@link dev.retryagent.agent.bootloader.runtime.NotIoFailure}: the
  *       part of failure classification every client shares.</li>
+ *   <li>{@link dev.retryagent.agent.bootloader.runtime.RequestPaths}, {@link
+ *       dev.retryagent.agent.bootloader.runtime.Closeables}: a request's path without its query, and a quiet
+ *       {@code close()}, as more than one client's adapter needs them.</li>
  *   <li>{@link dev.retryagent.agent.bootloader.runtime.OpenTelemetryTracer}: the loops' tracer, which traces each attempt
  *       through the OpenTelemetry Java agent when that agent runs in the JVM ({@code runtime.opentelemetry}, the
  *       only classes that link to OpenTelemetry's API).</li>

@@ -1,5 +1,6 @@
 package dev.retryagent.agent.clients.httpclient4;
 
+import dev.retryagent.agent.bootloader.runtime.Closeables;
 import dev.retryagent.agent.bootloader.runtime.Failures;
 import dev.retryagent.agent.bootloader.runtime.Hooks;
 import dev.retryagent.agent.bootloader.runtime.NotIoFailure;
@@ -199,11 +200,7 @@ final class HttpClient4AsyncExchange<T> implements AsyncExchange<HttpClient4Asyn
                 producer.failed(cause);
                 consumer.failed(cause);
             } finally {
-                try {
-                    consumer.close();
-                } catch (IOException e) {
-                    // nothing more to release
-                }
+                Closeables.closeQuietly(consumer);
                 future.failed(cause);
             }
         }

@@ -1,8 +1,10 @@
 package dev.retryagent.agent.clients.httpclient4;
 
+import dev.retryagent.agent.bootloader.runtime.Closeables;
 import dev.retryagent.agent.bootloader.runtime.Failures;
 import dev.retryagent.agent.bootloader.runtime.InjectedFaults;
 import dev.retryagent.agent.bootloader.runtime.NotIoFailure;
+import dev.retryagent.agent.bootloader.runtime.RequestPaths;
 import dev.retryagent.agent.bootloader.runtime.RetryRuntime;
 import dev.retryagent.agent.bootloader.weaving.PerClassLookup;
 import dev.retryagent.engine.CallFacts;
@@ -189,16 +191,7 @@ final class HttpClient4Requests {
                 return "/"; // no path, or the asterisk form of OPTIONS
             }
         }
-        int end = path.length();
-        int query = path.indexOf('?');
-        if (query >= 0) {
-            end = query;
-        }
-        int fragment = path.indexOf('#');
-        if (fragment >= 0 && fragment < end) {
-            end = fragment;
-        }
-        return end == 0 ? "/" : path.substring(0, end);
+        return RequestPaths.withoutQuery(path);
     }
 
     /** A copy of {@code request} (same request line, headers and entity) with the marker set. */
@@ -409,11 +402,7 @@ final class HttpClient4Requests {
         } catch (IOException e) {
             // close() below discards the connection
         } finally {
-            try {
-                response.close();
-            } catch (IOException e) {
-                // nothing more to release
-            }
+            Closeables.closeQuietly(response);
         }
     }
 }

@@ -1,8 +1,10 @@
 package dev.retryagent.agent.clients.httpclient5;
 
+import dev.retryagent.agent.bootloader.runtime.Closeables;
 import dev.retryagent.agent.bootloader.runtime.Failures;
 import dev.retryagent.agent.bootloader.runtime.InjectedFaults;
 import dev.retryagent.agent.bootloader.runtime.NotIoFailure;
+import dev.retryagent.agent.bootloader.runtime.RequestPaths;
 import dev.retryagent.agent.bootloader.runtime.RetryRuntime;
 import dev.retryagent.engine.CallFacts;
 import dev.retryagent.engine.HeaderLookup;
@@ -49,7 +51,7 @@ final class HttpClient5Requests {
         String scheme = target.getSchemeName() != null ? target.getSchemeName().toLowerCase(Locale.ROOT) : "http";
         int port = target.getPort() >= 0 ? target.getPort() : "https".equals(scheme) ? 443 : 80;
         return CallFacts.builder(ClientNames.APACHE_HTTPCLIENT5, request.getMethod(), scheme, target.getHostName(),
-                        port, pathOf(request.getPath()))
+                        port, RequestPaths.withoutQuery(request.getPath()))
                 .bodyReplayable(bodyReplayable)
                 .build(engine, new HeaderLookup() {
                     @Override
@@ -80,24 +82,6 @@ final class HttpClient5Requests {
             return RetryRuntime.replacesBuiltInRetries();
         }
         return engine.plan(facts(request, route.getTargetHost(), true, engine)).replacesClientRetries();
-    }
-
-    /** The path of a request target, without query or fragment (docs/reference.md#what-it-reports: logs never carry a
-     * query). */
-    static String pathOf(String requestPath) {
-        if (requestPath == null || requestPath.isEmpty()) {
-            return "/";
-        }
-        int end = requestPath.length();
-        int query = requestPath.indexOf('?');
-        if (query >= 0) {
-            end = query;
-        }
-        int fragment = requestPath.indexOf('#');
-        if (fragment >= 0 && fragment < end) {
-            end = fragment;
-        }
-        return end == 0 ? "/" : requestPath.substring(0, end);
     }
 
     static Outcome outcome(HttpResponse response) {
@@ -256,11 +240,7 @@ final class HttpClient5Requests {
         } finally {
             // Also after an unchecked exception of the entity: a response left open keeps its pooled connection
             // leased, and a pool that runs dry makes every later call wait for a lease.
-            try {
-                response.close();
-            } catch (IOException e) {
-                // nothing more to release
-            }
+            Closeables.closeQuietly(response);
         }
     }
 }

@@ -99,9 +99,6 @@ class HttpClient5RequestsTest {
         assertEquals(443, nested.port(), "the default port of the scheme when the target has none");
         assertTrue(nested.markerPresent());
         assertFalse(nested.bodyReplayable());
-        assertEquals("/", HttpClient5Requests.pathOf(null));
-        assertEquals("/", HttpClient5Requests.pathOf("?q=1"));
-        assertEquals("*", HttpClient5Requests.pathOf("*"));
     }
 
     @Test
