@@ -36,7 +36,7 @@ public final class Hooks {
 
     /**
      * A client's hook logic, loaded in the client's own class loader so that it can use the client's types. Every
-     * client's handler is an {@code instrument.HookHandler}, which binds each hook name to the code that serves it.
+     * client's handler is an {@code bootloader.weaving.HookHandler}, which binds each hook name to the code that serves it.
      */
     public interface Handler {
         /**

@@ -46,7 +46,7 @@ import dev.retryagent.policy.ClientNames;
  * build hook, but its exec chain has {@code AsyncProtocolExec} and {@code AsyncHttpRequestRetryExec}: its calls are
  * retried as those of an async client built before the agent. Not hooked: the minimal async clients
  * ({@code HttpAsyncClients.createMinimal()}, {@code createHttp2Minimal()}), which have no exec chain; the agent
- * reports them when they load ({@code instrument.UncoveredClients}).
+ * reports them when they load ({@code bootloader.weaving.UncoveredClients}).
  *
  * <p>This class names no HttpClient type: it is loaded by the agent whether or not the application uses
  * HttpClient.
