@@ -311,26 +311,26 @@ public final class UncoveredClientsApp {
 
     static final class GrpcNetty {
         static String build() {
-            io.grpc.ManagedChannel channel =
-                    io.grpc.netty.NettyChannelBuilder.forAddress("127.0.0.1", 1).usePlaintext().build();
-            channel.shutdownNow();
-            return channel.getClass().getSimpleName();
+            return Grpc.built(io.grpc.netty.NettyChannelBuilder.forAddress("127.0.0.1", 1));
         }
     }
 
     static final class GrpcNettyShaded {
         static String build() {
-            io.grpc.ManagedChannel channel = io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder
-                    .forAddress("127.0.0.1", 1).usePlaintext().build();
-            channel.shutdownNow();
-            return channel.getClass().getSimpleName();
+            return Grpc.built(io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder.forAddress("127.0.0.1", 1));
         }
     }
 
     static final class GrpcOkHttp {
         static String build() {
-            io.grpc.ManagedChannel channel =
-                    io.grpc.okhttp.OkHttpChannelBuilder.forAddress("127.0.0.1", 1).usePlaintext().build();
+            return Grpc.built(io.grpc.okhttp.OkHttpChannelBuilder.forAddress("127.0.0.1", 1));
+        }
+    }
+
+    static final class Grpc {
+        /** Builds the channel (which connects only at its first call) and shuts it down. */
+        static String built(io.grpc.ManagedChannelBuilder<?> builder) {
+            io.grpc.ManagedChannel channel = builder.usePlaintext().build();
             channel.shutdownNow();
             return channel.getClass().getSimpleName();
         }
