@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.retryagent.it.attach.AttachCommandRun;
 import dev.retryagent.it.harness.ForkedApp;
+import dev.retryagent.it.harness.Jdks;
 import dev.retryagent.it.harness.JmxExporter;
 import dev.retryagent.it.harness.ReportLine;
 import dev.retryagent.it.harness.ScriptedServer;
@@ -34,8 +35,9 @@ import org.junit.jupiter.api.Timeout;
  * on stderr, naming the class that showed it, and the {@code retry-agent:type=agent} MBean's
  * {@code uncovered_clients} read in the application after each client, which must list exactly the clients built so
  * far (so each library is told apart from the others in one JVM), and what the Prometheus JMX exporter makes of it.
- * A JVM with covered clients only (OkHttp, and
- * HttpClient 5's HTTP/2 default client, whose 503 the agent retries) reports none; an attach reports the clients loaded
+ * Helidon 4's WebClient only where the forked JVM is Java 21 or later. gRPC's shaded Netty channel is reported under
+ * the kind of the plain one. A JVM with covered clients only (OkHttp, HttpClient 5's HTTP/2 default client, whose
+ * 503 the agent retries, and Ktor's OkHttp and Java engines) reports none; an attach reports the clients loaded
  * before it in its {@code started} line. Prints {@code UNCOVERED ...} lines.
  */
 @Timeout(180)
@@ -44,6 +46,9 @@ class UncoveredClientsIT {
     private static final String LINE = "retry-agent uncovered-client ";
     private static final Duration WAIT = Duration.ofSeconds(60);
 
+    /** Helidon 4's WebClient, built for Java 21: built only where the forked JVM can load it. */
+    private static final String HELIDON = "helidon-webclient";
+
     /** Each kind, in the order the application builds them, with the classes its line may name. */
     private static final Map<String, Set<String>> KINDS = new LinkedHashMap<>();
 
@@ -51,6 +56,8 @@ class UncoveredClientsIT {
         KINDS.put("reactor-netty", Set.of("reactor.netty.http.client.HttpClient"));
         KINDS.put("jetty-client", Set.of("org.eclipse.jetty.client.HttpClient"));
         KINDS.put("async-http-client", Set.of("org.asynchttpclient.DefaultAsyncHttpClient"));
+        // Before the WebClient, which runs over it (so loads it too).
+        KINDS.put("vertx-http-client", Set.of("io.vertx.core.http.impl.HttpClientImpl"));
         KINDS.put("vertx-web-client", Set.of("io.vertx.ext.web.client.impl.WebClientBase"));
         KINDS.put("armeria", Set.of("com.linecorp.armeria.client.UserClient"));
         KINDS.put("aws-sdk-netty", Set.of("software.amazon.awssdk.http.nio.netty.NettyNioAsyncHttpClient"));
@@ -59,6 +66,21 @@ class UncoveredClientsIT {
         KINDS.put("apache-httpclient5-async-minimal",
                 Set.of("org.apache.hc.client5.http.impl.async.MinimalHttpAsyncClient"));
         KINDS.put("apache-httpclient5-h2-minimal", Set.of("org.apache.hc.client5.http.impl.async.MinimalH2AsyncClient"));
+        KINDS.put("micronaut-http-client", Set.of("io.micronaut.http.client.netty.DefaultHttpClient"));
+        KINDS.put("ktor-cio", Set.of("io.ktor.client.engine.cio.CIOEngine"));
+        KINDS.put("grpc-netty", Set.of("io.grpc.netty.NettyChannelBuilder",
+                "io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder"));
+        KINDS.put("grpc-okhttp", Set.of("io.grpc.okhttp.OkHttpChannelBuilder"));
+        KINDS.put(HELIDON, Set.of("io.helidon.webclient.api.LoomClient"));
+    }
+
+    /** The kinds the forked JVM can load, in the order the application builds them. */
+    private static List<String> kindsOnThisJvm() {
+        List<String> kinds = new ArrayList<>(KINDS.keySet());
+        if (Jdks.testJdk().version() < 21) {
+            kinds.remove(HELIDON);
+        }
+        return kinds;
     }
 
     private static Path appDir() {
@@ -105,7 +127,7 @@ class UncoveredClientsIT {
 
     @Test
     void eachUncoveredClientIsReportedOnceWhenTheJvmLoadsItAndTheMBeanListsExactlyThoseLoaded() throws Exception {
-        List<String> kinds = new ArrayList<>(KINDS.keySet());
+        List<String> kinds = kindsOnThisJvm();
         JmxExporter exporter = JmxExporter.onFreePort();
         List<String> scraped;
         ForkedApp.Result run;
@@ -141,14 +163,35 @@ class UncoveredClientsIT {
     }
 
     @Test
+    void theShadedGrpcNettyChannelIsReportedAsGrpcNetty() {
+        ForkedApp.Result run = app("uncovered-grpc-shaded").withAgent()
+                .args("build:grpc-netty-shaded", "await:grpc-netty").run().assertExitCode(0);
+        assertEquals("grpc-netty", run.results().get(0).get("uncovered"), run.describe());
+        List<String> lines = run.stderrLines().stream().filter(l -> l.startsWith(LINE)).collect(Collectors.toList());
+        assertEquals(List.of("grpc-netty"), reportedKinds(lines, run.describe()), run.describe());
+        assertTrue(lines.get(0).contains(" class=io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder "),
+                run.describe());
+        System.out.println("UNCOVERED grpc-netty-shaded lines=" + lines.size());
+    }
+
+    @Test
     void aJvmWithOnlyCoveredClientsReportsNone() {
         try (ScriptedServer server = ScriptedServer.start(Step.ok())) {
             ForkedApp.Result run = app("uncovered-none").withAgent()
-                    .args("--url", server.url("/items"), "okhttp", "apache-httpclient5-h2").run().assertExitCode(0);
+                    .args("--url", server.url("/items"), "okhttp", "apache-httpclient5-h2", "ktor-okhttp",
+                            "ktor-java").run().assertExitCode(0);
             List<ReportLine> results = run.results();
-            assertEquals(2, results.size(), run.describe());
+            assertEquals(4, results.size(), run.describe());
             assertEquals("status:200", results.get(0).get("built"), run.describe());
             assertEquals("1", server.requests().get(0).header("Retry-Attempt"), "the OkHttp call went through the agent");
+            // Ktor's OkHttp engine (OkHttp's Call.enqueue) and Java engine (java.net.http's sendAsync) run over
+            // covered clients: their calls carry the agent's marker.
+            for (int i = 2; i < 4; i++) {
+                assertEquals("status:200", results.get(i).get("built"), run.describe());
+                assertEquals("1", server.requests().get(i - 1).header("Retry-Attempt"),
+                        results.get(i).get("step") + " went through the agent: " + run.describe());
+            }
+            assertEquals(3, server.requests().size(), "the HTTP/2 call goes to the app's own server");
             // HttpClient 5's HTTP/2 default client (createHttp2Default, H2AsyncClientBuilder) is covered: its exec
             // chain passes the agent's hooks, which retry its 503 (markers 1,2) and so must not list it.
             assertEquals("200:1,2", results.get(1).get("built"), run.describe());

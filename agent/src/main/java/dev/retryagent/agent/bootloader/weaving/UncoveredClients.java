@@ -87,6 +87,26 @@ public final class UncoveredClients {
         // createHttp2Minimal() (the HTTP/2-only one).
         m.put("org/apache/hc/client5/http/impl/async/MinimalHttpAsyncClient", "apache-httpclient5-async-minimal");
         m.put("org/apache/hc/client5/http/impl/async/MinimalH2AsyncClient", "apache-httpclient5-h2-minimal");
+        // Micronaut 3 and 4's Netty client: HttpClient.create(...), the injected and the declarative (@Client)
+        // clients are all this class (Micronaut 4's JDK client runs over java.net.http, which is covered).
+        m.put("io/micronaut/http/client/netty/DefaultHttpClient", "micronaut-http-client");
+        // Helidon 4's WebClient.create()/builder(), and Http1Client and Http2Client, which are built over one.
+        m.put("io/helidon/webclient/api/LoomClient", "helidon-webclient");
+        // Helidon 2 and 3's WebClient.builder().build().
+        m.put("io/helidon/webclient/NettyClient", "helidon-webclient");
+        // Vert.x 4 and 5's core HTTP client: vertx.createHttpClient(...), the HttpClientBuilder, and what runs over
+        // it (the Vert.x WebClient, Quarkus' REST Client Reactive).
+        m.put("io/vertx/core/http/impl/HttpClientImpl", "vertx-http-client");
+        // Ktor's CIO engine (Ktor 2 and 3): every HttpClient(CIO) builds one. Ktor's OkHttp and Java engines run
+        // over OkHttp's Call.enqueue and java.net.http's sendAsync, which are covered.
+        m.put("io/ktor/client/engine/cio/CIOEngine", "ktor-cio");
+        // gRPC's channels, which the agent does not retry: every Netty channel is built by NettyChannelBuilder
+        // (directly, or through ManagedChannelBuilder and Grpc.newChannelBuilder), plain or shaded.
+        m.put("io/grpc/netty/NettyChannelBuilder", "grpc-netty");
+        m.put("io/grpc/netty/shaded/io/grpc/netty/NettyChannelBuilder", "grpc-netty");
+        // grpc-okhttp's channel: it runs over its own copy of OkHttp's internals (io.grpc.okhttp.internal), not
+        // okhttp3, so the OkHttp hooks never see it.
+        m.put("io/grpc/okhttp/OkHttpChannelBuilder", "grpc-okhttp");
         return m;
     }
 

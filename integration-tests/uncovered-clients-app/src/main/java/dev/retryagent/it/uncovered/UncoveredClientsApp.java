@@ -22,8 +22,11 @@ import javax.management.openmbean.TabularData;
  *       (sorted; {@code none} when empty, {@code no-mbean} when there is no such MBean). Before reading, it waits (at
  *       most 30 s) for the MBean to list that client, or, for a covered client, for the agent's {@code type=total}
  *       MBean, which is registered after the agent's: {@code okhttp} (one call to {@code --url}) and
- *       {@code apache-httpclient5-h2} (HttpClient 5's HTTP/2 default client, see {@link HttpClient5H2Default});</li>
- *   <li>{@code build:CLIENT}: builds it and prints {@code BUILT step=CLIENT built=...}, nothing else;</li>
+ *       {@code apache-httpclient5-h2} (HttpClient 5's HTTP/2 default client, see {@link HttpClient5H2Default}),
+ *       {@code ktor-okhttp} and {@code ktor-java} (Ktor's engines over OkHttp and {@code java.net.http}: one call to
+ *       {@code --url} each);</li>
+ *   <li>{@code build:CLIENT}: builds it and prints {@code BUILT step=CLIENT built=...}, nothing else
+ *       ({@code grpc-netty-shaded}, whose kind is {@code grpc-netty}, is built this way);</li>
  *   <li>{@code await:CLIENT}: the {@code RESULT} line of a client built before;</li>
  *   <li>{@code @stdin}: prints {@code READY pid=N} and waits for a line on stdin.</li>
  * </ul>
@@ -34,7 +37,7 @@ import javax.management.openmbean.TabularData;
 public final class UncoveredClientsApp {
     private static final long WAIT_MILLIS = 30_000;
     /** Clients the agent instruments, which the application can build too. */
-    private static final List<String> COVERED = List.of("okhttp", "apache-httpclient5-h2");
+    private static final List<String> COVERED = List.of("okhttp", "apache-httpclient5-h2", "ktor-okhttp", "ktor-java");
 
     private UncoveredClientsApp() {
     }
@@ -94,8 +97,26 @@ public final class UncoveredClientsApp {
                 return HttpClient5AsyncMinimal.build();
             case "apache-httpclient5-h2-minimal":
                 return HttpClient5H2Minimal.build();
+            case "micronaut-http-client":
+                return Micronaut.build();
+            case "helidon-webclient":
+                return Helidon.build();
+            case "vertx-http-client":
+                return VertxHttp.build();
+            case "ktor-cio":
+                return KtorCio.build();
+            case "grpc-netty":
+                return GrpcNetty.build();
+            case "grpc-netty-shaded":
+                return GrpcNettyShaded.build();
+            case "grpc-okhttp":
+                return GrpcOkHttp.build();
             case "okhttp":
                 return OkHttp.call(url);
+            case "ktor-okhttp":
+                return KtorOkHttp.call(url);
+            case "ktor-java":
+                return KtorJava.call(url);
             case "apache-httpclient5-h2":
                 return HttpClient5H2Default.call();
             default:
@@ -244,6 +265,105 @@ public final class UncoveredClientsApp {
                 markers.add(marker == null ? "none" : marker.getValue());
                 trigger.submitResponse(new org.apache.hc.core5.http.nio.support.BasicResponseProducer(
                         markers.size() == 1 ? 503 : 200, "x"), context);
+            }
+        }
+    }
+
+    static final class Micronaut {
+        static String build() throws Exception {
+            try (io.micronaut.http.client.HttpClient client =
+                         io.micronaut.http.client.HttpClient.create(new java.net.URL("http://127.0.0.1:1"))) {
+                return client.getClass().getSimpleName();
+            }
+        }
+    }
+
+    static final class Helidon {
+        /** By name: Helidon 4 is built for Java 21, this application for 17. {@code WebClient.create()}. */
+        static String build() throws Exception {
+            Object client = Class.forName("io.helidon.webclient.api.WebClient").getMethod("create").invoke(null);
+            return client.getClass().getSimpleName();
+        }
+    }
+
+    static final class VertxHttp {
+        static String build() throws Exception {
+            io.vertx.core.Vertx vertx = io.vertx.core.Vertx.vertx();
+            try {
+                io.vertx.core.http.HttpClient client = vertx.createHttpClient();
+                client.close().toCompletionStage().toCompletableFuture().get();
+                return "createHttpClient";
+            } finally {
+                vertx.close().toCompletionStage().toCompletableFuture().get();
+            }
+        }
+    }
+
+    static final class KtorCio {
+        /** {@code HttpClient(CIO)}. */
+        static String build() {
+            io.ktor.client.HttpClient client = io.ktor.client.HttpClientKt.HttpClient(
+                    io.ktor.client.engine.cio.CIO.INSTANCE, config -> kotlin.Unit.INSTANCE);
+            client.close();
+            return client.getEngine().getClass().getSimpleName();
+        }
+    }
+
+    static final class GrpcNetty {
+        static String build() {
+            return Grpc.built(io.grpc.netty.NettyChannelBuilder.forAddress("127.0.0.1", 1));
+        }
+    }
+
+    static final class GrpcNettyShaded {
+        static String build() {
+            return Grpc.built(io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder.forAddress("127.0.0.1", 1));
+        }
+    }
+
+    static final class GrpcOkHttp {
+        static String build() {
+            return Grpc.built(io.grpc.okhttp.OkHttpChannelBuilder.forAddress("127.0.0.1", 1));
+        }
+    }
+
+    static final class Grpc {
+        /** Builds the channel (which connects only at its first call) and shuts it down. */
+        static String built(io.grpc.ManagedChannelBuilder<?> builder) {
+            io.grpc.ManagedChannel channel = builder.usePlaintext().build();
+            channel.shutdownNow();
+            return channel.getClass().getSimpleName();
+        }
+    }
+
+    static final class KtorOkHttp {
+        /** {@code HttpClient(OkHttp)}: the engine sends through OkHttp's {@code Call.enqueue}. */
+        static String call(String url) throws InterruptedException {
+            return Ktor.get(io.ktor.client.HttpClientKt.HttpClient(
+                    io.ktor.client.engine.okhttp.OkHttp.INSTANCE, config -> kotlin.Unit.INSTANCE), url);
+        }
+    }
+
+    static final class KtorJava {
+        /** {@code HttpClient(Java)}: the engine sends through {@code java.net.http}'s {@code sendAsync}. */
+        static String call(String url) throws InterruptedException {
+            return Ktor.get(io.ktor.client.HttpClientKt.HttpClient(
+                    io.ktor.client.engine.java.Java.INSTANCE, config -> kotlin.Unit.INSTANCE), url);
+        }
+    }
+
+    static final class Ktor {
+        /** {@code runBlocking { client.get(url) }}, then the client closed. */
+        static String get(io.ktor.client.HttpClient client, String url) throws InterruptedException {
+            try {
+                io.ktor.client.statement.HttpResponse response = kotlinx.coroutines.BuildersKt
+                        .<io.ktor.client.statement.HttpResponse>runBlocking(
+                                kotlin.coroutines.EmptyCoroutineContext.INSTANCE,
+                                (scope, continuation) -> io.ktor.client.request.BuildersKt.get(client, url,
+                                        request -> kotlin.Unit.INSTANCE, continuation));
+                return "status:" + response.getStatus().getValue();
+            } finally {
+                client.close();
             }
         }
     }
