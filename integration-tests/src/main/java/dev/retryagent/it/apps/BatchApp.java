@@ -8,18 +8,20 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The contract's batch application of OkHttp, HttpURLConnection and {@code java.net.http} (no agent code): several
+ * The batch application of every client (no agent code): several
  * independent calls at once, one thread each, through the client named first, so that one forked JVM covers many
  * scenarios.
  *
  * <pre>
  * BatchApp CLIENT [--await-go] [--sequential] [the client's own options] --call SPEC...
- *   CLIENT        okhttp, httpurlconnection (jdk, huc) or jdk-httpclient (Java 11 and up), as {@link Kits} names them
+ *   CLIENT        okhttp, httpurlconnection (jdk, huc), jdk-httpclient (Java 11 and up), httpclient5 (hc5) or
+ *                 httpclient4 (hc4), as {@link Kits} names them
  *   --await-go    print READY, then wait for a line on stdin before calling
  *   --sequential  one call after the other (default: all at once)
  *   --call SPEC   repeatable; the keys of a spec ({@link CallSpec}) and the client's own options are its
  *                 {@link Client}'s: {@code okhttp.OkHttpBatch}, {@code httpurlconnection.HttpUrlConnectionBatch},
- *                 {@code jdkhttp.JdkHttpClientBatch}
+ *                 {@code jdkhttp.JdkHttpClientBatch}, {@code httpclient5.HttpClient5Batch},
+ *                 {@code httpclient4.HttpClient4Batch}
  * </pre>
  * Prints {@code APP client=.. java=..} (and what the client adds), per call a {@code RESULT} line, what the client
  * prints after its calls, and {@code DONE}; then ends the JVM. The client's part is loaded by class name, so that a
@@ -32,6 +34,8 @@ public final class BatchApp {
         CLIENTS.put("okhttp", "dev.retryagent.it.okhttp.OkHttpBatch");
         CLIENTS.put("httpurlconnection", "dev.retryagent.it.httpurlconnection.HttpUrlConnectionBatch");
         CLIENTS.put("jdk-httpclient", "dev.retryagent.it.jdkhttp.JdkHttpClientBatch");
+        CLIENTS.put("httpclient5", "dev.retryagent.it.httpclient5.HttpClient5Batch");
+        CLIENTS.put("httpclient4", "dev.retryagent.it.httpclient4.HttpClient4Batch");
     }
 
     /** One client's part of the batch application: its own options, its clients, its calls and its reports. */
@@ -75,7 +79,7 @@ public final class BatchApp {
         client.prepare(options.calls());
         BatchCalls.awaitGo(options);
         client.beforeCalls(options.calls());
-        BatchCalls.runEach(options, client::call, 60_000);
+        BatchCalls.runEach(options, client::call, 120_000);
         client.afterCalls();
         Report.line("DONE");
         System.exit(0);

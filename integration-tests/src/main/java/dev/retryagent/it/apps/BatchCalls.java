@@ -14,9 +14,9 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * What the batch apps share ({@link BatchApp} and the Apache scenarios): their options ({@link Options}), the threads
- * their calls run on ({@link #runEach}); for the Apache scenarios ({@link #runAll}) around one call of a {@code --call}
- * spec its start delay, its {@code repeat} and the {@code RESULT} line it reports; the interrupt of the caller's
+ * What the clients of {@link BatchApp} share: their options ({@link Options}), the threads their calls run on
+ * ({@link #runEach}); for the Apache clients ({@link #run}) around one call of a {@code --call} spec its start delay,
+ * its {@code repeat} and the {@code RESULT} line it reports; the interrupt of the caller's
  * thread ({@code interruptAfterMs}), the cancel of an async future ({@link #cancelAfter}), and the {@code CALLBACKS}
  * ({@link Callbacks}) and {@code POOL} lines ({@link #pool}). How a call is made is the app's ({@link Call}).
  */
@@ -95,12 +95,7 @@ public final class BatchCalls {
             return calls;
         }
 
-        /** The options of {@code argv}; an unknown one ends the app with exit code 2. */
-        public static Options parse(String[] argv) {
-            return parse(argv, (args, i) -> -1);
-        }
-
-        /** As {@link #parse(String[])}, the app's {@code own} options besides. */
+        /** The options of {@code argv}, the app's {@code own} among them; an unknown one ends the app with exit code 2. */
         public static Options parse(String[] argv, OwnOptions own) {
             boolean awaitGo = false;
             boolean sequential = false;
@@ -178,28 +173,6 @@ public final class BatchCalls {
     }
 
     private BatchCalls() {
-    }
-
-    /**
-     * Prints READY and waits for a line on stdin under {@code --await-go}; then runs every call on a thread of its own
-     * ({@code call-ID}), all at once or one after the other under {@code --sequential}, and waits for them.
-     */
-    public static void runAll(Options options, Call call) throws IOException, InterruptedException {
-        awaitGo(options);
-        runEach(options, (spec, id) -> run(spec, id, call), 120_000);
-    }
-
-    /**
-     * Runs every call ({@link #runAll}), then prints the {@code CALLBACKS} lines, the app's {@code POOL} lines
-     * ({@code pools}) and {@code DONE}, and ends the JVM.
-     */
-    public static void runAllAndExit(Options options, Call call, Runnable pools)
-            throws IOException, InterruptedException {
-        runAll(options, call);
-        Callbacks.report();
-        pools.run();
-        Report.line("DONE");
-        System.exit(0);
     }
 
     /** Prints READY and waits for a line on stdin, under {@code --await-go}. */

@@ -171,7 +171,7 @@ public final class SecretsApp {
                     if (call.throwingBody()) {
                         guarded(id, () -> app.throwingBody(id, client, okhttp.client(), classic, call));
                     } else if (!(call.nonReplayable() && client.equals("hc5-async"))) {
-                        // a one-shot body on the async client is HttpClient5Scenario's: a producer of its own
+                        // a one-shot body on the async client is HttpClient5Batch's: a producer of its own
                         guarded(id, () -> app.call(id, kits, client, call));
                     }
                 }

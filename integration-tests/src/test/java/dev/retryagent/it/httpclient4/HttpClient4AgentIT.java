@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import org.junit.jupiter.api.Tag;
 
-import dev.retryagent.it.apps.HttpClient4Scenario;
+import dev.retryagent.it.httpclient4.HttpClient4Batch;
 import dev.retryagent.it.contract.Batch;
 import dev.retryagent.it.contract.ClientContract;
 import dev.retryagent.it.harness.ClientLibs;
@@ -35,7 +35,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * The agent on Apache HttpClient 4.5 with HttpAsyncClient 4.1: 4.5.6 with 4.1.3 (an old release still common in
  * fleets) and 4.5.14 with 4.1.5 (the last ones), the newest on Java 17 and on Java 25. The driver of
  * {@link ClientContract} for HttpClient 4, in forked JVMs that run a plain HttpClient 4 application
- * ({@link HttpClient4Scenario}) making classic and async calls at once, and the checks only HttpClient 4 has: every
+ * ({@link HttpClient4Batch}) making classic and async calls at once, and the checks only HttpClient 4 has: every
  * classic {@code execute} overload (with and without {@code ResponseHandler}, context and target host), the client
  * kinds ({@code createSystem}, {@code custom()}, {@code createMinimal}, classic and async), the async producer and
  * host overloads, the single I/O reactor thread, and the client's own retries ({@code DefaultHttpRequestRetryHandler},
@@ -213,7 +213,7 @@ class HttpClient4AgentIT extends ClientContract<HttpClient4AgentIT.Jvm> {
     }
 
     static ForkedApp app(String name, ClientLibs libs) {
-        return ForkedApp.of(HttpClient4Scenario.class).name("httpclient4-" + name + "-" + libs).clientLibs(libs);
+        return ForkedApp.batch("httpclient4").name("httpclient4-" + name + "-" + libs).clientLibs(libs);
     }
 
     /**

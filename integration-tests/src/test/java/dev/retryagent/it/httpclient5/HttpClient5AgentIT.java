@@ -8,7 +8,8 @@ import static dev.retryagent.it.harness.Runs.result;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.retryagent.it.apps.HttpClient5Scenario;
+import dev.retryagent.it.apps.BatchApp;
+import dev.retryagent.it.httpclient5.HttpClient5Batch;
 import dev.retryagent.it.contract.Batch;
 import dev.retryagent.it.contract.ClientContract;
 import dev.retryagent.it.harness.ClientLibs;
@@ -31,14 +32,14 @@ import org.junit.jupiter.params.provider.EnumSource;
 /**
  * The agent on Apache HttpClient 5.2 (the oldest supported) and 5.6 (the newest), classic, async and fluent: the
  * driver of {@link ClientContract} for HttpClient 5, in forked JVMs that run a plain HttpClient application
- * ({@link HttpClient5Scenario}) making the calls of all three APIs at once, and the checks only HttpClient 5 has:
+ * ({@link HttpClient5Batch}) making the calls of all three APIs at once, and the checks only HttpClient 5 has:
  * every classic {@code execute} overload, the client kinds, async producers and consumers, the single I/O reactor
  * thread, and the application's own retry configuration under {@code replace}, {@code observe} and {@code keep}.
  */
 class HttpClient5AgentIT extends ClientContract<HttpClient5AgentIT.Jvm> {
     static final List<String> APIS = List.of("classic", "async", "fluent");
 
-    /** The classic {@code execute} overloads the scenario application knows (see HttpClient5Scenario). */
+    /** The classic {@code execute} overloads the batch application knows (see HttpClient5Batch). */
     static final List<String> OVERLOADS = List.of("req", "req-ctx", "host-req", "host-req-ctx", "open", "req-handler",
             "req-ctx-handler", "host-req-handler", "host-req-ctx-handler");
 
@@ -57,15 +58,15 @@ class HttpClient5AgentIT extends ClientContract<HttpClient5AgentIT.Jvm> {
                     + (loader == AppLoader.CLASS_PATH ? "" : "-" + loader);
             ForkedApp app = switch (loader) {
                 case CLASS_PATH -> HttpClient5AgentIT.app(run, libs);
-                case CHILD -> ChildLoaderLauncher.app(HttpClient5Scenario.class, libs);
-                case WEBAPP -> Webapps.app(jdk, HttpClient5Scenario.class, libs, List.of(
-                        "dev/retryagent/it/apps/HttpClient5Scenario*.class",
-                        "dev/retryagent/it/apps/ApacheScenario*.class", "dev/retryagent/it/apps/Report.class",
+                case CHILD -> ChildLoaderLauncher.app(BatchApp.class, libs).args("httpclient5");
+                case WEBAPP -> Webapps.app(jdk, BatchApp.class, libs, List.of("dev/retryagent/it/apps/BatchApp*.class",
+                        "dev/retryagent/it/httpclient5/HttpClient5Batch*.class",
+                        "dev/retryagent/it/apps/ApacheBatch*.class", "dev/retryagent/it/apps/Report.class",
                         "dev/retryagent/it/apps/CallSpec.class",
                         "dev/retryagent/it/clients/HttpClient5Kit*.class", "dev/retryagent/it/clients/FirstUse*.class",
                         "dev/retryagent/it/clients/Kits.class", "dev/retryagent/it/clients/KitRequest.class",
                         "dev/retryagent/it/clients/KitReply*.class", "dev/retryagent/it/clients/HttpKit.class",
-                        "dev/retryagent/it/clients/AsyncHttpKit.class"));
+                        "dev/retryagent/it/clients/AsyncHttpKit.class")).args("httpclient5");
                 case SPRING_BOOT -> SpringBootJar.BOOT_3.app("httpclient5");
                 case SPRING_BOOT_2 -> SpringBootJar.BOOT_2.app("httpclient5");
             };
@@ -249,7 +250,7 @@ class HttpClient5AgentIT extends ClientContract<HttpClient5AgentIT.Jvm> {
     }
 
     static ForkedApp app(String name, ClientLibs libs) {
-        return ForkedApp.of(HttpClient5Scenario.class).name("httpclient5-" + name + "-" + libs).clientLibs(libs);
+        return ForkedApp.batch("httpclient5").name("httpclient5-" + name + "-" + libs).clientLibs(libs);
     }
 
     /**

@@ -1,15 +1,12 @@
 package dev.retryagent.it.onelayer;
 
-import dev.retryagent.it.apps.HttpClient4Scenario;
-import dev.retryagent.it.apps.HttpClient5Scenario;
 import dev.retryagent.it.harness.ClientLibs;
 import dev.retryagent.it.harness.ForkedApp;
 import dev.retryagent.it.harness.Jdks;
 
 /**
  * One client's batch application (the contract's, which all take the same {@code --call} specs) as the one-layer
- * tests fork it: its client ({@code BatchApp}'s name for it, or the Apache scenario's), its client libraries and its
- * JDK.
+ * tests fork it: its client ({@code BatchApp}'s name for it), its client libraries and its JDK.
  */
 record BatchTarget(String client, ClientLibs libs, Jdks.Jdk jdk) {
     static BatchTarget okhttp(ClientLibs libs, Jdks.Jdk jdk) {
@@ -34,11 +31,7 @@ record BatchTarget(String client, ClientLibs libs, Jdks.Jdk jdk) {
 
     /** A run named {@code name}; under the agent with {@code policy} and debug logging, or without it (null). */
     ForkedApp app(String name, String policy) {
-        ForkedApp app = switch (client) {
-            case "httpclient5" -> ForkedApp.of(HttpClient5Scenario.class);
-            case "httpclient4" -> ForkedApp.of(HttpClient4Scenario.class);
-            default -> ForkedApp.batch(client);
-        };
+        ForkedApp app = ForkedApp.batch(client);
         app.name(name).clientLibs(libs).java(jdk.java());
         if (policy != null) {
             app.policy(policy).agentArg("log", "debug");

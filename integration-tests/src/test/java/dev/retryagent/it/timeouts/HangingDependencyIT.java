@@ -9,9 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import org.junit.jupiter.api.Tag;
 
-import dev.retryagent.it.apps.BatchApp;
-import dev.retryagent.it.apps.HttpClient4Scenario;
-import dev.retryagent.it.apps.HttpClient5Scenario;
 import dev.retryagent.it.harness.ClientLibs;
 import dev.retryagent.it.harness.ForkedApp;
 import dev.retryagent.it.harness.Jdks;
@@ -64,20 +61,20 @@ class HangingDependencyIT {
      * timeout may fire ({@code granularityMs}) is the client's too: the async I/O reactors of HttpClient 5 and
      * HttpAsyncClient 4 look at their timeouts once per select interval (1 s), the others' sockets at once.
      */
-    record Target(String client, Class<?> main, ClientLibs libs, Jdks.Jdk jdk, List<String> parts,
+    record Target(String client, ClientLibs libs, Jdks.Jdk jdk, List<String> parts,
                   boolean ownBodyTimeouts, long granularityMs, String timeoutException) {
-        Target(String client, Class<?> main, ClientLibs libs, Jdks.Jdk jdk, List<String> parts,
+        Target(String client, ClientLibs libs, Jdks.Jdk jdk, List<String> parts,
                boolean ownBodyTimeouts) {
-            this(client, main, libs, jdk, parts, ownBodyTimeouts, 0);
+            this(client, libs, jdk, parts, ownBodyTimeouts, 0);
         }
 
-        Target(String client, Class<?> main, ClientLibs libs, Jdks.Jdk jdk, List<String> parts,
+        Target(String client, ClientLibs libs, Jdks.Jdk jdk, List<String> parts,
                boolean ownBodyTimeouts, long granularityMs) {
-            this(client, main, libs, jdk, parts, ownBodyTimeouts, granularityMs, "java.net.SocketTimeoutException");
+            this(client, libs, jdk, parts, ownBodyTimeouts, granularityMs, "java.net.SocketTimeoutException");
         }
 
         ForkedApp app(String name) {
-            ForkedApp app = main == BatchApp.class ? ForkedApp.batch(client) : ForkedApp.of(main);
+            ForkedApp app = ForkedApp.batch(client);
             return app.name("hang-" + client + "-" + name + "-" + jdk).clientLibs(libs).java(jdk.java());
         }
 
@@ -89,37 +86,37 @@ class HangingDependencyIT {
 
     static Stream<Target> targets() {
         Stream<Target> huc = Jdks.of(Jdks.ALL).stream().map(jdk -> new Target("httpurlconnection",
-                BatchApp.class, ClientLibs.NONE, jdk, List.of(), true));
+                ClientLibs.NONE, jdk, List.of(), true));
         Stream<Target> okhttp = Stream.of(ClientLibs.OKHTTP_4, ClientLibs.OKHTTP_5).flatMap(libs -> Stream.of("sync",
-                "async").map(mode -> new Target("okhttp", BatchApp.class, libs, Jdks.testJdk(),
+                "async").map(mode -> new Target("okhttp", libs, Jdks.testJdk(),
                 List.of("mode=" + mode), false)));
         Stream<Target> httpClient5 = Stream.of(
-                new Target("apache-httpclient5", HttpClient5Scenario.class, ClientLibs.HTTPCLIENT5_NEWEST,
+                new Target("httpclient5", ClientLibs.HTTPCLIENT5_NEWEST,
                         Jdks.testJdk(), List.of("api=classic", "client=pool5"), false),
-                new Target("apache-httpclient5", HttpClient5Scenario.class, ClientLibs.HTTPCLIENT5_NEWEST,
+                new Target("httpclient5", ClientLibs.HTTPCLIENT5_NEWEST,
                         Jdks.testJdk(), List.of("api=async", "client=pool5"), false, REACTOR_SELECT_MS),
-                new Target("apache-httpclient5", HttpClient5Scenario.class, ClientLibs.HTTPCLIENT5_NEWEST,
+                new Target("httpclient5", ClientLibs.HTTPCLIENT5_NEWEST,
                         Jdks.testJdk(), List.of("api=fluent"), false),
-                new Target("apache-httpclient5", HttpClient5Scenario.class, ClientLibs.HTTPCLIENT5_OLDEST,
+                new Target("httpclient5", ClientLibs.HTTPCLIENT5_OLDEST,
                         Jdks.testJdk(), List.of("api=classic", "client=pool5"), false),
-                new Target("apache-httpclient5", HttpClient5Scenario.class, ClientLibs.HTTPCLIENT5_OLDEST,
+                new Target("httpclient5", ClientLibs.HTTPCLIENT5_OLDEST,
                         Jdks.testJdk(), List.of("api=async", "client=pool5"), false, REACTOR_SELECT_MS));
         Stream<Target> httpClient4 = Stream.of(ClientLibs.HTTPCLIENT4_OLDEST, ClientLibs.HTTPCLIENT4_NEWEST)
                 .flatMap(libs -> Stream.of(
-                        new Target("apache-httpclient4", HttpClient4Scenario.class, libs, Jdks.testJdk(),
+                        new Target("httpclient4", libs, Jdks.testJdk(),
                                 List.of("api=classic", "client=pool5"), false),
-                        new Target("apache-httpclient4", HttpClient4Scenario.class, libs, Jdks.testJdk(),
+                        new Target("httpclient4", libs, Jdks.testJdk(),
                                 List.of("api=async", "client=pool5"), false, REACTOR_SELECT_MS)));
         // The request's own timeout (30 s) ends at the response head: the body is the application's
         Stream<Target> jdkHttp = Jdks.of(Jdks.JAVA_11_UP).stream().flatMap(jdk -> Stream.of("sync", "async")
-                .map(mode -> new Target("jdk-httpclient", BatchApp.class, ClientLibs.NONE, jdk,
+                .map(mode -> new Target("jdk-httpclient", ClientLibs.NONE, jdk,
                         List.of("mode=" + mode), true, 0, "java.net.http.HttpTimeoutException")));
         // the legacy JDKs, a mode of each library client
         Stream<Target> legacy = Jdks.besides(8, 11).stream().flatMap(jdk -> Stream.of(
-                new Target("okhttp", BatchApp.class, ClientLibs.OKHTTP_4, jdk, List.of("mode=sync"), false),
-                new Target("apache-httpclient5", HttpClient5Scenario.class, ClientLibs.HTTPCLIENT5_NEWEST, jdk,
+                new Target("okhttp", ClientLibs.OKHTTP_4, jdk, List.of("mode=sync"), false),
+                new Target("httpclient5", ClientLibs.HTTPCLIENT5_NEWEST, jdk,
                         List.of("api=classic", "client=pool5"), false),
-                new Target("apache-httpclient4", HttpClient4Scenario.class, ClientLibs.HTTPCLIENT4_NEWEST, jdk,
+                new Target("httpclient4", ClientLibs.HTTPCLIENT4_NEWEST, jdk,
                         List.of("api=async", "client=pool5"), false, REACTOR_SELECT_MS)));
         return Stream.of(huc, okhttp, httpClient5, httpClient4, jdkHttp, legacy).flatMap(t -> t);
     }

@@ -1,7 +1,6 @@
 package dev.retryagent.it.springboot;
 
 import dev.retryagent.it.apps.BatchApp;
-import dev.retryagent.it.apps.HttpClient5Scenario;
 import dev.retryagent.it.apps.Report;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
@@ -12,7 +11,6 @@ import java.net.InetSocketAddress;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.security.CodeSource;
-import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import okhttp3.Call;
@@ -33,7 +31,7 @@ import org.springframework.boot.autoconfigure.SpringBootApplication;
 
 /**
  * A plain Spring Boot application (no agent code), run as a repackaged executable jar: a command-line runner that
- * hands its arguments to one of the client contract's batch applications, packed in the same jar.
+ * hands its arguments to the client contract's batch application ({@link BatchApp}), packed in the same jar.
  *
  * <pre>java -jar spring-boot-app.jar okhttp|httpclient5|httpurlconnection BATCH-APP-ARGS...</pre>
  * Prints {@code BOOT app=.. loader=.. source=..} for the batch application's class and for the client's, then
@@ -53,27 +51,22 @@ public class BootBatchApp implements CommandLineRunner {
 
     @Override
     public void run(String... args) throws Exception {
-        String[] rest = Arrays.copyOfRange(args, 1, args.length);
         warmUp(args[0]);
+        where("app", BatchApp.class);
         switch (args[0]) {
             case "okhttp":
-                where("app", BatchApp.class);
                 where("client", OkHttpClient.class);
-                BatchApp.main(args);
                 break;
             case "httpclient5":
-                where("app", HttpClient5Scenario.class);
                 where("client", HttpClients.class);
-                HttpClient5Scenario.main(rest);
                 break;
             case "httpurlconnection":
-                where("app", BatchApp.class);
                 where("client", HttpURLConnection.class);
-                BatchApp.main(args);
                 break;
             default:
                 throw new IllegalArgumentException("unknown client " + args[0]);
         }
+        BatchApp.main(args);
     }
 
     private static void warmUp(String client) throws Exception {

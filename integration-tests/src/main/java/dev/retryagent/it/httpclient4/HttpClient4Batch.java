@@ -1,10 +1,17 @@
-package dev.retryagent.it.apps;
+package dev.retryagent.it.httpclient4;
 
 import static dev.retryagent.it.apps.CallSpec.one;
 
+import dev.retryagent.it.apps.ApacheBatch;
+import dev.retryagent.it.apps.BatchApp;
+import dev.retryagent.it.apps.BatchCalls;
 import dev.retryagent.it.apps.BatchCalls.Seen;
+import dev.retryagent.it.apps.CallSpec;
+import dev.retryagent.it.apps.Signals;
 import dev.retryagent.it.clients.HttpClient4Kit;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Future;
@@ -35,14 +42,12 @@ import org.apache.http.util.EntityUtils;
 import org.apache.http.util.VersionInfo;
 
 /**
- * A "legacy" Apache HttpClient 4.5 / HttpAsyncClient 4.1 application: it makes calls the ordinary way and prints what
- * it saw. It knows nothing about the agent. Compiled against 4.5.6 and 4.1.3; runs unchanged on 4.5.14 and 4.1.5.
- * Several independent calls run at once (one thread each), so that one forked JVM covers many scenarios.
+ * Apache HttpClient 4.5 and HttpAsyncClient 4.1's part of the batch application ({@link BatchApp}{@code  httpclient4}):
+ * a "legacy" application (no agent code) that makes calls the ordinary way and prints what it saw. Compiled against
+ * 4.5.6 and 4.1.3; runs unchanged on 4.5.14 and 4.1.5.
  *
  * <pre>
- * --await-go      print READY, then wait for a line on stdin before calling
- * --sequential    one call after the other (default: all at once)
- * --call SPEC     repeatable; SPEC is key=value pairs separated by ';':
+ * --call SPEC     SPEC is key=value pairs separated by ';':
  *   id=ID, url=URL (required)
  *   api=classic|async                            (default classic)
  *   client=KIND                                  one shared client per api and kind (default default):
@@ -64,24 +69,24 @@ import org.apache.http.util.VersionInfo;
  *   readTimeoutMs=N                              the request's own socket timeout (not with request=producer)
  *   repeat=N                                     N calls one after the other, summed up in one RESULT line
  * </pre>
- * Prints {@code APP ...}, per call {@code RESULT id=.. status=.. body=.. retryAfter=.. elapsedMs=.. thread=..} or
+ * Prints {@code APP .. version=.. asyncVersion=..}, per call {@code RESULT id=.. status=.. body=.. retryAfter=.. elapsedMs=.. thread=..} or
  * {@code RESULT id=.. failure=CLASS message=.. elapsedMs=..}, both with {@code interrupted=} and
  * {@code sinceInterruptUs=} (with {@code repeat}: {@code RESULT id=.. calls=.. ok=.. failures=.. firstFailure=..}),
  * then per async call {@code CALLBACKS id=.. count=.. kinds=..}, per pool5 client {@code POOL api=.. leased=..
  * available=.. max=..}, and {@code DONE}.
  */
-public final class HttpClient4Scenario extends ApacheScenario<CloseableHttpClient, CloseableHttpAsyncClient> {
-    private HttpClient4Scenario() {
+public final class HttpClient4Batch extends ApacheBatch<CloseableHttpClient, CloseableHttpAsyncClient> {
+    public HttpClient4Batch() {
         super(CloseableHttpAsyncClient::start);
     }
 
-    public static void main(String[] argv) throws Exception {
+    @Override
+    public List<Object> about() {
         VersionInfo classic = VersionInfo.loadVersionInfo("org.apache.http.client", HttpClients.class.getClassLoader());
         VersionInfo async = VersionInfo.loadVersionInfo("org.apache.http.nio.client",
                 HttpAsyncClients.class.getClassLoader());
-        new HttpClient4Scenario().run(argv, "client", "apache-httpclient4",
-                "version", classic == null ? "unknown" : classic.getRelease(),
-                "asyncVersion", async == null ? "unknown" : async.getRelease(), "java", System.getProperty("java.version"));
+        return new ArrayList<>(Arrays.<Object>asList("version", classic == null ? "unknown" : classic.getRelease(),
+                "asyncVersion", async == null ? "unknown" : async.getRelease()));
     }
 
     private static void pool(PoolStats stats, String api, String kind) {
@@ -96,7 +101,7 @@ public final class HttpClient4Scenario extends ApacheScenario<CloseableHttpClien
     }
 
     @Override
-    CloseableHttpClient newClassic(String kind) {
+    protected CloseableHttpClient newClassic(String kind) {
         CloseableHttpClient client = ofEveryApi(kind, HttpClients::createDefault, HttpClients::createSystem,
                 () -> HttpClients.custom().build(), HttpClients::createMinimal);
         if (client != null) {
@@ -123,7 +128,7 @@ public final class HttpClient4Scenario extends ApacheScenario<CloseableHttpClien
     }
 
     @Override
-    CloseableHttpAsyncClient newAsync(String kind) {
+    protected CloseableHttpAsyncClient newAsync(String kind) {
         CloseableHttpAsyncClient client = ofEveryApi(kind, HttpAsyncClients::createDefault,
                 HttpAsyncClients::createSystem, () -> HttpAsyncClients.custom().build(), HttpAsyncClients::createMinimal);
         if (client != null) {
@@ -152,7 +157,7 @@ public final class HttpClient4Scenario extends ApacheScenario<CloseableHttpClien
 
     // ---- calls ----
 
-    private static final ResponseHandler<Seen> READ = HttpClient4Scenario::read;
+    private static final ResponseHandler<Seen> READ = HttpClient4Batch::read;
 
     private static Seen read(HttpResponse response) throws IOException {
         String body = response.getEntity() == null ? "" : EntityUtils.toString(response.getEntity());
@@ -177,14 +182,14 @@ public final class HttpClient4Scenario extends ApacheScenario<CloseableHttpClien
     }
 
     @Override
-    Seen classicCall(Map<String, List<String>> spec) throws Exception {
+    protected Seen classicCall(Map<String, List<String>> spec) throws Exception {
         HttpUriRequest request = request(spec);
         return HttpClient4Kit.execute(classic(spec), one(spec, "overload", "req-handler"), host(request), request,
                 READ);
     }
 
     @Override
-    Seen asyncCall(Map<String, List<String>> spec, String id) throws Exception {
+    protected Seen asyncCall(Map<String, List<String>> spec, String id) throws Exception {
         HttpUriRequest request = request(spec);
         BatchCalls.Callbacks callbacks = BatchCalls.Callbacks.of(id);
         FutureCallback<HttpResponse> callback = HttpClient4Kit.callback(

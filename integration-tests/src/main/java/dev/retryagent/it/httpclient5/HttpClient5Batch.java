@@ -1,12 +1,18 @@
-package dev.retryagent.it.apps;
+package dev.retryagent.it.httpclient5;
 
 import static dev.retryagent.it.apps.CallSpec.one;
 
+import dev.retryagent.it.apps.ApacheBatch;
+import dev.retryagent.it.apps.BatchApp;
+import dev.retryagent.it.apps.BatchCalls;
 import dev.retryagent.it.apps.BatchCalls.Seen;
+import dev.retryagent.it.apps.CallSpec;
 import dev.retryagent.it.clients.HttpClient5Kit;
 import dev.retryagent.it.clients.KitRequest;
 import java.io.IOException;
 import java.net.URI;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Future;
@@ -40,14 +46,12 @@ import org.apache.hc.core5.util.Timeout;
 import org.apache.hc.core5.util.VersionInfo;
 
 /**
- * A "legacy" Apache HttpClient 5 application: it makes calls the ordinary way (classic, async and fluent) and
- * prints what it saw. It knows nothing about the agent. Compiled against HttpClient 5.2; runs unchanged on 5.6.
- * Several independent calls run at once (one thread each), so that one forked JVM covers many scenarios.
+ * Apache HttpClient 5's part of the batch application ({@link BatchApp}{@code  httpclient5}): a "legacy" application
+ * (no agent code) that makes calls the ordinary way (classic, async and fluent) and prints what it saw. Compiled
+ * against HttpClient 5.2; runs unchanged on 5.6.
  *
  * <pre>
- * --await-go      print READY, then wait for a line on stdin before calling
- * --sequential    one call after the other (default: all at once)
- * --call SPEC     repeatable; SPEC is key=value pairs separated by ';':
+ * --call SPEC     SPEC is key=value pairs separated by ';':
  *   id=ID, url=URL (required)
  *   api=classic|async|fluent                     (default classic)
  *   client=KIND                                  one shared client per api and kind (default default):
@@ -67,21 +71,21 @@ import org.apache.hc.core5.util.VersionInfo;
  *   readTimeoutMs=N                              the request's own response timeout (not with request=producer)
  *   repeat=N                                     N calls one after the other, summed up in one RESULT line
  * </pre>
- * Prints {@code APP ...}, per call {@code RESULT id=.. status=.. body=.. retryAfter=.. elapsedMs=.. thread=..} or
+ * Prints {@code APP .. version=..}, per call {@code RESULT id=.. status=.. body=.. retryAfter=.. elapsedMs=.. thread=..} or
  * {@code RESULT id=.. failure=CLASS message=.. elapsedMs=..}, both with {@code interrupted=} (the caller's flag)
  * and {@code sinceInterruptUs=} (from the interrupt to the call's return, or null) (with {@code repeat}: {@code RESULT id=.. calls=..
  * ok=.. failures=.. firstFailure=..}), then per async call {@code CALLBACKS id=.. count=.. kinds=..}, per pool5
  * client {@code POOL api=.. leased=.. available=.. max=..}, and {@code DONE}.
  */
-public final class HttpClient5Scenario extends ApacheScenario<CloseableHttpClient, CloseableHttpAsyncClient> {
-    private HttpClient5Scenario() {
+public final class HttpClient5Batch extends ApacheBatch<CloseableHttpClient, CloseableHttpAsyncClient> {
+    public HttpClient5Batch() {
         super(CloseableHttpAsyncClient::start);
     }
 
-    public static void main(String[] argv) throws Exception {
+    @Override
+    public List<Object> about() {
         VersionInfo version = VersionInfo.loadVersionInfo("org.apache.hc.client5", HttpClients.class.getClassLoader());
-        new HttpClient5Scenario().run(argv, "client", "apache-httpclient5",
-                "version", version == null ? "unknown" : version.getRelease(), "java", System.getProperty("java.version"));
+        return new ArrayList<>(Arrays.<Object>asList("version", version == null ? "unknown" : version.getRelease()));
     }
 
     private static void pool(PoolStats stats, String api, String kind) {
@@ -96,7 +100,7 @@ public final class HttpClient5Scenario extends ApacheScenario<CloseableHttpClien
     }
 
     @Override
-    CloseableHttpClient newClassic(String kind) {
+    protected CloseableHttpClient newClassic(String kind) {
         CloseableHttpClient client = ofEveryApi(kind, HttpClients::createDefault, HttpClients::createSystem,
                 () -> HttpClients.custom().build(), HttpClients::createMinimal);
         if (client != null) {
@@ -120,7 +124,7 @@ public final class HttpClient5Scenario extends ApacheScenario<CloseableHttpClien
     }
 
     @Override
-    CloseableHttpAsyncClient newAsync(String kind) {
+    protected CloseableHttpAsyncClient newAsync(String kind) {
         CloseableHttpAsyncClient client = ofEveryApi(kind, HttpAsyncClients::createDefault,
                 HttpAsyncClients::createSystem, () -> HttpAsyncClients.custom().build(), null);
         if (client != null) {
@@ -149,7 +153,7 @@ public final class HttpClient5Scenario extends ApacheScenario<CloseableHttpClien
 
     // ---- calls ----
 
-    private static final HttpClientResponseHandler<Seen> READ = HttpClient5Scenario::read;
+    private static final HttpClientResponseHandler<Seen> READ = HttpClient5Batch::read;
 
     private static Seen read(ClassicHttpResponse response) throws IOException, org.apache.hc.core5.http.ParseException {
         String body = response.getEntity() == null ? "" : EntityUtils.toString(response.getEntity());
@@ -179,7 +183,7 @@ public final class HttpClient5Scenario extends ApacheScenario<CloseableHttpClien
     }
 
     @Override
-    Seen classicCall(Map<String, List<String>> spec) throws Exception {
+    protected Seen classicCall(Map<String, List<String>> spec) throws Exception {
         HttpUriRequestBase request = HttpClient5Kit.classicRequest(request(spec));
         request.setConfig(ownConfig(spec));
         HttpHost host = HttpHost.create(URI.create(one(spec, "url", null)));
@@ -187,7 +191,7 @@ public final class HttpClient5Scenario extends ApacheScenario<CloseableHttpClien
     }
 
     @Override
-    Seen otherCall(String api, Map<String, List<String>> spec) throws Exception {
+    protected Seen otherCall(String api, Map<String, List<String>> spec) throws Exception {
         if (!api.equals("fluent")) {
             return super.otherCall(api, spec);
         }
@@ -195,7 +199,7 @@ public final class HttpClient5Scenario extends ApacheScenario<CloseableHttpClien
     }
 
     @Override
-    Seen asyncCall(Map<String, List<String>> spec, String id) throws Exception {
+    protected Seen asyncCall(Map<String, List<String>> spec, String id) throws Exception {
         BatchCalls.Callbacks callbacks = BatchCalls.Callbacks.of(id);
         FutureCallback<SimpleHttpResponse> callback = HttpClient5Kit.callback(
                 response -> callbacks.completed(response.getCode()), callbacks::failed, callbacks::cancelled);

@@ -10,14 +10,16 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
- * What the scenario applications of Apache HttpClient 4 and 5 share: one client per API and kind, made before the
- * calls start (as a service makes them at start-up), the async one started; the pools whose {@code POOL} lines end
- * the run; a call of a spec by its {@code api}. The clients, pools and calls themselves are each library's.
+ * What the batch clients of Apache HttpClient 4 and 5 share ({@link BatchApp}{@code  httpclient4|httpclient5}): one
+ * client per API and kind, made before the calls start (as a service makes them at start-up), the async one started;
+ * a call of a spec by its {@code api}, with its start delay, {@code repeat} and {@code RESULT} line
+ * ({@link BatchCalls#run}); after the calls the {@code CALLBACKS} lines and the {@code POOL} lines of the pools. The
+ * clients, pools and calls themselves are each library's.
  *
  * @param <C> the classic client
  * @param <A> the async client
  */
-abstract class ApacheScenario<C, A> {
+public abstract class ApacheBatch<C, A> implements BatchApp.Client {
     private final Map<String, C> classic = new ConcurrentHashMap<>();
     private final Map<String, A> async = new ConcurrentHashMap<>();
     private final Map<String, Runnable> classicPools = new ConcurrentHashMap<>();
@@ -25,15 +27,19 @@ abstract class ApacheScenario<C, A> {
     private final Consumer<A> start;
 
     /** {@code start} starts an async client. */
-    ApacheScenario(Consumer<A> start) {
+    protected ApacheBatch(Consumer<A> start) {
         this.start = start;
     }
 
-    /** Prints {@code appLine} as the {@code APP} line, makes the calls' clients, then runs the calls and exits. */
-    final void run(String[] argv, Object... appLine) throws Exception {
-        BatchCalls.Options options = BatchCalls.Options.parse(argv);
-        Report.line("APP", appLine);
-        for (Map<String, List<String>> call : options.calls()) {
+    /** No options of its own: everything a call needs is in its spec. */
+    @Override
+    public final int take(String[] argv, int i) {
+        return -1;
+    }
+
+    @Override
+    public final void prepare(List<Map<String, List<String>>> calls) {
+        for (Map<String, List<String>> call : calls) {
             String api = one(call, "api", "classic");
             if (api.equals("classic")) {
                 classic(call);
@@ -41,19 +47,27 @@ abstract class ApacheScenario<C, A> {
                 async(call);
             }
         }
-        BatchCalls.runAllAndExit(options, this::once, () -> {
-            classicPools.values().forEach(Runnable::run);
-            asyncPools.values().forEach(Runnable::run);
-        });
+    }
+
+    @Override
+    public final void call(Map<String, List<String>> spec, String id) {
+        BatchCalls.run(spec, id, this::once);
+    }
+
+    @Override
+    public final void afterCalls() throws InterruptedException {
+        BatchCalls.Callbacks.report();
+        classicPools.values().forEach(Runnable::run);
+        asyncPools.values().forEach(Runnable::run);
     }
 
     /** The classic client of the spec's {@code client} kind (default {@code default}). */
-    final C classic(Map<String, List<String>> spec) {
+    protected final C classic(Map<String, List<String>> spec) {
         return classic.computeIfAbsent(one(spec, "client", "default"), this::newClassic);
     }
 
     /** The async client of the spec's {@code client} kind (default {@code default}), started. */
-    final A async(Map<String, List<String>> spec) {
+    protected final A async(Map<String, List<String>> spec) {
         return async.computeIfAbsent(one(spec, "client", "default"), kind -> {
             A client = newAsync(kind);
             start.accept(client);
@@ -62,12 +76,12 @@ abstract class ApacheScenario<C, A> {
     }
 
     /** Reports the pool of the classic client {@code kind} at the end: {@code report} prints its line. */
-    final void classicPool(String kind, Runnable report) {
+    protected final void classicPool(String kind, Runnable report) {
         classicPools.put(kind, report);
     }
 
     /** Reports the pool of the async client {@code kind} at the end: {@code report} prints its line. */
-    final void asyncPool(String kind, Runnable report) {
+    protected final void asyncPool(String kind, Runnable report) {
         asyncPools.put(kind, report);
     }
 
@@ -88,8 +102,8 @@ abstract class ApacheScenario<C, A> {
      * {@code system} ({@code createSystem}), {@code custom} ({@code custom().build()}) and, where the API has it (not
      * null), {@code minimal} ({@code createMinimal}).
      */
-    static <T> T ofEveryApi(String kind, Supplier<T> createDefault, Supplier<T> createSystem, Supplier<T> custom,
-            Supplier<T> createMinimal) {
+    protected static <T> T ofEveryApi(String kind, Supplier<T> createDefault, Supplier<T> createSystem,
+            Supplier<T> custom, Supplier<T> createMinimal) {
         switch (kind) {
             case "default":
                 return createDefault.get();
@@ -104,16 +118,16 @@ abstract class ApacheScenario<C, A> {
         }
     }
 
-    abstract C newClassic(String kind);
+    protected abstract C newClassic(String kind);
 
-    abstract A newAsync(String kind);
+    protected abstract A newAsync(String kind);
 
-    abstract Seen classicCall(Map<String, List<String>> spec) throws Exception;
+    protected abstract Seen classicCall(Map<String, List<String>> spec) throws Exception;
 
-    abstract Seen asyncCall(Map<String, List<String>> spec, String id) throws Exception;
+    protected abstract Seen asyncCall(Map<String, List<String>> spec, String id) throws Exception;
 
     /** A call of an API besides classic and async; none by default. */
-    Seen otherCall(String api, Map<String, List<String>> spec) throws Exception {
+    protected Seen otherCall(String api, Map<String, List<String>> spec) throws Exception {
         throw new IllegalArgumentException("api " + api);
     }
 }
