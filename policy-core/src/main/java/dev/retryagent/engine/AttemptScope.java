@@ -27,14 +27,63 @@ public final class AttemptScope {
         /** What {@link #current} answers. */
         int attempt;
         /**
-         * The call whose attempt this thread is making, or null: one field, so that entering an attempt costs one
-         * reference write (and its GC barrier), the thread's own run mostly.
+         * The call whose attempt this thread is making, unless that is {@link #run}'s with nothing around it
+         * ({@link #ownRunAttempting}); null otherwise.
          */
-        RunningCall running;
+        private RunningCall running;
+        /**
+         * This thread's own run is making an attempt, and no other call's attempt encloses it: a flag rather than
+         * {@link #running}, so that the common attempt writes no reference (nor pays its GC barrier). An attempt
+         * started inside it sets {@link #running}, which so always names the innermost.
+         */
+        private boolean ownRunAttempting;
         /** The run the calls on this thread take in turn. */
         private final CallRun run = new CallRun();
         /** Whether a call on this thread has {@link #run}. */
         private boolean runTaken;
+
+        /** The call whose attempt this thread is making, or null. */
+        RunningCall running() {
+            RunningCall r = running;
+            return r != null ? r : ownRunAttempting ? run : null;
+        }
+
+        /** Marks this thread as making an attempt of {@code r}, until {@link #leave}; returns what that restores. */
+        RunningCall enter(CallRun r) {
+            RunningCall outer = running;
+            if (r == run && outer == null) {
+                ownRunAttempting = true;
+            } else {
+                running = r;
+            }
+            return outer;
+        }
+
+        /** Ends the attempt of {@code r} {@link #enter} began, {@code outer} what it returned. */
+        void leave(CallRun r, RunningCall outer) {
+            if (r == run && outer == null) {
+                ownRunAttempting = false;
+            } else {
+                running = outer;
+            }
+        }
+
+        /**
+         * Runs {@code call}, which the agent leaves alone, as no attempt of any call's: the calls its client's hooks
+         * make inside it are not the enclosing call's.
+         */
+        <R> R outsideAttempts(Exchange<R> call) throws java.io.IOException {
+            RunningCall outer = running;
+            boolean ownOuter = ownRunAttempting;
+            running = null;
+            ownRunAttempting = false;
+            try {
+                return call.send(1, null);
+            } finally {
+                running = outer;
+                ownRunAttempting = ownOuter;
+            }
+        }
 
         /** A run for a call on this thread: this thread's, or a new one for a call made while another runs. */
         CallRun takeRun() {
@@ -76,13 +125,13 @@ public final class AttemptScope {
      * response) and asks what the agent does with the call ({@link #currentPlan}), without reading the request again.
      */
     public static CallFacts currentCall() {
-        RunningCall running = CURRENT.get().running;
+        RunningCall running = CURRENT.get().running();
         return running == null ? null : running.call();
     }
 
     /** The plan of the call {@link #currentCall} is, or null when none. */
     public static CallPlan currentPlan() {
-        RunningCall running = CURRENT.get().running;
+        RunningCall running = CURRENT.get().running();
         return running == null ? null : running.plan();
     }
 

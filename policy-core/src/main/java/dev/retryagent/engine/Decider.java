@@ -31,8 +31,8 @@ final class Decider {
      * ({@link RetryDecision#clientsResend}); the application's own limit of the call, {@code callerLimitMillis} (0:
      * none), is a deadline besides the rule's.
      *
-     * <p>What every attempt goes through is kept under the JIT's inlining limit, so that the common case runs inside
-     * the loop's own compiled code; what only a retryable outcome needs is {@link #onTime}'s.
+     * <p>One method for the whole decision: too large for the JIT to inline into {@link RetryEngine#decide}, which so
+     * stays small enough to be inlined into the loops, where the {@link AttemptResult} is then never allocated.
      */
     RetryDecision decide(CallPlan plan, CallFacts call, CallFacts origin, int number, Outcome outcome,
                          boolean firstAtDestination, long previousWaitMillis, boolean timed, long startNanos,
@@ -62,14 +62,7 @@ final class Decider {
             // CallPlan.timed answered for every rule of the call's policy, and redirected facts keep that policy.
             throw new IllegalStateException("a call that read no clock at its start is decided on time");
         }
-        return onTime(r, destination, counters, number, outcome, previousWaitMillis, startNanos, loopClock,
-                callerLimitMillis, clientsResend);
-    }
-
-    /** The checks that depend on the time, in the contract's order, for an outcome no refusal stops. */
-    private RetryDecision onTime(ResolvedRule r, Destination destination, RetryCounters counters, int number,
-                                 Outcome outcome, long previousWaitMillis, long startNanos, Clock loopClock,
-                                 long callerLimitMillis, boolean clientsResend) {
+        // The checks that depend on the time, in the contract's order.
         long now = loopClock.nanoTime();
         Mode mode = r.mode;
         RetrySettings settings = r.settings;

@@ -55,13 +55,7 @@ public final class RetryLoop {
             throws IOException {
         if (!started) {
             thread.giveBack(run);
-            AttemptScope.RunningCall outer = thread.running;
-            thread.running = null; // not an attempt of the enclosing call's, if any
-            try {
-                return exchange.send(1, null);
-            } finally {
-                thread.running = outer;
-            }
+            return thread.outsideAttempts(exchange);
         }
         run.limitByCaller(exchange, "retry-loop.caller-limit");
         try {
@@ -83,8 +77,7 @@ public final class RetryLoop {
             if (scope > 0) {
                 thread.attempt = scope; // AttemptScope.enter
             }
-            AttemptScope.RunningCall outerRunning = thread.running;
-            thread.running = run; // AttemptScope.attemptOf
+            AttemptScope.RunningCall outerRunning = thread.enter(run);
             CallTrace.Scope traced = run.traceAttempt(attempt);
             try {
                 response = exchange.send(attempt, run.markerValue(attempt), run.attemptLimitMillis());
@@ -97,7 +90,7 @@ public final class RetryLoop {
                 if (scope > 0) {
                     thread.attempt = outer; // AttemptScope.exit
                 }
-                thread.running = outerRunning;
+                thread.leave(run, outerRunning);
             }
             RetryDecision decision = run.decide(exchange, attempt, response, failure, previousWaitMillis, false,
                     "retry-loop.decide");
