@@ -25,6 +25,18 @@ public enum ClientLibs {
     HTTPCLIENT4_OLDEST("httpclient4-4.5.6"),
     /** HttpClient 4.5.14 with HttpAsyncClient 4.1.5 (the last releases). */
     HTTPCLIENT4_NEWEST("httpclient4-4.5.14"),
+    /** Reactor Netty's HTTP client 1.0.x (Spring Boot 2.7's line, Java 8) with its reactor-core and Netty 4.1. */
+    REACTOR_NETTY_1_0("reactor-netty-1.0"),
+    /** Reactor Netty 1.1.x (Spring Boot 3.0 to 3.3) with reactor-core 3.5. */
+    REACTOR_NETTY_1_1("reactor-netty-1.1"),
+    /** Reactor Netty 1.2.x (Spring Boot 3.4 and 3.5) with reactor-core 3.7. */
+    REACTOR_NETTY_1_2("reactor-netty-1.2"),
+    /** Reactor Netty 1.3.x (Spring Boot 4) with reactor-core 3.8 and Netty 4.2. */
+    REACTOR_NETTY_1_3("reactor-netty-1.3"),
+    /** Spring's WebClient 5.3 (spring-webflux) over Reactor Netty 1.0, as in Spring Boot 2.7. */
+    SPRING_WEBFLUX_5_3("spring-webflux-5.3"),
+    /** Spring's WebClient 6.2 over Reactor Netty 1.2, as in Spring Boot 3.4 and 3.5. */
+    SPRING_WEBFLUX_6_2("spring-webflux-6.2"),
     /** OpenTelemetry's API, for an application that makes spans of its own (beside the OpenTelemetry agent). */
     OTEL_API("otel-api");
 
