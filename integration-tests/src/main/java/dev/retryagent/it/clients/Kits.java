@@ -18,10 +18,11 @@ import java.util.regex.Pattern;
 /**
  * The kits by the client names the applications take on their command lines: {@code okhttp},
  * {@code httpclient5} ({@code hc5}), {@code httpclient4} ({@code hc4}), {@code httpurlconnection} ({@code jdk},
- * {@code huc}) and {@code jdk-httpclient} ({@code java.net.http}, Java 11 and up), each with an optional mode:
- * {@code -async} for the client's asynchronous API, {@code -sync} or {@code -classic} for the blocking one. A kit
- * is made at its first use, by class name, so that only the clients an application calls are ever loaded: each
- * forked application has only some of them on its class path.
+ * {@code huc}), {@code jdk-httpclient} ({@code java.net.http}, Java 11 and up), {@code reactor-netty} (Reactor
+ * Netty's {@code HttpClient}) and {@code reactor-netty-webclient} (Spring's {@code WebClient} over it), each with an
+ * optional mode: {@code -async} for the client's asynchronous API, {@code -sync} or {@code -classic} for the blocking
+ * one. A kit is made at its first use, by class name, so that only the clients an application calls are ever loaded:
+ * each forked application has only some of them on its class path.
  */
 public final class Kits implements Closeable {
     private static final Pattern MODE = Pattern.compile("-(async|sync|classic)$");
@@ -34,6 +35,8 @@ public final class Kits implements Closeable {
         CLASSES.put("httpclient4", p + "HttpClient4Kit");
         CLASSES.put("httpurlconnection", p + "HttpUrlConnectionKit");
         CLASSES.put("jdk-httpclient", p + "JdkHttpClientKit");
+        CLASSES.put("reactor-netty", p + "ReactorNettyKit");
+        CLASSES.put("reactor-netty-webclient", p + "ReactorNettyWebClientKit");
     }
 
     private final Map<String, Supplier<? extends HttpKit>> custom = new ConcurrentHashMap<>();
