@@ -33,6 +33,11 @@ abstract class KitContract {
     /** The client's name on the applications' command lines. */
     abstract String client();
 
+    /** The kit the checks call: by default the one {@link Kits} makes of {@link #client()} in this JVM. */
+    HttpKit newKit() {
+        return Kits.create(client());
+    }
+
     /** Whether the client's async API takes a one-shot body. */
     boolean asyncTakesOneShot() {
         return true;
@@ -40,7 +45,7 @@ abstract class KitContract {
 
     @BeforeEach
     void makeKit() {
-        kit = Kits.create(client());
+        kit = newKit();
     }
 
     @AfterEach
@@ -159,7 +164,7 @@ abstract class KitContract {
 
     @Test
     void theLookupNamesTheModes() {
-        assertEquals(kit.getClass(), Kits.create(client() + "-sync").getClass());
+        assertEquals(Kits.create(client()).getClass(), Kits.create(client() + "-sync").getClass());
         assertFalse(Kits.async(client()));
         assertTrue(Kits.async(client() + "-async"));
     }
