@@ -17,6 +17,7 @@ import dev.retryagent.agent.bootloader.weaving.UncoveredClients;
 import dev.retryagent.agent.clients.jdkhttp.JdkHttpInstrumentation;
 import dev.retryagent.agent.operations.metrics.Metrics;
 import dev.retryagent.agent.clients.okhttp.OkHttpInstrumentation;
+import dev.retryagent.agent.clients.reactornetty.ReactorNettyInstrumentation;
 import dev.retryagent.agent.startup.reload.PolicyWatcher;
 import dev.retryagent.engine.RetryLog;
 import dev.retryagent.policy.Mode;
@@ -45,6 +46,7 @@ public final class AgentStartup {
         clients.add(new HttpClient4Instrumentation());
         clients.add(new HttpUrlConnectionInstrumentation());
         clients.add(new JdkHttpInstrumentation());
+        clients.add(new ReactorNettyInstrumentation());
         clients.addAll(LayerTable.all());
         return Collections.unmodifiableList(clients);
     }

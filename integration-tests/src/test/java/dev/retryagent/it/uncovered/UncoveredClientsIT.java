@@ -53,7 +53,6 @@ class UncoveredClientsIT {
     private static final Map<String, Set<String>> KINDS = new LinkedHashMap<>();
 
     static {
-        KINDS.put("reactor-netty", Set.of("reactor.netty.http.client.HttpClient"));
         KINDS.put("jetty-client", Set.of("org.eclipse.jetty.client.HttpClient"));
         KINDS.put("async-http-client", Set.of("org.asynchttpclient.DefaultAsyncHttpClient"));
         // Before the WebClient, which runs over it (so loads it too).
@@ -179,19 +178,20 @@ class UncoveredClientsIT {
         try (ScriptedServer server = ScriptedServer.start(Step.ok())) {
             ForkedApp.Result run = app("uncovered-none").withAgent()
                     .args("--url", server.url("/items"), "okhttp", "apache-httpclient5-h2", "ktor-okhttp",
-                            "ktor-java").run().assertExitCode(0);
+                            "ktor-java", "reactor-netty").run().assertExitCode(0);
             List<ReportLine> results = run.results();
-            assertEquals(4, results.size(), run.describe());
+            assertEquals(5, results.size(), run.describe());
             assertEquals("status:200", results.get(0).get("built"), run.describe());
             assertEquals("1", server.requests().get(0).header("Retry-Attempt"), "the OkHttp call went through the agent");
             // Ktor's OkHttp engine (OkHttp's Call.enqueue) and Java engine (java.net.http's sendAsync) run over
             // covered clients: their calls carry the agent's marker.
-            for (int i = 2; i < 4; i++) {
+            // Reactor Netty's HttpClient is covered too.
+            for (int i = 2; i < 5; i++) {
                 assertEquals("status:200", results.get(i).get("built"), run.describe());
                 assertEquals("1", server.requests().get(i - 1).header("Retry-Attempt"),
                         results.get(i).get("step") + " went through the agent: " + run.describe());
             }
-            assertEquals(3, server.requests().size(), "the HTTP/2 call goes to the app's own server");
+            assertEquals(4, server.requests().size(), "the HTTP/2 call goes to the app's own server");
             // HttpClient 5's HTTP/2 default client (createHttp2Default, H2AsyncClientBuilder) is covered: its exec
             // chain passes the agent's hooks, which retry its 503 (markers 1,2) and so must not list it.
             assertEquals("200:1,2", results.get(1).get("built"), run.describe());
@@ -205,8 +205,8 @@ class UncoveredClientsIT {
 
     @Test
     void anAttachReportsTheClientsLoadedBeforeItAndTheTransformerThoseLoadedAfter() throws Exception {
-        ForkedApp app = app("uncovered-attach").args("build:reactor-netty", "build:jetty-client", "@stdin",
-                "await:reactor-netty", "async-http-client");
+        ForkedApp app = app("uncovered-attach").args("build:armeria", "build:jetty-client", "@stdin",
+                "await:armeria", "async-http-client");
         try (ForkedApp.Running target = app.start()) {
             long pid = Long.parseLong(ReportLine.parse(target.awaitStdoutLine(l -> l.startsWith("READY "), WAIT))
                     .get("pid"));
@@ -217,17 +217,17 @@ class UncoveredClientsIT {
             String started = target.awaitStderrLine(l -> l.startsWith("retry-agent started"), WAIT);
             String listed = Arrays.stream(started.split(" ")).filter(f -> f.startsWith("uncovered=")).findFirst()
                     .orElse("uncovered=").substring("uncovered=".length());
-            assertEquals(Set.of("jetty-client", "reactor-netty"), Set.of(listed.split(",")), started);
+            assertEquals(Set.of("armeria", "jetty-client"), Set.of(listed.split(",")), started);
 
             target.writeLine("go");
             ForkedApp.Result run = target.await(WAIT).assertExitCode(0);
             List<ReportLine> results = run.results();
             assertEquals(2, results.size(), run.describe());
-            assertEquals("jetty-client,reactor-netty", results.get(0).get("uncovered"), run.describe());
-            assertEquals("async-http-client,jetty-client,reactor-netty", results.get(1).get("uncovered"),
+            assertEquals("armeria,jetty-client", results.get(0).get("uncovered"), run.describe());
+            assertEquals("armeria,async-http-client,jetty-client", results.get(1).get("uncovered"),
                     run.describe());
             List<String> reported = reportedKinds(run.stderrLines(), run.describe());
-            assertEquals(Set.of("jetty-client", "reactor-netty"), Set.copyOf(reported.subList(0, 2)), run.describe());
+            assertEquals(Set.of("armeria", "jetty-client"), Set.copyOf(reported.subList(0, 2)), run.describe());
             assertEquals(List.of("async-http-client"), reported.subList(2, reported.size()), run.describe());
             System.out.println("UNCOVERED attach started-lists=" + listed + " after=" + reported.get(2));
         }

@@ -64,9 +64,6 @@ public final class UncoveredClients {
      */
     static Map<String, String> knownClients() {
         Map<String, String> m = new HashMap<String, String>();
-        // Reactor Netty's abstract HttpClient: HttpClient.create() (HttpClientConnect) and Spring's
-        // ReactorClientHttpConnector, so WebClient over Reactor Netty, load it.
-        m.put("reactor/netty/http/client/HttpClient", "reactor-netty");
         // Jetty 9 to 12 (and Spring's JettyClientHttpConnector).
         m.put("org/eclipse/jetty/client/HttpClient", "jetty-client");
         // AsyncHttpClient 2.x and 3.x: Dsl.asyncHttpClient() and new DefaultAsyncHttpClient(...).

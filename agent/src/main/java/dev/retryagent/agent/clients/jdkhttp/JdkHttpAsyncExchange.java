@@ -1,5 +1,6 @@
 package dev.retryagent.agent.clients.jdkhttp;
 
+import dev.retryagent.agent.bootloader.runtime.CarriedFailure;
 import dev.retryagent.agent.bootloader.runtime.InjectedFaults;
 import dev.retryagent.engine.AsyncAttempt;
 import dev.retryagent.engine.AsyncExchange;

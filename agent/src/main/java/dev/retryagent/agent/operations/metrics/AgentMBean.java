@@ -20,7 +20,7 @@ import javax.management.openmbean.TabularType;
  * {@code uncovered_clients}, lists the HTTP clients the JVM has loaded that the agent does not instrument (their calls
  * are not retried), as a table indexed by {@code name} (the kind, as in the {@code uncovered-client} log line) with
  * the {@code class} that showed it, its {@code loader}'s class and a {@code value} of 1: the Prometheus JMX exporter's
- * default rules render it {@code retry_agent_agent_uncovered_clients{name="reactor-netty"} 1} (the string columns are
+ * default rules render it {@code retry_agent_agent_uncovered_clients{name="jetty-client"} 1} (the string columns are
  * not numbers, so it leaves them out), and jconsole shows the table.
  */
 final class AgentMBean extends ReadOnlyMBean {

@@ -13,7 +13,7 @@ package dev.retryagent.agent.operations.metrics;
  * retry-agent:type=total
  *     -> retry_agent_total_retries
  * retry-agent:type=agent      (attribute uncovered_clients, a table indexed by name)
- *     -> retry_agent_agent_uncovered_clients{name="reactor-netty"}
+ *     -> retry_agent_agent_uncovered_clients{name="jetty-client"}
  * </pre>
  *
  * Values are written unquoted: the exporter would keep the quotes of a quoted value in the label. Characters an

@@ -32,12 +32,13 @@ import javax.management.openmbean.TabularData;
  * </ul>
  *
  * <pre>java [-javaagent:retry-agent.jar] -cp app.jar:lib/* dev.retryagent.it.uncovered.UncoveredClientsApp
- *     [--url URL] reactor-netty jetty-client ... okhttp</pre>
+ *     [--url URL] jetty-client ... okhttp reactor-netty</pre>
  */
 public final class UncoveredClientsApp {
     private static final long WAIT_MILLIS = 30_000;
     /** Clients the agent instruments, which the application can build too. */
-    private static final List<String> COVERED = List.of("okhttp", "apache-httpclient5-h2", "ktor-okhttp", "ktor-java");
+    private static final List<String> COVERED = List.of("okhttp", "apache-httpclient5-h2", "ktor-okhttp", "ktor-java",
+            "reactor-netty");
 
     private UncoveredClientsApp() {
     }
@@ -80,7 +81,7 @@ public final class UncoveredClientsApp {
     static String build(String kind, String url) throws Exception {
         switch (kind) {
             case "reactor-netty":
-                return ReactorNetty.build();
+                return ReactorNetty.call(url);
             case "jetty-client":
                 return Jetty.build();
             case "async-http-client":
@@ -125,9 +126,9 @@ public final class UncoveredClientsApp {
     }
 
     static final class ReactorNetty {
-        static String build() {
-            reactor.netty.http.client.HttpClient.create().baseUrl("http://127.0.0.1:1");
-            return "HttpClient.create";
+        static String call(String url) {
+            return "status:" + reactor.netty.http.client.HttpClient.create().get().uri(url).response()
+                    .map(response -> response.status().code()).block();
         }
     }
 
