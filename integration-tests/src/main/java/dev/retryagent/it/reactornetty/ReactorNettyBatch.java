@@ -103,7 +103,7 @@ public class ReactorNettyBatch implements BatchApp.Client {
         this.defaultApi = defaultApi;
     }
 
-    /** {@link BatchApp}{@code  reactor-netty-webclient}: calls through WebClient unless a spec says {@code api=client}. */
+    /** {@link BatchApp}{@code  reactor-netty-webclient}: calls through WebClient unless a spec says otherwise. */
     public static final class WebClientFirst extends ReactorNettyBatch {
         public WebClientFirst() {
             super(WEBCLIENT);
@@ -118,7 +118,8 @@ public class ReactorNettyBatch implements BatchApp.Client {
 
     @Override
     public List<Object> about() {
-        return new ArrayList<>(Arrays.<Object>asList("version", ReactorNettyKit.version(), "webflux", webFluxVersion()));
+        return new ArrayList<>(Arrays.<Object>asList("version", ReactorNettyKit.version(),
+                "webflux", webFluxVersion()));
     }
 
     /** spring-webflux's version as its jar's manifest says, or null when it is not on the class path. */
