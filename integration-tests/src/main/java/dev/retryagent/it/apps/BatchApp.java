@@ -14,14 +14,15 @@ import java.util.Map;
  *
  * <pre>
  * BatchApp CLIENT [--await-go] [--sequential] [the client's own options] --call SPEC...
- *   CLIENT        okhttp, httpurlconnection (jdk, huc), jdk-httpclient (Java 11 and up), httpclient5 (hc5) or
- *                 httpclient4 (hc4), as {@link Kits} names them
+ *   CLIENT        okhttp, httpurlconnection (jdk, huc), jdk-httpclient (Java 11 and up), httpclient5 (hc5),
+ *                 httpclient4 (hc4), reactor-netty or reactor-netty-webclient, as {@link Kits} names them
  *   --await-go    print READY, then wait for a line on stdin before calling
  *   --sequential  one call after the other (default: all at once)
  *   --call SPEC   repeatable; the keys of a spec ({@link CallSpec}) and the client's own options are its
  *                 {@link Client}'s: {@code okhttp.OkHttpBatch}, {@code httpurlconnection.HttpUrlConnectionBatch},
  *                 {@code jdkhttp.JdkHttpClientBatch}, {@code httpclient5.HttpClient5Batch},
- *                 {@code httpclient4.HttpClient4Batch}
+ *                 {@code httpclient4.HttpClient4Batch}, {@code reactornetty.ReactorNettyBatch} (both Reactor Netty
+ *                 names)
  * </pre>
  * Prints {@code APP client=.. java=..} (and what the client adds), per call a {@code RESULT} line, what the client
  * prints after its calls, and {@code DONE}; then ends the JVM. The client's part is loaded by class name, so that a
@@ -36,6 +37,8 @@ public final class BatchApp {
         CLIENTS.put("jdk-httpclient", "dev.retryagent.it.jdkhttp.JdkHttpClientBatch");
         CLIENTS.put("httpclient5", "dev.retryagent.it.httpclient5.HttpClient5Batch");
         CLIENTS.put("httpclient4", "dev.retryagent.it.httpclient4.HttpClient4Batch");
+        CLIENTS.put("reactor-netty", "dev.retryagent.it.reactornetty.ReactorNettyBatch");
+        CLIENTS.put("reactor-netty-webclient", "dev.retryagent.it.reactornetty.ReactorNettyBatch$WebClientFirst");
     }
 
     /** One client's part of the batch application: its own options, its clients, its calls and its reports. */

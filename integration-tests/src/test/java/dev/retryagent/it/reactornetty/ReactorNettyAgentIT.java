@@ -1,0 +1,269 @@
+package dev.retryagent.it.reactornetty;
+
+import static dev.retryagent.it.harness.Runs.assertOneCallbackEach;
+import static dev.retryagent.it.harness.Runs.logged;
+import static dev.retryagent.it.harness.Runs.markers;
+import static dev.retryagent.it.harness.Runs.result;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.retryagent.it.contract.Batch;
+import dev.retryagent.it.contract.ClientContract;
+import dev.retryagent.it.harness.ClientLibs;
+import dev.retryagent.it.harness.ForkedApp;
+import dev.retryagent.it.harness.Jdks;
+import dev.retryagent.it.harness.ReportLine;
+import dev.retryagent.it.harness.Step;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
+
+/**
+ * The agent on Reactor Netty's {@code HttpClient} (1.0 to 1.3) and on Spring's {@code WebClient} over it (5.3 and
+ * 6.2): the driver of {@link ClientContract} for Reactor Netty, in forked JVMs that run a plain reactive application
+ * ({@link ReactorNettyBatch}), and the checks only this client has: a response received without its body
+ * ({@code response()}), the request's own {@code responseTimeout}, the caller's {@code timeout(..)} and an interrupted
+ * {@code block()} (both of which cancel the call), callbacks on the event loop, and no response body left unreleased.
+ *
+ * <p>A mode's name spells how its calls are made: {@code sync|async-RECEIVE-SEND} for {@code HttpClient}
+ * ({@code sync-response-flux-outbound}: {@code block()}, {@code response((response, body) -> ..)},
+ * {@code send((request, outbound) -> ..)}) and {@code webclient-sync|async-EXCHANGE} for WebClient
+ * ({@code webclient-async-exchange-to-mono}). A sync call waits in {@code block()}, an async one is a subscription;
+ * either way the waits between attempts are never on the caller's thread, so no mode is interrupted as the contract
+ * interrupts (an interrupt of {@code block()} disposes the subscription: {@link #addOwnCalls}), and an async call is
+ * cancelled by disposing its subscription, between attempts and during one.
+ */
+@Tag(Jdks.MATRIX)
+class ReactorNettyAgentIT extends ClientContract<ReactorNettyAgentIT.Jvm> {
+    private static final String WEBCLIENT = "webclient";
+    /** The caller's {@code timeout(..)} of {@code -callTimeout}: well inside the 5 s wait of {@code /cancel/**}. */
+    private static final long CALL_TIMEOUT_MS = 2000;
+    /** The request's own {@code responseTimeout} of {@code -readTimeout}, and how long its first answer is held. */
+    private static final long READ_TIMEOUT_MS = 500;
+    private static final Duration HELD = Duration.ofSeconds(3);
+
+    /** One forked JVM: a library set (Reactor Netty's, or WebFlux's over it) on a JDK, making its modes' calls. */
+    record Jvm(ClientLibs libs, List<String> modes, Jdks.Jdk jdk) implements ClientContract.Target {
+        @Override
+        public ForkedApp app(String run) {
+            // every buffer tracked, so that a response body nobody released is reported (the app looks at its end)
+            return ForkedApp.batch("reactor-netty").name("reactor-netty-" + run + "-" + libs + "-" + jdk)
+                    .clientLibs(libs).java(jdk.java()).sysProp("io.netty.leakDetection.level", "paranoid");
+        }
+
+        boolean webFlux() {
+            return reactorNetty() != libs;
+        }
+
+        /** The Reactor Netty set whose jars this set has: itself, or the one its WebFlux runs over. */
+        ClientLibs reactorNetty() {
+            return switch (libs) {
+                case SPRING_WEBFLUX_5_3 -> ClientLibs.REACTOR_NETTY_1_0;
+                case SPRING_WEBFLUX_6_2 -> ClientLibs.REACTOR_NETTY_1_2;
+                default -> libs;
+            };
+        }
+
+        @Override
+        public String toString() {
+            return libs + " " + String.join("+", modes) + " " + jdk;
+        }
+    }
+
+    /**
+     * Reactor Netty 1.1, 1.2 and 1.3 and WebClient 6.2 on the test JDK, each set alone, two modes each (sync and
+     * async); over them every receive kind and both send kinds come sync and async (with {@code response()}, the one
+     * that drops the body, in {@link #addOwnCalls}). On each other JDK one JVM with the WebFlux set, whose Reactor
+     * Netty serves two {@code HttpClient} modes beside WebClient's two: 1.0 and WebClient 5.3 on Java 8 and 11, 1.2 and
+     * WebClient 6.2 on Java 25.
+     */
+    @Override
+    protected Stream<Jvm> targets() {
+        Jdks.Jdk own = Jdks.testJdk();
+        Stream<Jvm> onTheTestJdk = Stream.of(
+                new Jvm(ClientLibs.REACTOR_NETTY_1_1, List.of("sync-single-publisher", "async-content-outbound"), own),
+                new Jvm(ClientLibs.REACTOR_NETTY_1_2, List.of("sync-response-flux-outbound",
+                        "async-connection-publisher"), own),
+                new Jvm(ClientLibs.REACTOR_NETTY_1_3, List.of("sync-connection-outbound", "async-single-publisher"),
+                        own),
+                new Jvm(ClientLibs.SPRING_WEBFLUX_6_2, List.of("webclient-sync-retrieve",
+                        "webclient-async-exchange-to-mono"), own));
+        Stream<Jvm> onLegacyJdks = Jdks.besides(8, 11).stream().map(jdk -> new Jvm(ClientLibs.SPRING_WEBFLUX_5_3,
+                List.of("sync-content-publisher", "async-response-flux-outbound", "webclient-sync-exchange-to-mono",
+                        "webclient-async-retrieve"), jdk));
+        Stream<Jvm> onJava25 = Jdks.besides(25).stream().map(jdk -> new Jvm(ClientLibs.SPRING_WEBFLUX_6_2,
+                List.of("sync-single-outbound", "async-content-publisher", "webclient-sync-retrieve",
+                        "webclient-async-exchange-to-mono"), jdk));
+        return Stream.of(onTheTestJdk, onLegacyJdks, onJava25).flatMap(s -> s);
+    }
+
+    /** One JVM: WebFlux 6.2's set carries Reactor Netty 1.2, so both APIs run there. */
+    @Override
+    protected Stream<Jvm> quietTargets() {
+        return Stream.of(new Jvm(ClientLibs.SPRING_WEBFLUX_6_2, List.of("sync-single-publisher",
+                "async-connection-outbound", "webclient-sync-retrieve", "webclient-async-exchange-to-mono"),
+                Jdks.testJdk()));
+    }
+
+    @Override
+    protected String clientName() {
+        return "reactor-netty";
+    }
+
+    /** The parts a mode's name spells (see the class comment). */
+    @Override
+    protected List<String> modeParts(String mode, Run run) {
+        List<String> words = List.of(mode.split("-"));
+        if (words.get(0).equals(WEBCLIENT)) {
+            return List.of("api=webclient", "mode=" + words.get(1),
+                    "exchange=" + String.join("-", words.subList(2, words.size())));
+        }
+        return List.of("api=client", "mode=" + words.get(0),
+                "receive=" + String.join("-", words.subList(1, words.size() - 1)),
+                "send=" + words.get(words.size() - 1));
+    }
+
+    private static boolean isAsync(String mode) {
+        return List.of(mode.split("-")).contains(ASYNC);
+    }
+
+    private static boolean isWebClient(String mode) {
+        return mode.startsWith(WEBCLIENT + "-");
+    }
+
+    /** The kit's one-shot body: a unicast sink's publisher, which refuses a second subscriber. */
+    @Override
+    protected String nonReplayableBody(String mode) {
+        return "oneShot=true";
+    }
+
+    /** An async call: its future's cancel disposes the subscription. */
+    @Override
+    protected boolean cancels(String mode) {
+        return isAsync(mode);
+    }
+
+    /** No wait is on the caller's thread, and an interrupt of {@code block()} is no InterruptedIOException. */
+    @Override
+    protected boolean interrupts(String mode) {
+        return false;
+    }
+
+    @Override
+    protected boolean cancelsInFlight(String mode) {
+        return isAsync(mode);
+    }
+
+    @Override
+    protected String retryAfterField() {
+        return "retryAfter";
+    }
+
+    /**
+     * Per {@code HttpClient} mode: {@code response()} (status and headers, the body dropped unread) through a GET
+     * answered 503, 503, 200; the request's own {@code responseTimeout} (sent the outbound way) against a first answer
+     * held past it; the caller's {@code timeout(..)} firing in a 5 s wait between attempts. Per sync mode (WebClient's
+     * too): the caller's thread interrupted in {@code block()} during such a wait.
+     */
+    @Override
+    protected void addOwnCalls(Jvm jvm, Run kind, Batch b) {
+        if (kind != Run.CONTRACT) {
+            return;
+        }
+        for (String m : jvm.modes()) {
+            if (!isWebClient(m)) {
+                b.add(m + "-responseOnly", "/bare/" + m, parts(m, "receive=response-only"),
+                        Step.status(503).body("busy"), Step.status(503).body("busy"), Step.ok().body("fine"));
+                b.add(m + "-readTimeout", "/held/" + m, parts(m, "send=outbound", "readTimeoutMs=" + READ_TIMEOUT_MS),
+                        Step.ok().body("late").delay(HELD), Step.ok().body("fine"));
+                b.add(m + "-callTimeout", "/cancel/timeout/" + m, parts(m, "callTimeoutMs=" + CALL_TIMEOUT_MS),
+                        Step.status(503));
+            }
+            if (!isAsync(m)) {
+                b.add(m + "-blockInterrupted", "/interrupt/block/" + m, parts(m,
+                        "interruptAfterMs=" + Bounds.INTERRUPT_AFTER_MS), Step.status(503).body("busy"));
+            }
+        }
+    }
+
+    private List<String> parts(String mode, String... more) {
+        List<String> parts = new ArrayList<>(modeParts(mode, Run.CONTRACT));
+        parts.addAll(List.of(more));
+        return parts;
+    }
+
+    @Override
+    protected void checkOwn(Jvm jvm, Run kind, Batch b, ForkedApp.Result run) {
+        ReportLine app = run.single("APP");
+        assertEquals(jvm.reactorNetty().version(), app.get("version"), "the intended Reactor Netty ran\n" + run);
+        if (jvm.webFlux()) {
+            assertEquals(jvm.libs().version(), app.get("webflux"), "the intended WebFlux ran\n" + run);
+        }
+        assertTrue(app.get("java").startsWith(jvm.jdk().javaVersionPrefix()), app.toString());
+        assertOneCallbackEach(run);
+        assertFalse(run.stderr().contains("internal-error"), run.describe());
+        // a response the agent did not hand on (a 503 it retried) had its body released like any other
+        assertFalse(run.stderr().contains("LEAK:"), run.describe());
+        if (kind != Run.CONTRACT) {
+            return;
+        }
+        for (String m : jvm.modes()) {
+            if (isAsync(m)) {
+                ReportLine called = run.lines("CALLBACKS").stream().filter(l -> l.get("id").equals(m + "-get"))
+                        .findFirst().orElseThrow(() -> new AssertionError("no CALLBACKS for " + m + "-get\n" + run));
+                assertTrue(called.get("kinds").startsWith("completed:200@reactor-http-"),
+                        "called back on an event loop thread: " + called);
+            }
+            if (!isWebClient(m)) {
+                checkOwnCalls(m, b, run);
+            }
+            if (!isAsync(m)) {
+                checkBlockInterrupted(m, b, run);
+            }
+        }
+    }
+
+    private static void checkOwnCalls(String m, Batch b, ForkedApp.Result run) {
+        // response(): the caller gets status and headers only; the 503s before them were retried as any other
+        ReportLine r = result(run, m + "-responseOnly");
+        assertEquals(200, r.getInt("status"), run.describe());
+        assertEquals("", r.get("body"), r.toString());
+        assertEquals(List.of("1", "2", "3"), markers(b.server(m + "-responseOnly").requests()), m);
+
+        // the request's own responseTimeout is the attempt's read timeout: the held answer is given up and retried
+        r = result(run, m + "-readTimeout");
+        assertEquals(200, r.getInt("status"), run.describe());
+        assertEquals("fine", r.get("body"));
+        assertTrue(r.getLong("elapsedMs") < HELD.toMillis(), "did not wait for the held answer: " + r);
+        assertEquals(List.of("1", "2"), markers(b.server(m + "-readTimeout").requests()), m);
+        assertTrue(logged(run, "retry ", "path=/held/" + m + " ", "cause=failure:timeout"), run.describe());
+
+        // the caller's timeout(..) fires during the wait: it cancels the call, which ends then, with no further attempt
+        r = result(run, m + "-callTimeout");
+        String timeout = "java.util.concurrent.TimeoutException";
+        assertTrue(timeout.equals(r.getOrNull("failure")) || timeout.equals(r.getOrNull("cause")), r.toString());
+        assertTrue(r.getLong("elapsedMs") < CALL_TIMEOUT_MS + Bounds.INTERRUPT_MS, r.toString());
+        assertEquals(1, b.server(m + "-callTimeout").requestCount(),
+                b.server(m + "-callTimeout").requests().toString());
+        assertTrue(logged(run, "retry ", "path=/cancel/timeout/" + m + " ", "wait=5000ms"), run.describe());
+    }
+
+    /**
+     * Interrupted in {@code block()} during the 5 s wait: Reactor disposes the subscription and throws its
+     * {@code ReactiveException} around the {@code InterruptedException}, the flag set; the call ends then, with no
+     * further attempt.
+     */
+    private static void checkBlockInterrupted(String m, Batch b, ForkedApp.Result run) {
+        ReportLine r = result(run, m + "-blockInterrupted");
+        assertEquals("java.lang.InterruptedException", r.getOrNull("cause"), r.toString());
+        assertTrue(r.getBoolean("interrupted"), "the interrupt flag is kept: " + r);
+        assertTrue(r.getLong("sinceInterruptUs") < Bounds.INTERRUPT_MS * 1000,
+                "returned long after the interrupt: " + r);
+        assertEquals(1, b.server(m + "-blockInterrupted").requestCount(),
+                b.server(m + "-blockInterrupted").requests().toString());
+        assertTrue(logged(run, "retry ", "path=/interrupt/block/" + m + " ", "wait=5000ms"), run.describe());
+    }
+}
