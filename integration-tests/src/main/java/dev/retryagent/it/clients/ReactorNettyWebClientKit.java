@@ -16,6 +16,7 @@ import org.springframework.web.reactive.function.client.WebClientResponseExcepti
 import reactor.core.Disposable;
 import reactor.core.Exceptions;
 import reactor.core.publisher.Mono;
+import reactor.util.retry.Retry;
 import reactor.core.publisher.Sinks;
 import reactor.netty.http.client.HttpClient;
 
@@ -37,6 +38,8 @@ public final class ReactorNettyWebClientKit implements AsyncHttpKit {
 
     private final WebClient web;
     private final Exchange exchange;
+    /** The retries of a {@code retryWhen(Retry.max(n))} around {@code retrieve()}, or 0 for none. */
+    private final int retryWhen;
 
     /** A {@link WebClient} over {@code HttpClient.create()}, {@link Exchange#RETRIEVE}. */
     public ReactorNettyWebClientKit() {
@@ -44,8 +47,18 @@ public final class ReactorNettyWebClientKit implements AsyncHttpKit {
     }
 
     public ReactorNettyWebClientKit(HttpClient client, Exchange exchange) {
+        this(client, exchange, 0);
+    }
+
+    /**
+     * With {@code retryWhen} above 0 a {@link Exchange#RETRIEVE} call is retried by Reactor's own operator, as an
+     * application writes it: {@code retrieve().toEntity(..).retryWhen(Retry.max(retryWhen))}, an error status included
+     * (retrieve() makes it an error); the last failure is the caller's once the retries are spent.
+     */
+    public ReactorNettyWebClientKit(HttpClient client, Exchange exchange, int retryWhen) {
         this.web = WebClient.builder().clientConnector(new ReactorClientHttpConnector(client)).build();
         this.exchange = exchange;
+        this.retryWhen = retryWhen;
     }
 
     @Override
@@ -102,7 +115,11 @@ public final class ReactorNettyWebClientKit implements AsyncHttpKit {
             return sent.exchangeToMono(response -> response.toEntity(byte[].class))
                     .map(ReactorNettyWebClientKit::reply);
         }
-        return sent.retrieve().toEntity(byte[].class).map(ReactorNettyWebClientKit::reply)
+        Mono<ResponseEntity<byte[]>> retrieved = sent.retrieve().toEntity(byte[].class);
+        if (retryWhen > 0) {
+            retrieved = retrieved.retryWhen(Retry.max(retryWhen).onRetryExhaustedThrow((retry, last) -> last.failure()));
+        }
+        return retrieved.map(ReactorNettyWebClientKit::reply)
                 .onErrorResume(WebClientResponseException.class, e -> Mono.just(
                         reply(e.getRawStatusCode(), e.getHeaders(), e.getResponseBodyAsByteArray())));
     }

@@ -63,6 +63,10 @@ import reactor.netty.http.client.HttpClient;
  *                                    body are the reply) or exchangeToMono (default retrieve)
  *   method=GET|POST|..., body=TEXT   a text/plain body in UTF-8 (an empty one for a POST or PUT without body=)
  *   header=Name:value                repeatable
+ *   retryWhen=N                      webclient, exchange=retrieve: retrieve().toEntity(..).retryWhen(Retry.max(N)),
+ *                                    Reactor's own retry operator above the client
+ *   connectThreads=true              prints CONNECTS id=.. threads=T1,T2,.. : the thread each attempt's request was
+ *                                    subscribed on (HttpClient's doOnConnect), in order
  *   oneShot=true                     the body a unicast sink's publisher: it refuses a second subscriber
  *   readTimeoutMs=N                  client, send=outbound: the request's own responseTimeout
  *   callTimeoutMs=N                  client: the caller's timeout(..) on its Mono, which cancels the call when it fires
@@ -88,7 +92,7 @@ public class ReactorNettyBatch implements BatchApp.Client {
     private static final String TEXT = "text/plain; charset=utf-8";
     private static final String WEBCLIENT = "webclient";
     private static final List<String> CLIENT_ONLY = Arrays.asList("send", "receive", "readTimeoutMs", "callTimeoutMs");
-    private static final List<String> WEBCLIENT_ONLY = Collections.singletonList("exchange");
+    private static final List<String> WEBCLIENT_ONLY = Arrays.asList("exchange", "retryWhen");
 
     private final String defaultApi;
     private HttpClient client;
@@ -155,7 +159,14 @@ public class ReactorNettyBatch implements BatchApp.Client {
 
     @Override
     public void call(Map<String, List<String>> spec, String id) {
-        BatchCalls.run(spec, id, this::once);
+        if (!spec.containsKey("connectThreads")) {
+            BatchCalls.run(spec, id, this::once);
+            return;
+        }
+        List<String> threads = Collections.synchronizedList(new ArrayList<>());
+        HttpClient observed = client.doOnConnect(config -> threads.add(Thread.currentThread().getName()));
+        BatchCalls.run(spec, id, (s, i) -> once(observed, s, i));
+        Report.line("CONNECTS", "id", id, "threads", String.join(",", threads));
     }
 
     @Override
@@ -165,13 +176,17 @@ public class ReactorNettyBatch implements BatchApp.Client {
     }
 
     private Seen once(Map<String, List<String>> spec, String id) throws Exception {
+        return once(client, spec, id);
+    }
+
+    private Seen once(HttpClient client, Map<String, List<String>> spec, String id) throws Exception {
         KitRequest request = CallSpec.request(spec, TEXT, "oneShot");
         if (!one(spec, "mode", "sync").equals("async")) {
-            return seen(block(spec, request));
+            return seen(block(client, spec, request));
         }
         BatchCalls.Callbacks callbacks = BatchCalls.Callbacks.of(id);
         CompletableFuture<KitReply> reply = new CompletableFuture<>();
-        Disposable subscription = mono(spec, request).doOnCancel(callbacks::cancelled).subscribe(r -> {
+        Disposable subscription = mono(client, spec, request).doOnCancel(callbacks::cancelled).subscribe(r -> {
             callbacks.completed(r.status());
             reply.complete(r);
         }, e -> {
@@ -192,17 +207,17 @@ public class ReactorNettyBatch implements BatchApp.Client {
     }
 
     /** The call of {@code spec} blocked on this thread, through its kit. */
-    private KitReply block(Map<String, List<String>> spec, KitRequest request) throws IOException {
+    private KitReply block(HttpClient client, Map<String, List<String>> spec, KitRequest request) throws IOException {
         if (isWebClient(spec)) {
-            return webClient(spec).call(request);
+            return webClient(client, spec).call(request);
         }
         return new ReactorNettyKit(client, options(spec)).call(request);
     }
 
     /** The call of {@code spec}: a cold Mono, through its kit. */
-    private Mono<KitReply> mono(Map<String, List<String>> spec, KitRequest request) {
+    private Mono<KitReply> mono(HttpClient client, Map<String, List<String>> spec, KitRequest request) {
         if (isWebClient(spec)) {
-            return webClient(spec).mono(request);
+            return webClient(client, spec).mono(request);
         }
         return ReactorNettyKit.mono(client, request, options(spec));
     }
@@ -211,10 +226,19 @@ public class ReactorNettyBatch implements BatchApp.Client {
         return one(spec, "api", defaultApi).equals(WEBCLIENT);
     }
 
-    private ReactorNettyWebClientKit webClient(Map<String, List<String>> spec) {
+    /** The WebClient kit of {@code spec}'s exchange and retry operator: one per pair over the batch's client. */
+    private ReactorNettyWebClientKit webClient(HttpClient client, Map<String, List<String>> spec) {
         String exchange = one(spec, "exchange", "retrieve");
-        return webClients.computeIfAbsent(exchange, e -> new ReactorNettyWebClientKit(client,
-                kind(ReactorNettyWebClientKit.Exchange.class, "exchange", e)));
+        int retryWhen = Integer.parseInt(one(spec, "retryWhen", "0"));
+        if (retryWhen > 0 && !exchange.equals("retrieve")) {
+            throw new IllegalArgumentException("retryWhen is around retrieve(): exchange=retrieve only");
+        }
+        if (client != this.client) {
+            return new ReactorNettyWebClientKit(client, kind(ReactorNettyWebClientKit.Exchange.class, "exchange",
+                    exchange), retryWhen);
+        }
+        return webClients.computeIfAbsent(exchange + "/" + retryWhen, e -> new ReactorNettyWebClientKit(client,
+                kind(ReactorNettyWebClientKit.Exchange.class, "exchange", exchange), retryWhen));
     }
 
     /** The kit's options of a client call: its send, its receive and its two timeouts. */
@@ -263,7 +287,8 @@ public class ReactorNettyBatch implements BatchApp.Client {
         way.put("api", Collections.singletonList(webClient ? WEBCLIENT : "client"));
         if (webClient) {
             way.put("exchange", Collections.singletonList(one(spec, "exchange", "retrieve")));
-            webClient(way);
+            way.put("retryWhen", Collections.singletonList(one(spec, "retryWhen", "0")));
+            webClient(client, way);
         } else {
             way.put("send", Collections.singletonList(one(spec, "send", "publisher")));
             way.put("receive", Collections.singletonList(one(spec, "receive", "single")));
@@ -294,10 +319,10 @@ public class ReactorNettyBatch implements BatchApp.Client {
         try {
             String url = "http://127.0.0.1:" + server.getAddress().getPort() + "/warm-up";
             for (Map<String, List<String>> way : ways) {
-                block(way, KitRequest.of("POST", url).body("warm".getBytes(StandardCharsets.UTF_8), TEXT));
+                block(client, way, KitRequest.of("POST", url).body("warm".getBytes(StandardCharsets.UTF_8), TEXT));
                 List<CompletableFuture<KitReply>> warming = new ArrayList<>();
                 for (int i = 0; i < WARM_UP_AT_ONCE; i++) {
-                    warming.add(mono(way, KitRequest.get(url)).toFuture());
+                    warming.add(mono(client, way, KitRequest.get(url)).toFuture());
                 }
                 for (CompletableFuture<KitReply> reply : warming) {
                     reply.get(30, TimeUnit.SECONDS);

@@ -6,6 +6,7 @@ import static dev.retryagent.it.harness.Runs.markers;
 import static dev.retryagent.it.harness.Runs.result;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.retryagent.it.contract.Batch;
@@ -13,6 +14,7 @@ import dev.retryagent.it.contract.ClientContract;
 import dev.retryagent.it.harness.ClientLibs;
 import dev.retryagent.it.harness.ForkedApp;
 import dev.retryagent.it.harness.Jdks;
+import dev.retryagent.it.harness.RecordedRequest;
 import dev.retryagent.it.harness.ReportLine;
 import dev.retryagent.it.harness.Step;
 import java.time.Duration;
@@ -39,6 +41,7 @@ import org.junit.jupiter.api.Tag;
 @Tag(Jdks.MATRIX)
 class ReactorNettyAgentIT extends ClientContract<ReactorNettyAgentIT.Jvm> {
     private static final String WEBCLIENT = "webclient";
+    private static final String RETRIEVE = "retrieve";
     /** The caller's {@code timeout(..)} of {@code -callTimeout}: well inside the 5 s wait of {@code /cancel/**}. */
     private static final long CALL_TIMEOUT_MS = 2000;
     /** The request's own {@code responseTimeout} of {@code -readTimeout}, and how long its first answer is held. */
@@ -186,6 +189,21 @@ class ReactorNettyAgentIT extends ClientContract<ReactorNettyAgentIT.Jvm> {
                 b.add(m + "-blockInterrupted", "/interrupt/block/" + m, parts(m,
                         "interruptAfterMs=" + Bounds.INTERRUPT_AFTER_MS), Step.status(503).body("busy"));
             }
+            // a connection closed before the response: a GET goes again, a POST without a key does not
+            b.add(m + "-dropped", "/dropped/" + m, parts(m), Step.dropAfterRequest(), Step.ok().body("fine"));
+            b.add(m + "-droppedPost", "/dropped/post/" + m, parts(m, "method=POST", "body=order-9"),
+                    Step.dropAfterRequest(), Step.ok());
+            // each retry starts on the agent's scheduler thread when its wait is over, never waited for on an event
+            // loop: waits of 1 s (Retry-After), by whose end the event loop has long released the 503 (an attempt
+            // that finishes after its wait starts the next one from where it finishes)
+            b.add(m + "-scheduled", "/scheduled/" + m, parts(m, "connectThreads=true"),
+                    Step.status(503).retryAfterSeconds(1), Step.status(503).retryAfterSeconds(1),
+                    Step.ok().body("fine"));
+            if (m.endsWith("-" + RETRIEVE)) {
+                // inside Reactor's own retryWhen(Retry.max(2)): the operator's 3 requests, not 3 x 3
+                b.add(m + "-retryWhen", "/retry-when/" + m, parts(m, "retryWhen=2"), Step.status(503),
+                        Step.status(503), Step.status(503), Step.ok());
+            }
         }
     }
 
@@ -223,7 +241,45 @@ class ReactorNettyAgentIT extends ClientContract<ReactorNettyAgentIT.Jvm> {
             if (!isAsync(m)) {
                 checkBlockInterrupted(m, b, run);
             }
+            checkDroppedAndScheduled(m, b, run);
+            if (m.endsWith("-" + RETRIEVE)) {
+                checkRetryWhen(m, b, run);
+            }
         }
+    }
+
+    private static void checkDroppedAndScheduled(String m, Batch b, ForkedApp.Result run) {
+        ReportLine r = result(run, m + "-dropped");
+        assertEquals(200, r.getInt("status"), run.describe());
+        assertEquals(List.of("1", "2"), markers(b.server(m + "-dropped").requests()), m);
+        assertTrue(logged(run, "retry ", "path=/dropped/" + m + " ", "cause=failure:reset"), run.describe());
+
+        r = result(run, m + "-droppedPost");
+        assertTrue(r.toString().contains("PrematureCloseException"), "the client's own failure: " + r);
+        assertEquals(1, b.server(m + "-droppedPost").requestCount(), m);
+        assertTrue(logged(run, "give up", "path=/dropped/post/" + m + " ", "reason=not-idempotent"), run.describe());
+
+        r = result(run, m + "-scheduled");
+        assertEquals(200, r.getInt("status"), run.describe());
+        ReportLine connects = run.lines("CONNECTS").stream().filter(l -> l.get("id").equals(m + "-scheduled"))
+                .findFirst().orElseThrow(() -> new AssertionError("no CONNECTS for " + m + "-scheduled\n" + run));
+        List<String> threads = List.of(connects.get("threads").split(","));
+        assertEquals(3, threads.size(), connects.toString());
+        assertFalse(threads.get(0).startsWith("reactor-http-"), "the first attempt on the caller's thread: " + connects);
+        assertEquals(List.of("retry-agent-scheduler", "retry-agent-scheduler"), threads.subList(1, 3),
+                "each retry started by the agent's scheduler, after its wait: " + connects);
+    }
+
+    private static void checkRetryWhen(String m, Batch b, ForkedApp.Result run) {
+        ReportLine r = result(run, m + "-retryWhen");
+        assertEquals(503, r.getInt("status"), r.toString());
+        List<RecordedRequest> seen = b.server(m + "-retryWhen").requests();
+        assertEquals(3, seen.size(), "the operator's 1 + 2 requests: " + seen);
+        for (RecordedRequest q : seen) {
+            assertNull(q.header("Retry-Attempt"), "deferred to the operator: unmarked, a layer below may retry");
+        }
+        assertTrue(logged(run, "give up", "path=/retry-when/" + m + " ", "reason=upper-layer", "layer=reactor-retry"),
+                run.describe());
     }
 
     private static void checkOwnCalls(String m, Batch b, ForkedApp.Result run) {
