@@ -62,7 +62,7 @@ WARMUP_MAX_MS=${WARMUP_MAX_MS:-12000}
 PATH_WARMUP_MS=${PATH_WARMUP_MS:-200}
 ROUNDS=${ROUNDS:-5}
 ROUND_MS=${ROUND_MS:-100}
-ALL_PATHS=get,get-once,get-observe,get-off,get-nested,post,post-key,put,post-stream,https,redirect
+ALL_PATHS=get,get-once,get-observe,get-off,get-nested,get-bounded,post,post-key,put,post-stream,https,redirect
 PATHS=${PATHS:-all}
 [ "$PATHS" != all ] || PATHS=$ALL_PATHS
 IFS=, read -r -a PATH_LIST <<< "$PATHS"
