@@ -30,8 +30,9 @@ import java.util.concurrent.atomic.AtomicLongArray;
  *
  * <pre>java [-Dpercall.tls.keystore=P12 -Dpercall.tls.password=PW] -cp CLASSES:CLIENT-JARS PerCallApp CLIENT STYLE \
  *      WARMUP_MS WARMUP_MAX_MS PATH_WARMUP_MS ROUNDS ROUND_MS [PATHS]</pre>
- * CLIENT: okhttp, httpclient5, httpclient4, huc, jdkhttp; STYLE: sync or async (httpclient5 and httpclient4: classic
- * or async; huc: sync only; jdkhttp: send or async). PATHS: comma-separated path names ({@link Path}), all by
+ * CLIENT: okhttp, httpclient5, httpclient4, reactor-netty, huc, jdkhttp; STYLE: sync or async (httpclient5 and
+ * httpclient4: classic or async; huc: sync only; jdkhttp: send or async; reactor-netty: sync, {@code block()}, or
+ * async, subscribed). PATHS: comma-separated path names ({@link Path}), all by
  * default. Rounds are timed rather than counted, so that a client at 30 us a call and one at 600 us both get rounds
  * of the same length.
  *
@@ -336,6 +337,10 @@ public final class PerCallApp {
                 return new JdkHttpDriver(false);
             case "jdkhttp:async":
                 return new JdkHttpDriver(true);
+            case "reactor-netty:sync":
+                return new ReactorNettyDriver(false);
+            case "reactor-netty:async":
+                return new ReactorNettyDriver(true);
             default:
                 throw new IllegalArgumentException("unknown client/style " + client + ":" + style);
         }
@@ -1122,6 +1127,100 @@ public final class PerCallApp {
 
         @Override
         public void close() {
+        }
+    }
+
+    /**
+     * Reactor Netty's HttpClient (1.0 to 1.3; only API that 1.0 has): one {@code HttpClient.create()}, the shared
+     * default pool and event loops, from which each path derives its client once (its headers, TLS, redirects) and
+     * assembles its request on every call, as an application does: {@code connect()}, which the agent hooks, runs per
+     * call. {@code sync} blocks on the call's Mono; {@code async} subscribes and waits on a future.
+     */
+    static final class ReactorNettyDriver implements Driver {
+        private final reactor.netty.http.client.HttpClient client = reactor.netty.http.client.HttpClient.create();
+        private final boolean async;
+
+        ReactorNettyDriver(boolean async) {
+            this.async = async;
+        }
+
+        @Override
+        public Call call(Path path, String url) throws Exception {
+            reactor.netty.http.client.HttpClient derived = client.headers(h -> {
+                if (path.nested()) {
+                    h.set(MARKER, "1");
+                }
+                if (path.keyed()) {
+                    h.set(KEY_HEADER, KEY);
+                }
+                if (path.body != Body.NONE) {
+                    h.set("Content-Type", CONTENT_TYPE);
+                }
+            });
+            if (path.tls()) {
+                io.netty.handler.ssl.SslContext tls = io.netty.handler.ssl.SslContextBuilder.forClient()
+                        .trustManager(defaultTrustManagers()).build();
+                derived = derived.secure(spec -> spec.sslContext(tls));
+            }
+            if (path == Path.REDIRECT) {
+                derived = derived.followRedirect(true);
+            }
+            io.netty.handler.codec.http.HttpMethod method = io.netty.handler.codec.http.HttpMethod.valueOf(path.method);
+            reactor.netty.http.client.HttpClient pathClient = derived;
+            if (path.body == Body.NONE) {
+                return () -> execute(pathClient.request(method).uri(url));
+            }
+            if (path.body == Body.BUFFERED) {
+                // a cold Mono: each subscription gets a buffer of its own, sent with a Content-Length
+                return () -> execute(pathClient.request(method).uri(url)
+                        .send(reactor.core.publisher.Mono.fromSupplier(() -> io.netty.buffer.Unpooled.wrappedBuffer(BODY))));
+            }
+            return () -> execute(pathClient.request(method).uri(url).send(oneShotBody()));
+        }
+
+        /** A body of unknown length (sent chunked) from a unicast sink: a second subscriber is refused. */
+        private static org.reactivestreams.Publisher<io.netty.buffer.ByteBuf> oneShotBody() {
+            reactor.core.publisher.Sinks.Many<byte[]> once = reactor.core.publisher.Sinks.many().unicast().onBackpressureBuffer();
+            once.tryEmitNext(BODY);
+            once.tryEmitComplete();
+            return once.asFlux().map(io.netty.buffer.Unpooled::wrappedBuffer);
+        }
+
+        /** The trust managers of the JDK's default trust store (javax.net.ssl.trustStore), as the other clients use. */
+        private static javax.net.ssl.TrustManagerFactory defaultTrustManagers() throws Exception {
+            javax.net.ssl.TrustManagerFactory tmf =
+                    javax.net.ssl.TrustManagerFactory.getInstance(javax.net.ssl.TrustManagerFactory.getDefaultAlgorithm());
+            tmf.init((java.security.KeyStore) null);
+            return tmf;
+        }
+
+        private void execute(reactor.netty.http.client.HttpClient.ResponseReceiver<?> request) throws Exception {
+            reactor.core.publisher.Mono<Reply> reply = request.responseSingle((response, body) -> body.asString(StandardCharsets.ISO_8859_1)
+                    .defaultIfEmpty("").map(text -> new Reply(response.status().code(), text)));
+            Reply r;
+            if (async) {
+                CompletableFuture<Reply> done = new CompletableFuture<>();
+                reply.subscribe(done::complete, done::completeExceptionally);
+                r = done.get(30, TimeUnit.SECONDS);
+            } else {
+                r = reply.block();
+            }
+            check(r.status, r.body);
+        }
+
+        static final class Reply {
+            final int status;
+            final String body;
+
+            Reply(int status, String body) {
+                this.status = status;
+                this.body = body;
+            }
+        }
+
+        @Override
+        public void close() {
+            reactor.netty.http.HttpResources.disposeLoopsAndConnections();
         }
     }
 }

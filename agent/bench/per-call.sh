@@ -15,7 +15,8 @@
 #   post-key     POST /post-key/items with Idempotency-Key (retryable)
 #   put          PUT /put/items/42, a small buffered body
 #   post-stream  POST /stream/items, a body the client cannot send twice (HttpURLConnection fixed-length streaming,
-#                OkHttp isOneShot, HttpClient 5/4 a non-repeatable entity or producer, java.net.http ofInputStream)
+#                OkHttp isOneShot, HttpClient 5/4 a non-repeatable entity or producer, java.net.http ofInputStream,
+#                Reactor Netty a unicast sink's publisher)
 #   https        GET /items/42 over TLS to a second loopback server (a self-signed key made here with keytool,
 #                trusted through javax.net.ssl.trustStore in both variants)
 #   redirect     GET /redirect/items/42, answered 302 Location /items/42, followed
@@ -46,8 +47,9 @@
 #                          # and dropped: exporters none); the lines say beside=opentelemetry
 #
 # CLIENTS: LIBSET:STYLE words; LIBSET is a directory under LIBS (integration-tests/target/client-libs) or "huc" (the
-# JDK's HttpURLConnection) or "jdk" (the JDK's java.net.http client, styles send and async). PATHS: comma-separated
-# path names, or all. Each JVM: calls over every path in turn for WARMUP_MS and on until the JIT compiler is idle
+# JDK's HttpURLConnection) or "jdk" (the JDK's java.net.http client, styles send and async); the client is the set's
+# name without its last dash-separated word (okhttp-4.12: okhttp, reactor-netty-1.2: reactor-netty).
+# PATHS: comma-separated path names, or all. Each JVM: calls over every path in turn for WARMUP_MS and on until the JIT compiler is idle
 # (at most WARMUP_MAX_MS), then per path PATH_WARMUP_MS of calls and ROUNDS rounds of ROUND_MS each (rounds are
 # timed, not counted: the clients' calls take 30 us to 1 ms). The paths are measured in turn, starting one run at
 # the first path, the next further on, so that no path is always the one measured first. The machine's load
@@ -60,11 +62,11 @@ WARMUP_MAX_MS=${WARMUP_MAX_MS:-12000}
 PATH_WARMUP_MS=${PATH_WARMUP_MS:-200}
 ROUNDS=${ROUNDS:-5}
 ROUND_MS=${ROUND_MS:-100}
-ALL_PATHS=get,get-once,get-observe,get-off,get-nested,post,post-key,put,post-stream,https,redirect
+ALL_PATHS=get,get-once,get-observe,get-off,get-nested,get-bounded,post,post-key,put,post-stream,https,redirect
 PATHS=${PATHS:-all}
 [ "$PATHS" != all ] || PATHS=$ALL_PATHS
 IFS=, read -r -a PATH_LIST <<< "$PATHS"
-CLIENTS=${CLIENTS:-okhttp-4.12:sync okhttp-4.12:async okhttp-5:sync okhttp-5:async httpclient5-5.6:classic httpclient5-5.6:async httpclient4-4.5.14:classic httpclient4-4.5.14:async huc:sync jdk:send jdk:async}
+CLIENTS=${CLIENTS:-okhttp-4.12:sync okhttp-4.12:async okhttp-5:sync okhttp-5:async httpclient5-5.6:classic httpclient5-5.6:async httpclient4-4.5.14:classic httpclient4-4.5.14:async reactor-netty-1.2:sync reactor-netty-1.2:async huc:sync jdk:send jdk:async}
 JAVA=${JAVA:-java}
 JAVAC=${JAVAC:-javac}
 KEYTOOL=${KEYTOOL:-$(dirname "$(command -v "$JAVA")")/keytool}
@@ -83,14 +85,14 @@ if [ -n "$OTEL_AGENT" ]; then
 fi
 
 [ -f "$AGENT_JAR" ] || { echo "no agent jar at $AGENT_JAR: run mvn -B package first" >&2; exit 1; }
-for set in okhttp-4.12 httpclient5-5.6 httpclient4-4.5.14; do
+for set in okhttp-4.12 httpclient5-5.6 httpclient4-4.5.14 reactor-netty-1.2; do
   [ -d "$LIBS/$set" ] || { echo "no client jars at $LIBS/$set: run mvn -B verify -pl integration-tests -am -Dit.test=none -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false" >&2; exit 1; }
 done
 jars() { ls "$LIBS/$1"/*.jar | tr '\n' ':'; }
 
 OUT=$PWD/target/bench-per-call
 mkdir -p "$OUT/classes"
-"$JAVAC" -nowarn -d "$OUT/classes" -cp "$(jars okhttp-4.12)$(jars httpclient5-5.6)$(jars httpclient4-4.5.14)" bench/PerCallApp.java
+"$JAVAC" -nowarn -d "$OUT/classes" -cp "$(jars okhttp-4.12)$(jars httpclient5-5.6)$(jars httpclient4-4.5.14)$(jars reactor-netty-1.2)" bench/PerCallApp.java
 
 # the rules that give get-once, get-observe and get-off their paths; the other paths run under the built-in defaults
 POLICY=$OUT/policy.yaml
@@ -155,7 +157,7 @@ for spec in $CLIENTS; do
   elif [ "$set_name" = jdk ]; then
     client=jdkhttp; label=java.net.http; cp="$OUT/classes"
   else
-    client=${set_name%%-*}; label=$set_name; cp="$OUT/classes:$(jars "$set_name")"
+    client=${set_name%-*}; label=$set_name; cp="$OUT/classes:$(jars "$set_name")"
   fi
   variants=(without with)
   [ -z "$BASELINE_JAR" ] || variants+=(baseline)
