@@ -64,41 +64,54 @@ public final class ReactorNettyKit implements AsyncHttpKit {
         private final Receive receive;
         private final Duration responseTimeout;
         private final Duration callerTimeout;
+        /** A url whose GET's content, through the same client, is the body; or null. */
+        private final String bodyFrom;
 
-        private Options(Send send, Receive receive, Duration responseTimeout, Duration callerTimeout) {
+        private Options(Send send, Receive receive, Duration responseTimeout, Duration callerTimeout,
+                        String bodyFrom) {
             this.send = send;
             this.receive = receive;
             this.responseTimeout = responseTimeout;
             this.callerTimeout = callerTimeout;
+            this.bodyFrom = bodyFrom;
         }
 
         /** {@link Send#PUBLISHER}, {@link Receive#SINGLE}, no timeout. */
         public static Options defaults() {
-            return new Options(Send.PUBLISHER, Receive.SINGLE, null, null);
+            return new Options(Send.PUBLISHER, Receive.SINGLE, null, null, null);
         }
 
         public Options send(Send kind) {
-            return new Options(kind, receive, responseTimeout, callerTimeout);
+            return new Options(kind, receive, responseTimeout, callerTimeout, bodyFrom);
         }
 
         public Options receive(Receive kind) {
-            return new Options(send, kind, responseTimeout, callerTimeout);
+            return new Options(send, kind, responseTimeout, callerTimeout, bodyFrom);
         }
 
         /** {@code HttpClientRequest.responseTimeout(..)} on each request (sent the {@link Send#OUTBOUND} way). */
         public Options responseTimeout(Duration timeout) {
-            return new Options(Send.OUTBOUND, receive, timeout, callerTimeout);
+            return new Options(Send.OUTBOUND, receive, timeout, callerTimeout, bodyFrom);
         }
 
         /** {@code .timeout(..)} on the caller's {@link Mono}: it cancels the request when it fires. */
         public Options callerTimeout(Duration timeout) {
-            return new Options(send, receive, responseTimeout, timeout);
+            return new Options(send, receive, responseTimeout, timeout, bodyFrom);
+        }
+
+        /**
+         * The body is the content of a GET of {@code url} through the same client, made when the body is subscribed
+         * ({@code Mono.defer}): a call inside the request's own pipeline, as a gateway that streams one service's
+         * answer to another makes it.
+         */
+        public Options bodyFrom(String url) {
+            return new Options(send, receive, responseTimeout, callerTimeout, url);
         }
 
         @Override
         public String toString() {
             return "send=" + send + " receive=" + receive + " responseTimeout=" + responseTimeout
-                    + " callerTimeout=" + callerTimeout;
+                    + " callerTimeout=" + callerTimeout + (bodyFrom == null ? "" : " bodyFrom");
         }
     }
 
@@ -158,7 +171,9 @@ public final class ReactorNettyKit implements AsyncHttpKit {
     }
 
     private static HttpClient.ResponseReceiver<?> send(HttpClient client, KitRequest request, Options options) {
-        Publisher<ByteBuf> body = request.hasBody() ? body(request) : null;
+        Publisher<ByteBuf> body = options.bodyFrom != null
+                ? Mono.defer(() -> client.get().uri(options.bodyFrom).responseContent().aggregate().retain())
+                : request.hasBody() ? body(request) : null;
         if (options.send == Send.PUBLISHER) {
             HttpClient.RequestSender sender = client.headers(h -> headers(request, h))
                     .request(HttpMethod.valueOf(request.method())).uri(request.url());

@@ -70,6 +70,8 @@ import reactor.netty.http.client.HttpClient;
  *   oneShot=true                     the body a unicast sink's publisher: it refuses a second subscriber
  *   readTimeoutMs=N                  client, send=outbound: the request's own responseTimeout
  *   callTimeoutMs=N                  client: the caller's timeout(..) on its Mono, which cancels the call when it fires
+ *   bodyFrom=URL                     client: the body is the content of a GET of URL through the same client, made
+ *                                    while the request is sent (a call nested in the request's pipeline)
  *   cancelAfterMs=N, cancelOn=SIGNAL async: cancel(true) the call's future, which disposes the subscription
  *   interruptAfterMs=N               interrupt the calling thread (sync: blocked in block())
  *   startAfterMs=N, repeat=N         wait before calling; N calls one after the other, summed up in one RESULT line
@@ -91,7 +93,8 @@ public class ReactorNettyBatch implements BatchApp.Client {
     private static final int WARM_UP_AT_ONCE = 8;
     private static final String TEXT = "text/plain; charset=utf-8";
     private static final String WEBCLIENT = "webclient";
-    private static final List<String> CLIENT_ONLY = Arrays.asList("send", "receive", "readTimeoutMs", "callTimeoutMs");
+    private static final List<String> CLIENT_ONLY = Arrays.asList("send", "receive", "readTimeoutMs", "callTimeoutMs",
+            "bodyFrom");
     private static final List<String> WEBCLIENT_ONLY = Arrays.asList("exchange", "retryWhen");
 
     private final String defaultApi;
@@ -254,6 +257,9 @@ public class ReactorNettyBatch implements BatchApp.Client {
         }
         if (spec.containsKey("callTimeoutMs")) {
             options = options.callerTimeout(Duration.ofMillis(Long.parseLong(one(spec, "callTimeoutMs", "0"))));
+        }
+        if (spec.containsKey("bodyFrom")) {
+            options = options.bodyFrom(one(spec, "bodyFrom", null));
         }
         return options;
     }

@@ -51,6 +51,17 @@ public final class Batch implements AutoCloseable {
         return register(id, ScriptedServer.start(steps), path, parts);
     }
 
+    /**
+     * A server no call of the batch is made to, answering {@code steps}: the calls other calls make inside theirs go to
+     * it. Found by {@link #server(String)} under {@code id}.
+     */
+    public ScriptedServer serverOnly(String id, Step... steps) {
+        ScriptedServer server = ScriptedServer.start(steps);
+        closer.add(server);
+        servers.put(id, server);
+        return server;
+    }
+
     /** As {@link #add}, over HTTPS with the shared test certificate. */
     public ScriptedServer addTls(String id, String path, List<String> parts, Step... steps) {
         return register(id, ScriptedServer.startTls(TlsMaterial.shared(), steps), path, parts);

@@ -16,6 +16,7 @@ import dev.retryagent.it.harness.ForkedApp;
 import dev.retryagent.it.harness.Jdks;
 import dev.retryagent.it.harness.RecordedRequest;
 import dev.retryagent.it.harness.ReportLine;
+import dev.retryagent.it.harness.ScriptedServer;
 import dev.retryagent.it.harness.Step;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -199,6 +200,14 @@ class ReactorNettyAgentIT extends ClientContract<ReactorNettyAgentIT.Jvm> {
             b.add(m + "-scheduled", "/scheduled/" + m, parts(m, "connectThreads=true"),
                     Step.status(503).retryAfterSeconds(1), Step.status(503).retryAfterSeconds(1),
                     Step.ok().body("fine"));
+            if (!isWebClient(m)) {
+                // a POST with a key whose body is another call's answer, made while each attempt sends: that call is
+                // nested in the attempt (found through the attempt's Reactor Context), sent once with its number
+                ScriptedServer inner = b.serverOnly(m + "-nestedBody-inner", Step.status(503).body("inner-1"),
+                        Step.status(503).body("inner-2"), Step.status(503).body("inner-3"));
+                b.add(m + "-nestedBody", "/outer/" + m, parts(m, "method=POST", "header=Idempotency-Key: k-9",
+                        "bodyFrom=" + inner.url("/inner/" + m)), Step.status(503), Step.status(503), Step.ok());
+            }
             if (m.endsWith("-" + RETRIEVE)) {
                 // inside Reactor's own retryWhen(Retry.max(2)): the operator's 3 requests, not 3 x 3
                 b.add(m + "-retryWhen", "/retry-when/" + m, parts(m, "retryWhen=2"), Step.status(503),
@@ -242,6 +251,9 @@ class ReactorNettyAgentIT extends ClientContract<ReactorNettyAgentIT.Jvm> {
                 checkBlockInterrupted(m, b, run);
             }
             checkDroppedAndScheduled(m, b, run);
+            if (!isWebClient(m)) {
+                checkNestedBody(m, b, run);
+            }
             if (m.endsWith("-" + RETRIEVE)) {
                 checkRetryWhen(m, b, run);
             }
@@ -268,6 +280,18 @@ class ReactorNettyAgentIT extends ClientContract<ReactorNettyAgentIT.Jvm> {
         assertFalse(threads.get(0).startsWith("reactor-http-"), "the first attempt on the caller's thread: " + connects);
         assertEquals(List.of("retry-agent-scheduler", "retry-agent-scheduler"), threads.subList(1, 3),
                 "each retry started by the agent's scheduler, after its wait: " + connects);
+    }
+
+    /** Each attempt of the outer POST made the inner GET once, nested in it: marked with its number, not retried. */
+    private static void checkNestedBody(String m, Batch b, ForkedApp.Result run) {
+        ReportLine r = result(run, m + "-nestedBody");
+        assertEquals(200, r.getInt("status"), run.describe());
+        List<RecordedRequest> inner = b.server(m + "-nestedBody-inner").requests();
+        assertEquals(List.of("1", "2", "3"), markers(inner), "the inner call of each outer attempt: " + inner);
+        assertEquals(List.of("inner-1", "inner-2", "inner-3"),
+                b.server(m + "-nestedBody").requests().stream().map(RecordedRequest::bodyUtf8).toList(), m);
+        assertEquals(List.of("1", "2", "3"), markers(b.server(m + "-nestedBody").requests()), m);
+        assertTrue(logged(run, "give up", "path=/inner/" + m + " ", "reason=nested"), run.describe());
     }
 
     private static void checkRetryWhen(String m, Batch b, ForkedApp.Result run) {

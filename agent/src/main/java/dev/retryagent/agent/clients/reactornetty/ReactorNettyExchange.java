@@ -32,10 +32,11 @@ import reactor.util.context.Context;
  * application holds. Each attempt is a subscription to the request ({@link Attempt}); the loop's retries start on the
  * agent's scheduler thread, once the wait is over.
  *
- * <p>The call's facts are read when its first attempt's head is final ({@link #headersOut}), which is also when the
- * call is handed to the loop; a first attempt that fails before its head is written (a refused connection) is handed
- * over with the facts the client's configuration gives, and it never left. The marker and the attempt's
- * {@code responseTimeout} go on each attempt's request at that same moment.
+ * <p>The call's facts are read when its first attempt's request is ready, its headers set: when it sends its body
+ * ({@link #bodySent}) or else when its head is written ({@link #headersOut}); that is also when the call is handed to
+ * the loop. A first attempt that fails before that (a refused connection) is handed over with the facts the client's
+ * configuration gives, and it never left. The marker and the attempt's {@code responseTimeout} go on each attempt's
+ * request at that same moment.
  *
  * <p>The application's subscription is answered once: the response the loop delivers, or its failure (unwrapped when it
  * was no {@code IOException}). Its cancel ({@code dispose()}, a {@code timeout()} operator, a {@code block()} that gives
@@ -197,15 +198,49 @@ final class ReactorNettyExchange implements AsyncExchange<Connection>, CallCompl
 
     // ---- the attempts' events ----
 
-    /** {@code ops}'s head is about to be written: the call is handed to the loop (first attempt), then marked. */
+    /** {@code ops}'s head is about to be written: the request is readied, if its body did not do that already. */
     static void headersOut(ChannelOperations<?, ?> ops) {
         Attempt attempt = attemptOf(ops);
         if (attempt != null && !((HttpOperations<?, ?>) ops).hasSentHeaders()) {
-            attempt.call.headersOut(attempt, (HttpClientRequest) ops);
+            attempt.call.ready(attempt, (HttpClientRequest) ops);
+            attempt.headersSent = true;
         }
     }
 
-    private void headersOut(Attempt attempt, HttpClientRequest ops) {
+    /**
+     * {@code ops} is to send {@code body}: a body a resubscription may not send again makes the call's body one-shot.
+     * Returns the body to send instead, which readies the request when it is subscribed, or null to send {@code body}
+     * as it is (no attempt of the loop's). By then the request's headers are set wherever the application sets them
+     * (a send function before it sends; a {@code WebClient} when it commits, just before its body is subscribed), and a
+     * call the body makes comes after: it is nested in an attempt the loop already runs, even when the body goes out
+     * before the head (a {@code Mono} body is written with it).
+     */
+    static Publisher<?> bodySent(final ChannelOperations<?, ?> ops, Publisher<?> body) {
+        final Attempt attempt = attemptOf(ops);
+        if (attempt == null || body == null) {
+            return null;
+        }
+        if (!ReactorNettyRequests.replayable(body)) {
+            attempt.bodyNotReplayable = true;
+        }
+        Runnable ready = new Runnable() {
+            @Override
+            public void run() {
+                if (!((HttpOperations<?, ?>) ops).hasSentHeaders()) {
+                    attempt.call.ready(attempt, (HttpClientRequest) ops);
+                }
+            }
+        };
+        return body instanceof Mono ? new ReadiedBody.OfMono<Object>(ready, (Mono<?>) body)
+                : new ReadiedBody.OfFlux<Object>(ready, body);
+    }
+
+    /**
+     * Readies the request {@code ops} of {@code attempt}: for the first attempt, the call's facts are read from it and
+     * the call is handed to the loop; then the attempt's marker and limit go on it. Again for the same request (its
+     * body, then its head) or a redirect's, the same values are set again.
+     */
+    private void ready(Attempt attempt, HttpClientRequest ops) {
         if (attempt.number == 1 && !handedOver) {
             handedOver = true;
             CallFacts facts = read(attempt, ops);
@@ -218,17 +253,8 @@ final class ReactorNettyExchange implements AsyncExchange<Connection>, CallCompl
         if (marker != null && header != null) {
             ops.requestHeaders().set(header, marker);
         }
-        if (attempt.limitMillis > 0) {
-            attempt.shortened = ReactorNettyRequests.bound(ops, attempt.limitMillis);
-        }
-        attempt.headersSent = true;
-    }
-
-    /** {@code ops} sends {@code body}: a body a resubscription may not send again makes the call's body one-shot. */
-    static void bodySent(ChannelOperations<?, ?> ops, Publisher<?> body) {
-        Attempt attempt = attemptOf(ops);
-        if (attempt != null && !ReactorNettyRequests.replayable(body)) {
-            attempt.bodyNotReplayable = true;
+        if (attempt.limitMillis > 0 && ReactorNettyRequests.bound(ops, attempt.limitMillis)) {
+            attempt.shortened = true;
         }
     }
 

@@ -7,6 +7,8 @@ import dev.retryagent.engine.RetryLog;
 import dev.retryagent.policy.ClientNames;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
+import io.netty.buffer.ByteBuf;
+import java.util.function.Predicate;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Mono;
 import reactor.netty.Connection;
@@ -45,14 +47,31 @@ public final class ReactorNettyHooks extends HookHandler {
                 }
             }
         });
-        serve(BODY, new OnEntry() {
+        serve(BODY, new OnEntryMayReplace() {
             @Override
-            public void run(Object self, Object[] args) {
-                if (self instanceof HttpClientRequest) {
-                    ReactorNettyExchange.bodySent((ChannelOperations<?, ?>) self, (Publisher<?>) args[0]);
-                }
+            public Object run(Object self, Object[] args) {
+                return body(self, args);
             }
         });
+    }
+
+    /**
+     * {@code ops.send(body)} or {@code ops.sendObject(body, flush)}: made here with the body that readies the request
+     * when subscribed ({@link ReactorNettyExchange#bodySent}); as it is for anything but an attempt of the loop's. The
+     * call made here runs the method's own body (the hook is not re-entered for the same request on this thread).
+     */
+    @SuppressWarnings("unchecked")
+    static Object body(Object self, Object[] args) {
+        if (!(self instanceof HttpClientRequest)) {
+            return Hooks.PROCEED; // a server's response
+        }
+        Publisher<?> readied = ReactorNettyExchange.bodySent((ChannelOperations<?, ?>) self, (Publisher<?>) args[0]);
+        if (readied == null) {
+            return Hooks.PROCEED;
+        }
+        ChannelOperations<?, ?> ops = (ChannelOperations<?, ?>) self;
+        return args.length == 1 ? ops.send((Publisher<? extends ByteBuf>) readied)
+                : ops.sendObject(readied, (Predicate<Object>) args[1]);
     }
 
     /**

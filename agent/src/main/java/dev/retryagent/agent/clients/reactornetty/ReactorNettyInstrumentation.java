@@ -24,7 +24,10 @@ import dev.retryagent.policy.ClientNames;
  *       and the attempt's {@code responseTimeout} go on the request ({@link ReactorNettyExchange#headersOut});</li>
  *   <li>entry of {@code HttpClientOperations.send(Publisher)} and of {@code ChannelOperations.sendObject(Publisher,
  *       Predicate)}, for a client's request: the body's publisher, which says whether a resubscription sends the same
- *       bytes again ({@link ReactorNettyRequests#replayable}).</li>
+ *       bytes again ({@link ReactorNettyRequests#replayable}). The hook sends the body through a wrapper that readies
+ *       the request as it is subscribed ({@link ReadiedBody}), as at its head: its headers are set by then (a
+ *       {@code WebClient} sets them only as it commits, after it called {@code send}), and a {@code Mono} body is
+ *       subscribed (and a call it makes, nested) before the head is written, which goes out with it.</li>
  * </ul>
  *
  * The attempt a hook runs for is found in the Reactor {@code Context} of the request's connection, which carries the
@@ -50,9 +53,9 @@ public final class ReactorNettyInstrumentation extends ClientInstrumentation {
                 HookPoint.entry(ReactorNettyHooks.HEADERS, HTTP_OPERATIONS, "markSentHeaders", "([Ljava/lang/Object;)Z"),
                 HookPoint.entry(ReactorNettyHooks.HEADERS, HTTP_OPERATIONS, "markSentHeaderAndBody",
                         "([Ljava/lang/Object;)Z"),
-                HookPoint.entry(ReactorNettyHooks.BODY, CLIENT_OPERATIONS, "send",
+                HookPoint.entryMayReplace(ReactorNettyHooks.BODY, CLIENT_OPERATIONS, "send",
                         "(Lorg/reactivestreams/Publisher;)Lreactor/netty/NettyOutbound;"),
-                HookPoint.entry(ReactorNettyHooks.BODY, CHANNEL_OPERATIONS, "sendObject",
+                HookPoint.entryMayReplace(ReactorNettyHooks.BODY, CHANNEL_OPERATIONS, "sendObject",
                         "(Lorg/reactivestreams/Publisher;Ljava/util/function/Predicate;)Lreactor/netty/NettyOutbound;"));
     }
 }
