@@ -28,7 +28,10 @@ import java.util.concurrent.TimeUnit;
  *       the call's address, the dead proxy being {@code --dead-proxy PORT} on loopback (a PAC file's fallback);</li>
  *   <li>{@code route=tls-fallback}: an OkHttp client whose first connection spec offers TLS 1.3 only and whose second
  *       one is OkHttp's modern TLS, so that a TLS 1.2 server is reached only through OkHttp's own fallback (the other
- *       clients negotiate TLS 1.2 on their own).</li>
+ *       clients negotiate TLS 1.2 on their own);</li>
+ *   <li>{@code route=jvm-resolver}: Reactor Netty's clients resolve the call's host with the JVM's resolver, which
+ *       reads {@code -Djdk.net.hosts.file} (Netty's DNS resolver, their default, does not); the other clients resolve
+ *       with the JVM's own anyway.</li>
  * </ul>
  * A POST carries a small body and no key. Each call prints {@code RESULT id=... status=N} or
  * {@code RESULT id=... failure=ExceptionClass}.
@@ -44,11 +47,15 @@ public final class RecoveriesApp {
             ProxySelector.setDefault(new DeadProxyFirst(ProxySelector.getDefault(), args.getInt("dead-proxy", 0),
                     portsRoutedThroughTheDeadProxy(calls)));
         }
-        try (Kits kits = new Kits(); Kits tlsFallback = new Kits().use("okhttp", OkHttpTlsFallback::kit)) {
+        try (Kits kits = new Kits(); Kits tlsFallback = new Kits().use("okhttp", OkHttpTlsFallback::kit);
+             // lambdas, not method references: linking a reference would load (and verify) the class with Netty's types
+             Kits jvmResolver = new Kits().use("reactor-netty", () -> ReactorNettyJvmResolver.kit())
+                     .use("reactor-netty-webclient", () -> ReactorNettyJvmResolver.webClientKit())) {
             for (String spec : calls) {
                 Map<String, List<String>> call = CallSpec.parse(spec);
-                boolean fallback = "tls-fallback".equals(CallSpec.one(call, "route", ""));
-                run(fallback ? tlsFallback : kits, call);
+                String route = CallSpec.one(call, "route", "");
+                run(route.equals("tls-fallback") ? tlsFallback : route.equals("jvm-resolver") ? jvmResolver : kits,
+                        call);
             }
         }
         System.exit(0);

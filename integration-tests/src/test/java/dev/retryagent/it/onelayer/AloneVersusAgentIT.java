@@ -57,7 +57,10 @@ class AloneVersusAgentIT {
     enum Route {
         /** Straight to the server. */
         DIRECT,
-        /** A host name whose first address (127.0.0.1) refuses and whose second (127.0.0.2) serves. */
+        /**
+         * A host name whose first address (127.0.0.1) refuses and whose second (127.0.0.2) serves, from the hosts file
+         * the JVM's resolver reads (Reactor Netty's clients resolve with it for this route).
+         */
         SECOND_ADDRESS,
         /** The default {@code ProxySelector} answers {@code [dead proxy, DIRECT]}. */
         DEAD_PROXY_FIRST,
@@ -107,7 +110,10 @@ class AloneVersusAgentIT {
                 new Library("httpclient5", ClientLibs.HTTPCLIENT5_NEWEST, List.of("hc5-classic", "hc5-async"), jdk),
                 new Library("httpclient4", ClientLibs.HTTPCLIENT4_NEWEST, List.of("hc4-classic", "hc4-async"), jdk),
                 new Library("jdk", ClientLibs.NONE, jdk.hasJavaNetHttp()
-                        ? List.of("huc", "jdk-httpclient", "jdk-httpclient-async") : List.of("huc"), jdk)));
+                        ? List.of("huc", "jdk-httpclient", "jdk-httpclient-async") : List.of("huc"), jdk),
+                new Library("reactor-netty", jdk.version() >= 17 ? ClientLibs.SPRING_WEBFLUX_6_2
+                        : ClientLibs.SPRING_WEBFLUX_5_3, List.of("reactor-netty", "reactor-netty-async",
+                        "reactor-netty-webclient", "reactor-netty-webclient-async"), jdk)));
     }
 
     /** One measured call: its server, and the requests it saw before the call (a stale connection's first answer). */
@@ -151,7 +157,10 @@ class AloneVersusAgentIT {
             String route = "";
             int before = 0;
             switch (kase.route()) {
-                case SECOND_ADDRESS -> url = url.replace(server.host(), TWO_ADDRESSES);
+                case SECOND_ADDRESS -> {
+                    url = url.replace(server.host(), TWO_ADDRESSES);
+                    route = ";route=jvm-resolver";
+                }
                 case DEAD_PROXY_FIRST -> route = ";route=dead-proxy-first";
                 case TLS_FALLBACK -> route = ";route=tls-fallback";
                 case STALE_POOLED -> {

@@ -111,14 +111,24 @@ class HangingDependencyIT {
         Stream<Target> jdkHttp = Jdks.of(Jdks.JAVA_11_UP).stream().flatMap(jdk -> Stream.of("sync", "async")
                 .map(mode -> new Target("jdk-httpclient", ClientLibs.NONE, jdk,
                         List.of("mode=" + mode), true, 0, "java.net.http.HttpTimeoutException")));
+        // The request's responseTimeout (the agent's bound, and the application's own readTimeoutMs, which is set
+        // where the request is sent: send=outbound) times the response, body included.
+        Stream<Target> reactorNetty = Stream.of("sync", "async").map(mode -> reactorNetty(ClientLibs.REACTOR_NETTY_1_3,
+                Jdks.testJdk(), mode));
         // the legacy JDKs, a mode of each library client
         Stream<Target> legacy = Jdks.besides(8, 11).stream().flatMap(jdk -> Stream.of(
                 new Target("okhttp", ClientLibs.OKHTTP_4, jdk, List.of("mode=sync"), false),
                 new Target("httpclient5", ClientLibs.HTTPCLIENT5_NEWEST, jdk,
                         List.of("api=classic", "client=pool5"), false),
                 new Target("httpclient4", ClientLibs.HTTPCLIENT4_NEWEST, jdk,
-                        List.of("api=async", "client=pool5"), false, REACTOR_SELECT_MS)));
-        return Stream.of(huc, okhttp, httpClient5, httpClient4, jdkHttp, legacy).flatMap(t -> t);
+                        List.of("api=async", "client=pool5"), false, REACTOR_SELECT_MS),
+                reactorNetty(ClientLibs.REACTOR_NETTY_1_0, jdk, "sync")));
+        return Stream.of(huc, okhttp, httpClient5, httpClient4, jdkHttp, reactorNetty, legacy).flatMap(t -> t);
+    }
+
+    private static Target reactorNetty(ClientLibs libs, Jdks.Jdk jdk, String mode) {
+        return new Target("reactor-netty", libs, jdk, List.of("mode=" + mode, "send=outbound"), false, 0,
+                "io.netty.handler.timeout.ReadTimeoutException");
     }
 
     private static String call(Target target, String id, ScriptedServer server, String path, String... more) {

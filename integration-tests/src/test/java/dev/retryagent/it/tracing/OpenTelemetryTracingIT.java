@@ -31,7 +31,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * Beside the OpenTelemetry Java agent (fetched by the build), in either {@code -javaagent} order, with OkHttp 4 or 5
- * on the class path: every client kind, sync and async, calls a server that answers 503, 503, then 200, and one that
+ * on the class path (and Reactor Netty 1.3 in each run): every client kind, sync and async, calls a server that answers 503, 503, then 200, and one that
  * closes the connection on the first request and answers the second with 200, each call inside a span of the
  * application's. The OpenTelemetry agent's OTLP JSON logging exporter writes the spans to the app's
  * stderr, where the test reads them and checks them against what the server received: the {@link Shape} each client
@@ -79,7 +79,9 @@ class OpenTelemetryTracingIT {
             new Expected("httpclient4-async", Shape.PER_REQUEST, Shape.PER_REQUEST, false),
             new Expected("httpurlconnection", Shape.PER_REQUEST, Shape.WHOLE_CALL, true),
             new Expected("jdk-httpclient", Shape.WHOLE_CALL, Shape.WHOLE_CALL, true),
-            new Expected("jdk-httpclient-async", Shape.PER_REQUEST, Shape.WHOLE_CALL, true));
+            new Expected("jdk-httpclient-async", Shape.PER_REQUEST, Shape.WHOLE_CALL, true),
+            new Expected("reactor-netty", Shape.PER_REQUEST, Shape.PER_REQUEST, false),
+            new Expected("reactor-netty-async", Shape.PER_REQUEST, Shape.PER_REQUEST, false));
 
     /**
      * What each client's server answers, one call each: its requests' statuses in order (0: the connection closed
@@ -128,7 +130,7 @@ class OpenTelemetryTracingIT {
                     .sysProp("io.opentelemetry.javaagent.slf4j.simpleLogger.logFile", spansFile.toString())
                     .args(args);
             for (ClientLibs libs : List.of(ClientLibs.HTTPCLIENT5_NEWEST, ClientLibs.HTTPCLIENT4_NEWEST,
-                    ClientLibs.OTEL_API)) {
+                    ClientLibs.REACTOR_NETTY_1_3, ClientLibs.OTEL_API)) {
                 libs.jars().forEach(app::classpath);
             }
             ForkedApp.Result run = app.run().assertExitCode(0);
