@@ -42,6 +42,42 @@ public final class OpenTelemetryTracer implements CallTracer {
         }
     }
 
+    /**
+     * The trace context current on this thread, for a call that this thread starts and that is handed to the loop on
+     * another (a reactive client's event loop, where no context is current): made current there by
+     * {@link #makeCurrent}, so that the call is traced where it was made. Null when nothing traces calls.
+     */
+    public static Object currentContext() {
+        CallTracer tracer = INSTANCE.found;
+        if (tracer == null) {
+            tracer = INSTANCE.look();
+        }
+        if (tracer == CallTracer.NONE) {
+            return null;
+        }
+        try {
+            return dev.retryagent.agent.bootloader.runtime.opentelemetry.OpenTelemetryCalls.current();
+        } catch (RuntimeException e) {
+            return null;
+        } catch (LinkageError e) {
+            return null;
+        }
+    }
+
+    /** Makes {@code context} ({@link #currentContext}) current on this thread until the scope is closed; null: none. */
+    public static CallTrace.Scope makeCurrent(Object context) {
+        if (context == null) {
+            return null;
+        }
+        try {
+            return dev.retryagent.agent.bootloader.runtime.opentelemetry.OpenTelemetryCalls.makeCurrent(context);
+        } catch (RuntimeException e) {
+            return null; // the call goes untraced rather than not at all
+        } catch (LinkageError e) {
+            return null;
+        }
+    }
+
     private synchronized CallTracer look() {
         if (found == null) {
             found = openTelemetryAgentPresent()

@@ -1,12 +1,14 @@
 package dev.retryagent.agent.clients.reactornetty;
 
 import dev.retryagent.agent.bootloader.runtime.CarriedFailure;
+import dev.retryagent.agent.bootloader.runtime.OpenTelemetryTracer;
 import dev.retryagent.engine.AsyncAttempt;
 import dev.retryagent.engine.AsyncExchange;
 import dev.retryagent.engine.AsyncRetryLoop;
 import dev.retryagent.engine.AttemptScope;
 import dev.retryagent.engine.CallCompletion;
 import dev.retryagent.engine.CallFacts;
+import dev.retryagent.engine.CallTrace;
 import dev.retryagent.engine.LayerRetries;
 import dev.retryagent.engine.Outcome;
 import dev.retryagent.engine.RetryLog;
@@ -57,6 +59,8 @@ final class ReactorNettyExchange implements AsyncExchange<Connection>, CallCompl
     private final int enclosing;
     /** The retry operator above this call in its subscriber chain, or null. */
     private final LayerRetries upperLayer;
+    /** The trace context current where the call was subscribed, for its hand-over on the event loop; or null. */
+    private final Object traceContext;
     private volatile int started;
     private volatile boolean cancelled;
     /** The loop runs the call (or was asked to): set by the first attempt's head or failure. */
@@ -77,6 +81,7 @@ final class ReactorNettyExchange implements AsyncExchange<Connection>, CallCompl
         Object outer = actual.currentContext().getOrDefault(ATTEMPT_KEY, null);
         this.enclosing = outer instanceof Attempt ? ((Attempt) outer).scope : AttemptScope.current();
         this.upperLayer = ReactorNettyRequests.retryOperatorAbove(actual);
+        this.traceContext = OpenTelemetryTracer.currentContext();
     }
 
     void start() {
@@ -277,14 +282,21 @@ final class ReactorNettyExchange implements AsyncExchange<Connection>, CallCompl
         }
     }
 
-    /** The loop runs the call from here, nested in {@link #enclosing} if that is an attempt. */
+    /**
+     * The loop runs the call from here, nested in {@link #enclosing} if that is an attempt, and traced in the context
+     * it was subscribed in.
+     */
     private void handOver(CallFacts facts) {
         Policy policy = facts.policy();
         markerHeader = policy == null ? null : policy.markerHeader();
         int outer = AttemptScope.enter(enclosing);
+        CallTrace.Scope traced = OpenTelemetryTracer.makeCurrent(traceContext);
         try {
             loop.execute(facts, this, this);
         } finally {
+            if (traced != null) {
+                traced.close();
+            }
             AttemptScope.exit(outer);
         }
     }

@@ -46,7 +46,7 @@ final class OpenTelemetryCallTrace implements CallTrace {
     }
 
     /** OpenTelemetry's scope of the attempt. */
-    private static final class ContextScope implements Scope {
+    static final class ContextScope implements Scope {
         private final io.opentelemetry.context.Scope scope;
 
         ContextScope(io.opentelemetry.context.Scope scope) {

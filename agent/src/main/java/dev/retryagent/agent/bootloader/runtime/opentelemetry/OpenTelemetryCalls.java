@@ -21,4 +21,14 @@ public final class OpenTelemetryCalls implements CallTracer {
     public CallTrace callStarting() {
         return new OpenTelemetryCallTrace(HttpClientRequestResendCount.initialize(Context.current()));
     }
+
+    /** The context current on this thread. */
+    public static Object current() {
+        return Context.current();
+    }
+
+    /** Makes {@code context}, one {@link #current} gave, current on this thread until the scope is closed. */
+    public static CallTrace.Scope makeCurrent(Object context) {
+        return new OpenTelemetryCallTrace.ContextScope(((Context) context).makeCurrent());
+    }
 }
