@@ -39,6 +39,15 @@ public enum AppLoader {
         };
     }
 
+    /** The executable jar whose class loader this is. */
+    public SpringBootJar springBootJar() {
+        return switch (this) {
+            case SPRING_BOOT -> SpringBootJar.BOOT_3;
+            case SPRING_BOOT_2 -> SpringBootJar.BOOT_2;
+            default -> throw new IllegalStateException(this + ": no Spring Boot jar");
+        };
+    }
+
     /**
      * The checks that the run's client and application came from this loader: the launcher's line and the agent's
      * adapter line (the run logs at {@code debug}), or {@link SpringBootJar#assertLoadedFromTheJar}.

@@ -7,10 +7,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.retryagent.it.harness.ForkedApp;
 import dev.retryagent.it.harness.ReportLine;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipFile;
 
 /**
  * A Spring Boot executable jar, repackaged by spring-boot-maven-plugin: a plain Boot application whose command-line
@@ -53,6 +59,24 @@ public enum SpringBootJar {
                     + " (the reactor builds integration-tests/" + module + " before integration-tests)");
         }
         return jar;
+    }
+
+    /**
+     * The version of {@code artifactId} that the Boot build resolved and packed: the one {@code BOOT-INF/lib} holds
+     * ({@code BOOT-INF/lib/reactor-netty-http-1.2.11.jar} for {@code reactor-netty-http}).
+     */
+    public String libraryVersion(String artifactId) {
+        Pattern nested = Pattern.compile(Pattern.quote("BOOT-INF/lib/" + artifactId + "-") + "(\\d[^/]*)\\.jar");
+        try (ZipFile jar = new ZipFile(path().toFile())) {
+            List<String> versions = jar.stream().map(ZipEntry::getName).map(nested::matcher).filter(Matcher::matches)
+                    .map(m -> m.group(1)).toList();
+            if (versions.size() != 1) {
+                throw new AssertionError("not one " + artifactId + " in BOOT-INF/lib of " + path() + ": " + versions);
+            }
+            return versions.get(0);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /** The jar running {@code client}'s batch application; arguments added to the returned app go to it. */

@@ -11,6 +11,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.retryagent.it.contract.Batch;
 import dev.retryagent.it.contract.ClientContract;
+import dev.retryagent.it.deploy.AppLoader;
+import dev.retryagent.it.deploy.SpringBootJar;
 import dev.retryagent.it.harness.ClientLibs;
 import dev.retryagent.it.harness.ForkedApp;
 import dev.retryagent.it.harness.Jdks;
@@ -27,7 +29,8 @@ import org.junit.jupiter.api.Tag;
 /**
  * The agent on Reactor Netty's {@code HttpClient} (1.0 to 1.3) and on Spring's {@code WebClient} over it (5.3 and
  * 6.2): the driver of {@link ClientContract} for Reactor Netty, in forked JVMs that run a plain reactive application
- * ({@link ReactorNettyBatch}), and the checks only this client has: a response received without its body
+ * ({@link ReactorNettyBatch}), on its own or inside a Spring Boot executable jar ({@link SpringBootJar}: Boot's class
+ * loader, the versions Boot resolved), and the checks only this client has: a response received without its body
  * ({@code response()}), the request's own {@code responseTimeout}, the caller's {@code timeout(..)} and an interrupted
  * {@code block()} (both of which cancel the call), callbacks on the event loop, and no response body left unreleased.
  *
@@ -43,23 +46,39 @@ import org.junit.jupiter.api.Tag;
 class ReactorNettyAgentIT extends ClientContract<ReactorNettyAgentIT.Jvm> {
     private static final String WEBCLIENT = "webclient";
     private static final String RETRIEVE = "retrieve";
+    /** What a Spring Boot target runs: the batch application whose calls are WebClient's, and the class it starts from. */
+    private static final String BOOT_CLIENT = "reactor-netty-webclient";
+    private static final String BOOT_CLIENT_CLASS = "org.springframework.web.reactive.function.client.WebClient";
     /** The caller's {@code timeout(..)} of {@code -callTimeout}: well inside the 5 s wait of {@code /cancel/**}. */
     private static final long CALL_TIMEOUT_MS = 2000;
     /** The request's own {@code responseTimeout} of {@code -readTimeout}, and how long its first answer is held. */
     private static final long READ_TIMEOUT_MS = 500;
     private static final Duration HELD = Duration.ofSeconds(3);
 
-    /** One forked JVM: a library set (Reactor Netty's, or WebFlux's over it) on a JDK, making its modes' calls. */
-    record Jvm(ClientLibs libs, List<String> modes, Jdks.Jdk jdk) implements ClientContract.Target {
+    /**
+     * One forked JVM: a library set (Reactor Netty's, or WebFlux's over it) on a JDK, making its modes' calls; or a
+     * Spring Boot executable jar ({@code libs} null), whose {@code BOOT-INF/lib} brings the WebFlux and Reactor Netty
+     * its Boot version manages, loaded by Boot's own class loader.
+     */
+    record Jvm(ClientLibs libs, List<String> modes, Jdks.Jdk jdk, AppLoader loader) implements ClientContract.Target {
+        Jvm(ClientLibs libs, List<String> modes, Jdks.Jdk jdk) {
+            this(libs, modes, jdk, AppLoader.CLASS_PATH);
+        }
+
         @Override
         public ForkedApp app(String run) {
+            ForkedApp app = switch (loader) {
+                case CLASS_PATH -> ForkedApp.batch("reactor-netty").clientLibs(libs);
+                case SPRING_BOOT, SPRING_BOOT_2 -> loader.springBootJar().app(BOOT_CLIENT);
+                default -> throw new IllegalStateException("no Reactor Netty target in " + loader);
+            };
             // every buffer tracked, so that a response body nobody released is reported (the app looks at its end)
-            return ForkedApp.batch("reactor-netty").name("reactor-netty-" + run + "-" + libs + "-" + jdk)
-                    .clientLibs(libs).java(jdk.java()).sysProp("io.netty.leakDetection.level", "paranoid");
+            return app.name("reactor-netty-" + run + "-" + (libs == null ? loader : libs) + "-" + jdk)
+                    .java(jdk.java()).sysProp("io.netty.leakDetection.level", "paranoid");
         }
 
         boolean webFlux() {
-            return reactorNetty() != libs;
+            return libs == null || reactorNetty() != libs;
         }
 
         /** The Reactor Netty set whose jars this set has: itself, or the one its WebFlux runs over. */
@@ -71,9 +90,21 @@ class ReactorNettyAgentIT extends ClientContract<ReactorNettyAgentIT.Jvm> {
             };
         }
 
+        /** The reactor-netty-http this JVM runs: its set's, or the one Boot resolved into the jar. */
+        String reactorNettyVersion() {
+            return libs == null ? loader.springBootJar().libraryVersion("reactor-netty-http")
+                    : reactorNetty().version();
+        }
+
+        /** The spring-webflux this JVM runs (see {@link #webFlux()}): its set's, or the one Boot resolved. */
+        String webFluxVersion() {
+            return libs == null ? loader.springBootJar().libraryVersion("spring-webflux") : libs.version();
+        }
+
         @Override
         public String toString() {
-            return libs + " " + String.join("+", modes) + " " + jdk;
+            return (libs == null ? "" : libs + " ") + String.join("+", modes) + " " + jdk
+                    + (loader == AppLoader.CLASS_PATH ? "" : " " + loader);
         }
     }
 
@@ -82,7 +113,8 @@ class ReactorNettyAgentIT extends ClientContract<ReactorNettyAgentIT.Jvm> {
      * async); over them every receive kind and both send kinds come sync and async (with {@code response()}, the one
      * that drops the body, in {@link #addOwnCalls}). On each other JDK one JVM with the WebFlux set, whose Reactor
      * Netty serves two {@code HttpClient} modes beside WebClient's two: 1.0 and WebClient 5.3 on Java 8 and 11, 1.2 and
-     * WebClient 6.2 on Java 25.
+     * WebClient 6.2 on Java 25. A WebFlux application from a Spring Boot executable jar, WebClient sync and async:
+     * Boot 3 on the test JDK, Boot 2.7 (WebFlux 5.3 over Reactor Netty 1.0) on Java 8.
      */
     @Override
     protected Stream<Jvm> targets() {
@@ -94,14 +126,18 @@ class ReactorNettyAgentIT extends ClientContract<ReactorNettyAgentIT.Jvm> {
                 new Jvm(ClientLibs.REACTOR_NETTY_1_3, List.of("sync-connection-outbound", "async-single-publisher"),
                         own),
                 new Jvm(ClientLibs.SPRING_WEBFLUX_6_2, List.of("webclient-sync-retrieve",
-                        "webclient-async-exchange-to-mono"), own));
+                        "webclient-async-exchange-to-mono"), own),
+                new Jvm(null, List.of("webclient-sync-retrieve", "webclient-async-exchange-to-mono"), own,
+                        AppLoader.SPRING_BOOT));
         Stream<Jvm> onLegacyJdks = Jdks.besides(8, 11).stream().map(jdk -> new Jvm(ClientLibs.SPRING_WEBFLUX_5_3,
                 List.of("sync-content-publisher", "async-response-flux-outbound", "webclient-sync-exchange-to-mono",
                         "webclient-async-retrieve"), jdk));
         Stream<Jvm> onJava25 = Jdks.besides(25).stream().map(jdk -> new Jvm(ClientLibs.SPRING_WEBFLUX_6_2,
                 List.of("sync-single-outbound", "async-content-publisher", "webclient-sync-retrieve",
                         "webclient-async-exchange-to-mono"), jdk));
-        return Stream.of(onTheTestJdk, onLegacyJdks, onJava25).flatMap(s -> s);
+        Stream<Jvm> onJava8 = Jdks.besides(8).stream().map(jdk -> new Jvm(null,
+                List.of("webclient-sync-exchange-to-mono", "webclient-async-retrieve"), jdk, AppLoader.SPRING_BOOT_2));
+        return Stream.of(onTheTestJdk, onLegacyJdks, onJava25, onJava8).flatMap(s -> s);
     }
 
     /** One JVM: WebFlux 6.2's set carries Reactor Netty 1.2, so both APIs run there. */
@@ -225,9 +261,13 @@ class ReactorNettyAgentIT extends ClientContract<ReactorNettyAgentIT.Jvm> {
     @Override
     protected void checkOwn(Jvm jvm, Run kind, Batch b, ForkedApp.Result run) {
         ReportLine app = run.single("APP");
-        assertEquals(jvm.reactorNetty().version(), app.get("version"), "the intended Reactor Netty ran\n" + run);
+        if (jvm.libs() == null && kind == Run.CONTRACT) {
+            System.out.println("REACTOR-NETTY-BOOT target=" + jvm.loader() + " reactor-netty=" + app.get("version")
+                    + " webflux=" + app.get("webflux") + " java=" + app.get("java"));
+        }
+        assertEquals(jvm.reactorNettyVersion(), app.get("version"), "the intended Reactor Netty ran\n" + run);
         if (jvm.webFlux()) {
-            assertEquals(jvm.libs().version(), app.get("webflux"), "the intended WebFlux ran\n" + run);
+            assertEquals(jvm.webFluxVersion(), app.get("webflux"), "the intended WebFlux ran\n" + run);
         }
         assertTrue(app.get("java").startsWith(jvm.jdk().javaVersionPrefix()), app.toString());
         assertOneCallbackEach(run);
@@ -237,6 +277,7 @@ class ReactorNettyAgentIT extends ClientContract<ReactorNettyAgentIT.Jvm> {
         if (kind != Run.CONTRACT) {
             return;
         }
+        jvm.loader().assertLoaded(run, "reactor-netty", BOOT_CLIENT_CLASS);
         for (String m : jvm.modes()) {
             if (isAsync(m)) {
                 ReportLine called = run.lines("CALLBACKS").stream().filter(l -> l.get("id").equals(m + "-get"))

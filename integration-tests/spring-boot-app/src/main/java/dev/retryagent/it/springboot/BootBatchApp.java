@@ -28,19 +28,25 @@ import org.apache.hc.core5.http.io.entity.EntityUtils;
 import org.springframework.boot.CommandLineRunner;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.web.reactive.function.client.WebClient;
+import reactor.netty.http.client.HttpClient;
 
 /**
  * A plain Spring Boot application (no agent code), run as a repackaged executable jar: a command-line runner that
  * hands its arguments to the client contract's batch application ({@link BatchApp}), packed in the same jar.
  *
- * <pre>java -jar spring-boot-app.jar okhttp|httpclient5|httpurlconnection BATCH-APP-ARGS...</pre>
+ * <pre>
+ * java -jar spring-boot-app.jar okhttp|httpclient5|httpurlconnection|reactor-netty|reactor-netty-webclient
+ *     BATCH-APP-ARGS...
+ * </pre>
  * Prints {@code BOOT app=.. loader=.. source=..} for the batch application's class and for the client's, then
  * whatever the batch application prints; the batch application ends the JVM.
  *
  * <p>Before it hands over, the runner makes one call in each of the client's modes to a loopback server of its own,
  * as a service warms up: the first call of a JVM loads the client's classes from the nested jars, which on a loaded
  * machine takes longer than the contract's earliest cancel (300 ms after the call starts). Prints
- * {@code WARMUP client=.. ms=..}.
+ * {@code WARMUP client=.. ms=..}. Reactor Netty's batch part warms up every way of calling its specs name itself
+ * (WebClient's and {@code HttpClient}'s), so the runner makes no call of its own there.
  */
 @SpringBootApplication
 public class BootBatchApp implements CommandLineRunner {
@@ -53,23 +59,32 @@ public class BootBatchApp implements CommandLineRunner {
     public void run(String... args) throws Exception {
         warmUp(args[0]);
         where("app", BatchApp.class);
-        switch (args[0]) {
-            case "okhttp":
-                where("client", OkHttpClient.class);
-                break;
-            case "httpclient5":
-                where("client", HttpClients.class);
-                break;
-            case "httpurlconnection":
-                where("client", HttpURLConnection.class);
-                break;
-            default:
-                throw new IllegalArgumentException("unknown client " + args[0]);
-        }
+        where("client", clientClass(args[0]));
         BatchApp.main(args);
     }
 
+    /** The class an application of {@code client} starts from. */
+    private static Class<?> clientClass(String client) {
+        switch (client) {
+            case "okhttp":
+                return OkHttpClient.class;
+            case "httpclient5":
+                return HttpClients.class;
+            case "httpurlconnection":
+                return HttpURLConnection.class;
+            case "reactor-netty":
+                return HttpClient.class;
+            case "reactor-netty-webclient":
+                return WebClient.class;
+            default:
+                throw new IllegalArgumentException("unknown client " + client);
+        }
+    }
+
     private static void warmUp(String client) throws Exception {
+        if (client.startsWith("reactor-netty")) {
+            return;
+        }
         long start = System.nanoTime();
         HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
         server.createContext("/", exchange -> {
