@@ -20,6 +20,7 @@ import dev.retryagent.it.harness.RecordedRequest;
 import dev.retryagent.it.harness.ReportLine;
 import dev.retryagent.it.harness.ScriptedServer;
 import dev.retryagent.it.harness.Step;
+import dev.retryagent.it.harness.TlsMaterial;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -72,9 +73,11 @@ class ReactorNettyAgentIT extends ClientContract<ReactorNettyAgentIT.Jvm> {
                 case SPRING_BOOT, SPRING_BOOT_2 -> loader.springBootJar().app(BOOT_CLIENT);
                 default -> throw new IllegalStateException("no Reactor Netty target in " + loader);
             };
-            // every buffer tracked, so that a response body nobody released is reported (the app looks at its end)
+            // every buffer tracked, so that a response body nobody released is reported (the app looks at its end);
+            // the test certificate trusted through the JDK's trust store properties, which Reactor Netty's TLS reads
             return app.name("reactor-netty-" + run + "-" + (libs == null ? loader : libs) + "-" + jdk)
-                    .java(jdk.java()).sysProp("io.netty.leakDetection.level", "paranoid");
+                    .java(jdk.java()).sysProp("io.netty.leakDetection.level", "paranoid")
+                    .sysProps(TlsMaterial.shared().clientSystemProperties());
         }
 
         boolean webFlux() {
@@ -226,6 +229,8 @@ class ReactorNettyAgentIT extends ClientContract<ReactorNettyAgentIT.Jvm> {
                 b.add(m + "-blockInterrupted", "/interrupt/block/" + m, parts(m,
                         "interruptAfterMs=" + Bounds.INTERRUPT_AFTER_MS), Step.status(503).body("busy"));
             }
+            // over TLS: the same retries, each attempt a new request on the client's TLS connections
+            b.addTls(m + "-https", "/secure/" + m, parts(m), Step.status(503), Step.ok().body("secure"));
             // a connection closed before the response: a GET goes again, a POST without a key does not
             b.add(m + "-dropped", "/dropped/" + m, parts(m), Step.dropAfterRequest(), Step.ok().body("fine"));
             b.add(m + "-droppedPost", "/dropped/post/" + m, parts(m, "method=POST", "body=order-9"),
@@ -302,7 +307,12 @@ class ReactorNettyAgentIT extends ClientContract<ReactorNettyAgentIT.Jvm> {
     }
 
     private static void checkDroppedAndScheduled(String m, Batch b, ForkedApp.Result run) {
-        ReportLine r = result(run, m + "-dropped");
+        ReportLine r = result(run, m + "-https");
+        assertEquals(200, r.getInt("status"), run.describe());
+        assertEquals("secure", r.get("body"));
+        assertEquals(List.of("1", "2"), markers(b.server(m + "-https").requests()), m);
+
+        r = result(run, m + "-dropped");
         assertEquals(200, r.getInt("status"), run.describe());
         assertEquals(List.of("1", "2"), markers(b.server(m + "-dropped").requests()), m);
         assertTrue(logged(run, "retry ", "path=/dropped/" + m + " ", "cause=failure:reset"), run.describe());
