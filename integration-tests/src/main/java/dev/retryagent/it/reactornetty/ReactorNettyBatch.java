@@ -35,6 +35,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
+import reactor.netty.http.HttpProtocol;
 import reactor.netty.http.client.HttpClient;
 
 /**
@@ -65,6 +66,8 @@ import reactor.netty.http.client.HttpClient;
  *   header=Name:value                repeatable
  *   retryWhen=N                      webclient, exchange=retrieve: retrieve().toEntity(..).retryWhen(Retry.max(N)),
  *                                    Reactor's own retry operator above the client
+ *   protocol=h2                      client: HTTP/2 over TLS where the server offers it by ALPN, else HTTP/1.1
+ *                                    (HttpClient.protocol(H2, HTTP11))
  *   connectThreads=true              prints CONNECTS id=.. threads=T1,T2,.. : the thread each attempt's request was
  *                                    subscribed on (HttpClient's doOnConnect), in order
  *   oneShot=true                     the body a unicast sink's publisher: it refuses a second subscriber
@@ -94,7 +97,7 @@ public class ReactorNettyBatch implements BatchApp.Client {
     private static final String TEXT = "text/plain; charset=utf-8";
     private static final String WEBCLIENT = "webclient";
     private static final List<String> CLIENT_ONLY = Arrays.asList("send", "receive", "readTimeoutMs", "callTimeoutMs",
-            "bodyFrom");
+            "bodyFrom", "protocol");
     private static final List<String> WEBCLIENT_ONLY = Arrays.asList("exchange", "retryWhen");
 
     private final String defaultApi;
@@ -162,6 +165,14 @@ public class ReactorNettyBatch implements BatchApp.Client {
 
     @Override
     public void call(Map<String, List<String>> spec, String id) {
+        if (spec.containsKey("protocol")) {
+            if (!one(spec, "protocol", "").equals("h2")) {
+                throw new IllegalArgumentException("protocol=" + one(spec, "protocol", "") + " is not h2");
+            }
+            HttpClient h2 = client.protocol(HttpProtocol.H2, HttpProtocol.HTTP11);
+            BatchCalls.run(spec, id, (s, i) -> once(h2, s, i));
+            return;
+        }
         if (!spec.containsKey("connectThreads")) {
             BatchCalls.run(spec, id, this::once);
             return;

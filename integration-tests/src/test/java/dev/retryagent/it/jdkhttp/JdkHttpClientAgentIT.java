@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Tag;
 import dev.retryagent.it.contract.Batch;
 import dev.retryagent.it.contract.ClientContract;
 import dev.retryagent.it.harness.ForkedApp;
+import dev.retryagent.it.harness.H2Server;
 import dev.retryagent.it.harness.Jdks;
 import dev.retryagent.it.harness.RecordedRequest;
 import dev.retryagent.it.harness.ReportLine;

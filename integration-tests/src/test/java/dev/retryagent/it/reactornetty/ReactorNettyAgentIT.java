@@ -15,6 +15,7 @@ import dev.retryagent.it.deploy.AppLoader;
 import dev.retryagent.it.deploy.SpringBootJar;
 import dev.retryagent.it.harness.ClientLibs;
 import dev.retryagent.it.harness.ForkedApp;
+import dev.retryagent.it.harness.H2Server;
 import dev.retryagent.it.harness.Jdks;
 import dev.retryagent.it.harness.RecordedRequest;
 import dev.retryagent.it.harness.ReportLine;
@@ -26,6 +27,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
 
 /**
  * The agent on Reactor Netty's {@code HttpClient} (1.0 to 1.3) and on Spring's {@code WebClient} over it (5.3 and
@@ -303,6 +305,34 @@ class ReactorNettyAgentIT extends ClientContract<ReactorNettyAgentIT.Jvm> {
             if (m.endsWith("-" + RETRIEVE)) {
                 checkRetryWhen(m, b, run);
             }
+        }
+    }
+
+    /**
+     * HTTP/2 over TLS (ALPN) on loopback, Reactor Netty 1.3 blocked and subscribed: every attempt of a GET is a stream of
+     * its own, retried and marked as over HTTP/1.1; the retried 503s' streams end as the server sent them.
+     */
+    @Test
+    void http2OverTls() throws Exception {
+        Jvm jvm = new Jvm(ClientLibs.REACTOR_NETTY_1_3, List.of(), Jdks.testJdk());
+        try (H2Server server = new H2Server(2)) {
+            List<String> args = new ArrayList<>();
+            for (String m : List.of("sync", ASYNC)) {
+                args.addAll(List.of("--call", "id=" + m + "-h2-get;url=" + server.url("/h2/get/" + m) + ";mode=" + m
+                        + ";protocol=h2"));
+            }
+            ForkedApp.Result run = jvm.app("h2").policy(POLICY).agentArg("log", "debug").args(args).run()
+                    .assertExitCode(0);
+            for (String m : List.of("sync", ASYNC)) {
+                ReportLine r = result(run, m + "-h2-get");
+                assertEquals(200, r.getInt("status"), run.describe());
+                assertEquals("fine", r.get("body"));
+                List<H2Server.Seen> seen = server.seen("/h2/get/" + m);
+                assertEquals(List.of("1", "2", "3"), seen.stream().map(H2Server.Seen::marker).toList(), m);
+                assertTrue(seen.stream().allMatch(s -> s.protocol().equals("HTTP/2.0")), seen.toString());
+            }
+            assertFalse(run.stderr().contains("internal-error"), run.describe());
+            assertFalse(run.stderr().contains("LEAK:"), run.describe());
         }
     }
 

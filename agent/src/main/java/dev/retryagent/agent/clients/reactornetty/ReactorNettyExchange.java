@@ -17,10 +17,13 @@ import dev.retryagent.policy.FailureKind;
 import dev.retryagent.policy.Policy;
 import java.io.IOException;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+import io.netty.buffer.ByteBuf;
 import org.reactivestreams.Publisher;
 import org.reactivestreams.Subscription;
 import reactor.core.CoreSubscriber;
+import reactor.core.publisher.BaseSubscriber;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.SignalType;
 import reactor.netty.Connection;
 import reactor.netty.http.client.HttpClient;
 import reactor.netty.channel.ChannelOperations;
@@ -47,6 +50,9 @@ import reactor.util.context.Context;
 final class ReactorNettyExchange implements AsyncExchange<Connection>, CallCompletion<Connection>, Subscription {
     /** The key under which an attempt's subscriber carries its {@link Attempt} in the Reactor {@code Context}. */
     static final String ATTEMPT_KEY = "dev.retryagent.reactor-netty.attempt";
+
+    /** The most of a dropped response's body read to its end, in bytes (a retried 503's is a few hundred). */
+    private static final long DRAINED_AT_MOST = 1L << 20;
 
     private static final AtomicIntegerFieldUpdater<ReactorNettyExchange> STARTED =
             AtomicIntegerFieldUpdater.newUpdater(ReactorNettyExchange.class, "started");
@@ -172,9 +178,9 @@ final class ReactorNettyExchange implements AsyncExchange<Connection>, CallCompl
         return where == null ? call : call.redirectedTo(where.scheme, where.host, where.port, where.path);
     }
 
+    /** Nothing here: a response the loop drops is read to its end where it arrived ({@link #drain}). */
     @Override
     public void discard(Connection response) {
-        release(response);
     }
 
     @Override
@@ -187,7 +193,7 @@ final class ReactorNettyExchange implements AsyncExchange<Connection>, CallCompl
     @Override
     public void onResponse(Connection response) {
         if (cancelled) {
-            release(response);
+            drain(response, null);
             return;
         }
         actual.onNext(response);
@@ -308,8 +314,7 @@ final class ReactorNettyExchange implements AsyncExchange<Connection>, CallCompl
             return;
         }
         if (!handle.arrived(response)) {
-            release(response);
-            handle.finished();
+            drain(response, handle);
         }
     }
 
@@ -349,15 +354,38 @@ final class ReactorNettyExchange implements AsyncExchange<Connection>, CallCompl
         }
     }
 
-    /** Drops {@code response}'s body: its connection goes back to the pool, or is closed. */
-    private static void release(Connection response) {
+    /**
+     * Reads the body of {@code response}, which nobody will see, to its end, so that its stream ends as the server sent
+     * it (an HTTP/2 stream reset instead, while the server still reads the request's body, makes the server close the
+     * connection, and the next attempt with it) and its connection goes back to the pool; then the attempt is
+     * {@code finished}. A body longer than {@link #DRAINED_AT_MOST} is not read on: cut off, as Reactor Netty's own
+     * {@code discard()} does.
+     */
+    private static void drain(Connection response, final AsyncAttempt<Connection> finished) {
         try {
-            ChannelOperations<?, ?> ops = (ChannelOperations<?, ?>) response;
-            if (!ops.isInboundDisposed()) {
-                ops.discard();
-            }
+            ((ChannelOperations<?, ?>) response).receive().subscribe(new BaseSubscriber<ByteBuf>() {
+                private long read;
+
+                @Override
+                protected void hookOnNext(ByteBuf chunk) {
+                    read += chunk.readableBytes(); // released by Reactor Netty once this returns
+                    if (read > DRAINED_AT_MOST) {
+                        cancel();
+                    }
+                }
+
+                @Override
+                protected void hookFinally(SignalType type) {
+                    if (finished != null) {
+                        finished.finished();
+                    }
+                }
+            });
         } catch (RuntimeException e) {
             RetryLog.internalError(ClientNames.REACTOR_NETTY + ".discard", e);
+            if (finished != null) {
+                finished.finished();
+            }
         }
     }
 

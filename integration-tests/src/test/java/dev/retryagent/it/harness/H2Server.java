@@ -1,6 +1,5 @@
-package dev.retryagent.it.jdkhttp;
+package dev.retryagent.it.harness;
 
-import dev.retryagent.it.harness.TlsMaterial;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -25,9 +24,9 @@ import org.apache.tomcat.util.net.SSLHostConfigCertificate;
  * harness's scripted server speaks HTTP/1.1 only) that records what it receives. Each path answers {@code 503 busy}
  * to its first {@code failFirst} requests and {@code 200 fine} afterwards.
  */
-final class H2Server implements AutoCloseable {
+public final class H2Server implements AutoCloseable {
     /** What the server saw: the path, the protocol it came over and the marker header. */
-    record Seen(String path, String protocol, String marker, String body) {
+    public record Seen(String path, String protocol, String marker, String body) {
     }
 
     private final Tomcat tomcat = new Tomcat();
@@ -35,7 +34,7 @@ final class H2Server implements AutoCloseable {
     private final List<Seen> seen = new CopyOnWriteArrayList<>();
     private final Map<String, Integer> counts = new ConcurrentHashMap<>();
 
-    H2Server(int failFirst) throws IOException, LifecycleException {
+    public H2Server(int failFirst) throws IOException, LifecycleException {
         Path base = Files.createTempDirectory("h2-tomcat");
         tomcat.setBaseDir(base.toString());
         connector = new Connector("org.apache.coyote.http11.Http11NioProtocol");
@@ -71,11 +70,11 @@ final class H2Server implements AutoCloseable {
         tomcat.start();
     }
 
-    String url(String path) {
+    public String url(String path) {
         return "https://127.0.0.1:" + connector.getLocalPort() + path;
     }
 
-    List<Seen> seen(String path) {
+    public List<Seen> seen(String path) {
         return seen.stream().filter(s -> s.path().equals(path)).toList();
     }
 
