@@ -270,8 +270,8 @@ final class ReactorNettyRequests {
             while (authorityEnd < url.length() && "/?#".indexOf(url.charAt(authorityEnd)) < 0) {
                 authorityEnd++;
             }
-            String authority = url.substring(url.lastIndexOf('@', authorityEnd - 1) + 1 > authorityStart
-                    ? url.lastIndexOf('@', authorityEnd - 1) + 1 : authorityStart, authorityEnd);
+            int userInfoEnd = url.lastIndexOf('@', authorityEnd - 1);
+            String authority = url.substring(Math.max(userInfoEnd + 1, authorityStart), authorityEnd);
             int colon = authority.lastIndexOf(':');
             String host = authority;
             int port = -1;
